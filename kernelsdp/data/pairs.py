@@ -1,0 +1,133 @@
+"""Pairwise side information: must-links S (T_ij = +1) and cannot-links D (T_ij = −1).
+
+formulations.md §1: pairs are validated (no i == j, indices in range, labels ±1, never
+the same pair with both labels), duplicates merged, and stored once per unordered pair
+with i < j.  The symmetrised matrix is T = Σ T_ij (e_i e_jᵀ + e_j e_iᵀ)/2, so that
+tr(TK) = Σ_{pairs once} T_ij K_ij.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from networkx.utils import UnionFind
+
+from ..errors import InvalidDataError, InvalidParameterError
+
+
+@dataclass(frozen=True)
+class PairwiseConstraints:
+    """Validated pairs: ``i < j`` (int arrays of length m), ``t`` in {−1, +1}, over n points."""
+
+    n: int
+    i: np.ndarray
+    j: np.ndarray
+    t: np.ndarray
+
+    @property
+    def m(self) -> int:
+        return int(self.i.size)
+
+    @classmethod
+    def from_arrays(cls, pairs, labels, n: int) -> "PairwiseConstraints":
+        """Validate, canonicalise (i < j), merge duplicates; reject contradictions."""
+        n = int(n)
+        P = np.asarray(pairs)
+        y = np.asarray(labels)
+        if P.ndim != 2 or P.shape[1] != 2:
+            raise InvalidDataError(f"pairs must be an (m, 2) array of indices; got shape {P.shape}.")
+        if y.shape != (P.shape[0],):
+            raise InvalidDataError(
+                f"labels must have one entry per pair: {P.shape[0]} pairs, labels of shape {y.shape}.")
+        if P.size and not np.all(np.isfinite(P.astype(float))):
+            raise InvalidDataError("pairs contain NaN or infinite indices.")
+        if P.size and not np.all(P.astype(float) == np.round(P.astype(float))):
+            raise InvalidDataError("pair indices must be integers.")
+        if y.size and not np.all(np.isfinite(y.astype(float))):
+            raise InvalidDataError("pair labels contain NaN.")
+        P = P.astype(np.int64)
+        yf = y.astype(float)
+        bad = ~np.isin(yf, (-1.0, 1.0))
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise InvalidDataError(f"pair labels must be +1 (must-link) or -1 (cannot-link); "
+                                   f"row {k} has label {y[k]!r}.")
+        if P.size and (P.min() < 0 or P.max() >= n):
+            k = int(np.flatnonzero((P < 0).any(1) | (P >= n).any(1))[0])
+            raise InvalidDataError(f"pair index out of range: row {k} is ({P[k, 0]}, {P[k, 1]}) "
+                                   f"but there are only n = {n} points (indices 0..{n - 1}).")
+        same = P[:, 0] == P[:, 1]
+        if same.any():
+            k = int(np.flatnonzero(same)[0])
+            raise InvalidDataError(f"pair ({P[k, 0]}, {P[k, 1]}) at row {k} links a point to itself.")
+        lo, hi = np.minimum(P[:, 0], P[:, 1]), np.maximum(P[:, 0], P[:, 1])
+        key = lo * n + hi
+        order = np.lexsort((yf, key))
+        key, lo, hi, yf = key[order], lo[order], hi[order], yf[order]
+        first = np.ones(key.size, dtype=bool)
+        first[1:] = key[1:] != key[:-1]
+        # contradiction: same key, both labels (after sort the labels of one key are grouped)
+        last = np.ones(key.size, dtype=bool)
+        last[:-1] = key[1:] != key[:-1]
+        group_min, group_max = yf[first], yf[last]
+        clash = group_min != group_max
+        if clash.any():
+            k = int(np.flatnonzero(clash)[0])
+            a, b = lo[first][k], hi[first][k]
+            raise InvalidDataError(f"pair ({a}, {b}) is given both as a must-link and as a cannot-link.")
+        return cls(n=n, i=lo[first].copy(), j=hi[first].copy(), t=yf[first].copy())
+
+    @classmethod
+    def from_labels(cls, y, ratio: float = 0.7, seed: int | None = 0,
+                    max_pairs: int | None = None) -> "PairwiseConstraints":
+        """The paper protocol (seed 000 §6.1, after Xing et al. 2002).
+
+        Draw random pairs of distinct points and label them by their classes until the
+        must-link graph has at most ``ratio · n`` connected components (components are
+        tracked with networkx's union–find).  Cannot-links drawn on the way are kept.
+        """
+        y = np.asarray(y)
+        n = y.size
+        if not 0.0 < float(ratio) <= 1.0:
+            raise InvalidParameterError(
+                f"The 'ratio' parameter of from_labels must be a float in the range (0, 1]. Got {ratio!r} instead.")
+        if n < 2:
+            raise InvalidDataError("at least two labelled points are needed to draw pairs.")
+        target = max(int(np.ceil(ratio * n)), len(np.unique(y)))
+        rng = np.random.default_rng(seed)
+        uf = UnionFind(range(n))
+        components = n
+        seen: dict[tuple[int, int], float] = {}
+        limit = max_pairs if max_pairs is not None else n * (n - 1) // 2
+        while components > target and len(seen) < limit:
+            a, b = rng.choice(n, size=2, replace=False)
+            a, b = (int(a), int(b)) if a < b else (int(b), int(a))
+            if (a, b) in seen:
+                continue
+            same = bool(y[a] == y[b])
+            seen[(a, b)] = 1.0 if same else -1.0
+            if same and uf[a] != uf[b]:
+                uf.union(a, b)
+                components -= 1
+        P = np.array(list(seen.keys()), dtype=np.int64).reshape(-1, 2)
+        return cls.from_arrays(P, np.array(list(seen.values())), n)
+
+    def matrix(self) -> sp.csr_matrix:
+        """Symmetrised T = Σ T_ij (e_i e_jᵀ + e_j e_iᵀ)/2, sparse (2m entries)."""
+        return self.weighted_matrix(self.t)
+
+    def weighted_matrix(self, w: np.ndarray) -> sp.csr_matrix:
+        """Σ w_ij (e_i e_jᵀ + e_j e_iᵀ)/2 for one weight per pair (sparse)."""
+        w = np.asarray(w, dtype=float) / 2.0
+        rows = np.concatenate([self.i, self.j])
+        cols = np.concatenate([self.j, self.i])
+        return sp.csr_matrix((np.concatenate([w, w]), (rows, cols)), shape=(self.n, self.n))
+
+    def subset(self, mask: np.ndarray) -> "PairwiseConstraints":
+        mask = np.asarray(mask, dtype=bool)
+        return PairwiseConstraints(self.n, self.i[mask], self.j[mask], self.t[mask])
+
+    def counts(self) -> dict[str, int]:
+        return {"must_link": int((self.t > 0).sum()), "cannot_link": int((self.t < 0).sum())}

@@ -1,0 +1,72 @@
+"""Typed exceptions of kernelsdp.
+
+Every mistake a user can make (bad data, bad parameter, unknown name) raises a subclass
+of :class:`KernelSDPError`; the CLI turns any of them into one readable line and exit
+code 2.  Solver *trouble* (not installed, not licensed, inaccurate, iteration limit) is
+never an exception: it is a status in the :class:`~kernelsdp.result.Result`.
+"""
+
+from __future__ import annotations
+
+
+class KernelSDPError(Exception):
+    """Base class of every error that the user can fix."""
+
+
+class InvalidDataError(KernelSDPError, ValueError):
+    """Problem data are malformed: shape, symmetry, NaN, index range, labels."""
+
+
+class InvalidParameterError(KernelSDPError, ValueError):
+    """A parameter is out of its range or of the wrong type.
+
+    The message follows one shape: "The 'C' parameter of NPKL must be a float in the
+    range (0, inf). Got -1 instead."
+    """
+
+
+class UnknownNameError(KernelSDPError, KeyError):
+    """A formulation, solver, loss, data set or paper name that is not registered."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class UnsupportedProblemError(KernelSDPError):
+    """A solver was asked for a problem it does not handle (e.g. a loss it lacks)."""
+
+
+class UnboundedProblemError(KernelSDPError):
+    """The problem as declared has no finite optimum (e.g. linear loss, no capacity)."""
+
+
+class SolverUnavailableError(KernelSDPError):
+    """The named solver is registered but cannot run here (not installed, no licence)."""
+
+
+class TooLargeError(KernelSDPError, MemoryError):
+    """A method that needs dense n×n storage was asked for an n that would not fit."""
+
+
+def check_positive(value, name: str, owner: str) -> float:
+    """Return ``value`` as a float if it is finite and > 0, else raise the standard error."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {owner} must be a float in the range (0, inf). "
+            f"Got {value!r} instead.") from None
+    if not (x > 0.0) or x == float("inf"):
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {owner} must be a float in the range (0, inf). "
+            f"Got {value!r} instead.")
+    return x
+
+
+def check_choice(value, name: str, owner: str, choices) -> str:
+    """Return ``value`` if it is one of ``choices``, else raise the standard error."""
+    if value not in choices:
+        raise UnknownNameError(
+            f"The {name!r} parameter of {owner} must be one of "
+            f"{', '.join(map(repr, choices))}. Got {value!r} instead.")
+    return value

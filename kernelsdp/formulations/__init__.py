@@ -1,0 +1,42 @@
+"""Formulations, each declared once as a CVXPY model builder.
+
+``FORMULATIONS`` is the ordered registry of CLI names.  A name maps to a formulation
+class plus the parameters that the name fixes: ``simple-npkl`` is NPKL with the
+Frobenius capacity, the same declaration under its paper's name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import UnknownNameError
+from .base import CvxpyModel, Formulation
+from .losses import LOSSES, Loss
+from .npkl import CAPACITIES, NPKL, simple_npkl
+
+
+@dataclass(frozen=True)
+class FormulationEntry:
+    cls: type[Formulation]
+    fixed: dict[str, Any] = field(default_factory=dict)
+    summary: str = ""
+
+
+FORMULATIONS: dict[str, FormulationEntry] = {
+    "npkl": FormulationEntry(NPKL, {}, "NPKL SDP, seed 000 eq. 4 (losses × capacities)"),
+    "simple-npkl": FormulationEntry(NPKL, {"capacity": "frobenius"},
+                                    "SimpleNPKL: NPKL with tr(KK) <= B, seed 000 eqs. 5-6, 9"),
+}
+
+
+def get_formulation(name: str) -> FormulationEntry:
+    try:
+        return FORMULATIONS[name]
+    except KeyError:
+        raise UnknownNameError(f"unknown formulation {name!r}; choose one of "
+                               f"{', '.join(FORMULATIONS)}.") from None
+
+
+__all__ = ["CAPACITIES", "CvxpyModel", "FORMULATIONS", "Formulation", "FormulationEntry",
+           "LOSSES", "Loss", "NPKL", "get_formulation", "simple_npkl"]

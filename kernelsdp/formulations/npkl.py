@@ -1,0 +1,169 @@
+"""NPKL — non-parametric kernel learning from pairwise constraints (seed 000 eq. 4).
+
+    min_{K ⪰ 0}  tr(LK) + C Σ_{(i,j) ∈ Ω, once} ℓ(K_ij; T_ij)   [+ capacity]
+
+with the losses of :mod:`.losses` and capacity ``none`` | ``trace`` (tr K ≤ B) |
+``frobenius`` (tr KK ≤ B, seed 000 eq. 5).  **SimpleNPKL** (seed 000 eq. 6 and eq. 9) is
+this same declaration with the Frobenius capacity; the registry exposes it under both
+names.  Linear loss without capacity is unbounded as soon as C·T − L has a positive
+eigenvalue: that is refused when the problem is constructed, before any solver runs.
+
+The CVXPY model carries one auxiliary vector z = (K_ij)_{pairs} tied to K by equality
+constraints; their multipliers β are the per-pair duals every verify check reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import cvxpy as cp
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ..data.graph import knn_laplacian, validate_laplacian
+from ..data.pairs import PairwiseConstraints
+from ..errors import (InvalidDataError, UnboundedProblemError, check_choice,
+                      check_positive)
+from ..result import KernelFactor
+from .base import CvxpyModel, Formulation, require_keys
+from .losses import LOSSES
+
+CAPACITIES = ("none", "trace", "frobenius")
+
+
+@dataclass
+class NPKL(Formulation):
+    """Validated NPKL data: sparse Laplacian L (n×n), pairs, loss, capacity, C, B."""
+
+    L: sp.csr_matrix
+    pairs: PairwiseConstraints
+    loss: str = "linear"
+    capacity: str = "frobenius"
+    C: float = 1.0
+    B: float = 1.0
+
+    name: ClassVar[str] = "npkl"
+    NPZ_KEYS: ClassVar[dict[str, str]] = {
+        "L": "dense (n, n) graph Laplacian; or, instead, the CSR arrays below",
+        "L_data, L_indices, L_indptr, L_shape": "sparse Laplacian in CSR form (as scipy.sparse.save_npz writes data/indices/indptr/shape, prefixed L_)",
+        "pairs": "(m, 2) integer point indices of the constrained pairs",
+        "labels": "(m,) +1 for a must-link, -1 for a cannot-link",
+        "C, B (optional)": "scalars; command-line flags take precedence",
+    }
+
+    def __post_init__(self) -> None:
+        owner = "SimpleNPKL" if self.capacity == "frobenius" else "NPKL"
+        self.L = validate_laplacian(self.L)
+        self.loss = check_choice(self.loss, "loss", owner, tuple(LOSSES))
+        self.capacity = check_choice(self.capacity, "capacity", owner, CAPACITIES)
+        self.C = check_positive(self.C, "C", owner)
+        self.B = check_positive(self.B, "B", owner)
+        if self.pairs.n != self.L.shape[0]:
+            raise InvalidDataError(f"the pairs index {self.pairs.n} points but the Laplacian is "
+                                   f"{self.L.shape[0]}×{self.L.shape[1]}.")
+        if self.pairs.m == 0:
+            raise InvalidDataError("at least one pairwise constraint is needed.")
+        if self.loss == "linear" and self.capacity == "none":
+            top = _largest_eigenvalue(self.C * self.pairs.matrix() - self.L)
+            if top > 1e-9:
+                raise UnboundedProblemError(
+                    "NPKL with linear loss and no capacity constraint is unbounded here "
+                    f"(C·T − L has the positive eigenvalue {top:.4g}); add --capacity trace "
+                    "or --capacity frobenius.")
+
+    # ----- construction -------------------------------------------------------------
+    @classmethod
+    def from_points(cls, X: np.ndarray, pairs: PairwiseConstraints, k: int = 5, **params) -> "NPKL":
+        """Laplacian of the mutual k-NN graph of X (seed 000 §4.1), then NPKL."""
+        return cls(L=knn_laplacian(X, k), pairs=pairs, **params)
+
+    @classmethod
+    def from_npz(cls, arrays: dict[str, np.ndarray], **params) -> "NPKL":
+        if "L" in arrays:
+            L = arrays["L"]
+        else:
+            require_keys(arrays, ("L_data", "L_indices", "L_indptr", "L_shape"), cls.name)
+            L = sp.csr_matrix((arrays["L_data"], arrays["L_indices"], arrays["L_indptr"]),
+                              shape=tuple(int(s) for s in arrays["L_shape"]))
+        require_keys(arrays, ("pairs", "labels"), cls.name)
+        for key in ("C", "B"):
+            if key in arrays and params.get(key) is None:
+                params[key] = float(arrays[key])
+        params = {k: v for k, v in params.items() if v is not None}
+        n = L.shape[0] if hasattr(L, "shape") and len(L.shape) == 2 else 0
+        pairs = PairwiseConstraints.from_arrays(arrays["pairs"], arrays["labels"], n)
+        return cls(L=L, pairs=pairs, **params)
+
+    @property
+    def n(self) -> int:
+        return int(self.L.shape[0])
+
+    def describe(self) -> dict[str, Any]:
+        return {"formulation": self.name, "n": self.n, "m": self.pairs.m, "loss": self.loss,
+                "capacity": self.capacity, "C": self.C, "B": self.B, "nnz_L": int(self.L.nnz)}
+
+    # ----- the declaration ----------------------------------------------------------
+    def build(self) -> CvxpyModel:
+        """CVXPY model of eq. 4 (+ eq. 5 when the capacity is Frobenius)."""
+        n, P = self.n, self.pairs
+        K = cp.Variable((n, n), symmetric=True, name="K")
+        z = cp.Variable(P.m, name="z")
+        Lc = self.L.tocoo()
+        objective = Lc.data @ K[Lc.row, Lc.col] + LOSSES[self.loss].expr(z, P.t, self.C)
+        cons = {"psd": K >> 0, "link": K[P.i, P.j] == z}
+        if self.capacity == "trace":
+            cons["capacity"] = cp.trace(K) <= self.B
+        elif self.capacity == "frobenius":
+            cons["capacity"] = cp.sum_squares(K) <= self.B
+        problem = cp.Problem(cp.Minimize(objective), list(cons.values()))
+        return CvxpyModel(problem, {"K": K, "z": z}, cons)
+
+    def from_cvxpy(self, model: CvxpyModel) -> tuple[KernelFactor, dict[str, Any], dict[str, Any]]:
+        K = model.variables["K"].value
+        kernel = KernelFactor.from_dense(K)
+        info = {"raw_min_eig_K": float(np.linalg.eigvalsh(K)[0])}
+        duals: dict[str, Any] = {}
+        link = model.constraints["link"].dual_value
+        if link is not None:
+            # CVXPY's Lagrangian adds y·(K_ij − z); our β multiplies K_ij: same sign.
+            duals["beta"] = np.asarray(link, dtype=float).ravel()
+        cap = model.constraints.get("capacity")
+        duals["lam"] = float(np.ravel(cap.dual_value)[0]) if cap is not None and cap.dual_value is not None else 0.0
+        Z = model.constraints["psd"].dual_value
+        if Z is not None:
+            duals["Z"] = np.asarray(Z, dtype=float)
+        return kernel, duals, info
+
+    # ----- evaluation on a factor -----------------------------------------------------
+    def pair_values(self, kernel: KernelFactor) -> np.ndarray:
+        return kernel.entries(self.pairs.i, self.pairs.j)
+
+    def objective(self, kernel: KernelFactor) -> float:
+        z = self.pair_values(kernel)
+        return kernel.trace_product(self.L) + float(np.sum(LOSSES[self.loss].value(z, self.pairs.t, self.C)))
+
+    def capacity_value(self, kernel: KernelFactor) -> float:
+        if self.capacity == "trace":
+            return kernel.trace()
+        if self.capacity == "frobenius":
+            return kernel.frobenius_sq()
+        return 0.0
+
+    def dual_matrix(self, beta: np.ndarray) -> sp.csr_matrix:
+        """M(β) = L + Σ β_ij (e_i e_jᵀ + e_j e_iᵀ)/2 — the Lagrangian's linear term in K."""
+        return (self.L + self.pairs.weighted_matrix(beta)).tocsr()
+
+
+def _largest_eigenvalue(M: sp.spmatrix) -> float:
+    n = M.shape[0]
+    if n <= 400:
+        return float(np.linalg.eigvalsh(M.toarray())[-1])
+    return float(spla.eigsh(M, k=1, which="LA", return_eigenvectors=False)[0])
+
+
+def simple_npkl(**kw) -> NPKL:
+    """SimpleNPKL = NPKL with tr(KK) ≤ B (seed 000 eq. 5); the same declaration."""
+    kw["capacity"] = "frobenius"
+    return NPKL(**kw)

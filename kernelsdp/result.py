@@ -1,0 +1,149 @@
+"""One result type for every solver, generic or fast.
+
+The status has two levels, as in MathOptInterface: *why the solver stopped*
+(:class:`Termination`) and *how to read the returned point* (:class:`PointStatus`).
+An iterative solver that stops at its iteration limit with a usable kernel reports
+``ITERATION_LIMIT`` + ``NEARLY_FEASIBLE_POINT`` (or ``FEASIBLE_POINT``); a solver that
+could not run reports ``SOLVER_UNAVAILABLE`` + ``NO_POINT`` and a message saying why.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+class Termination(str, enum.Enum):
+    """Why the solver stopped."""
+
+    OPTIMAL = "optimal"
+    ALMOST_OPTIMAL = "almost_optimal"
+    ITERATION_LIMIT = "iteration_limit"
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    NUMERICAL_ERROR = "numerical_error"
+    SOLVER_UNAVAILABLE = "solver_unavailable"
+
+
+class PointStatus(str, enum.Enum):
+    """How to read the returned primal point."""
+
+    FEASIBLE_POINT = "feasible_point"
+    NEARLY_FEASIBLE_POINT = "nearly_feasible_point"
+    INFEASIBLE_POINT = "infeasible_point"
+    NO_POINT = "no_point"
+
+
+@dataclass(frozen=True)
+class KernelFactor:
+    """A PSD kernel stored as a factor: K = U Uᵀ with U of shape (n, r).
+
+    Nothing downstream needs K densely: entries, traces and products are computed from
+    U.  ``dense()`` forms the n×n array on request only.
+    """
+
+    U: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return int(self.U.shape[0])
+
+    @property
+    def rank(self) -> int:
+        return int(self.U.shape[1])
+
+    def entries(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """K_ij for index arrays i, j (O(len(i)·r))."""
+        return np.einsum("ij,ij->i", self.U[i], self.U[j])
+
+    def trace(self) -> float:
+        return float(np.sum(self.U * self.U))
+
+    def frobenius_sq(self) -> float:
+        """tr(KK) = ‖UᵀU‖_F² (O(n r²))."""
+        G = self.U.T @ self.U
+        return float(np.sum(G * G))
+
+    def trace_product(self, M) -> float:
+        """tr(M K) = tr(Uᵀ M U) for a dense or sparse symmetric M."""
+        return float(np.sum(self.U * (M @ self.U)))
+
+    def dense(self) -> np.ndarray:
+        return self.U @ self.U.T
+
+    @classmethod
+    def from_dense(cls, K: np.ndarray, rtol: float = 1e-10) -> "KernelFactor":
+        """Factor a (numerically) PSD matrix, dropping eigenvalues ≤ rtol·max|λ|."""
+        K = (np.asarray(K, dtype=float) + np.asarray(K, dtype=float).T) / 2
+        w, V = np.linalg.eigh(K)
+        scale = max(float(np.max(np.abs(w))), 1e-300) if w.size else 1.0
+        keep = w > rtol * scale
+        return cls(V[:, keep] * np.sqrt(w[keep]))
+
+
+@dataclass
+class Result:
+    """What every solver returns.
+
+    Attributes
+    ----------
+    formulation, solver : registry names.
+    termination, point : the two-level status.
+    objective : the formulation's objective at the returned point (None without a point).
+    kernel : the learned kernel as a :class:`KernelFactor`.
+    duals : dual values where known, keyed by the formulation's names
+        (NPKL: ``beta`` per-pair multipliers, ``lam`` capacity multiplier, ``Z`` the PSD
+        multiplier when the solver computed it densely).
+    setup_time_s, solve_time_s : wall-clock seconds spent building and solving.
+    iterations : iterations of the solver (interior-point or fast method).
+    history : one dict per iteration for iterative solvers (objective, gap, step, ...).
+    info : anything else worth reporting (eigen method, rank, block sizes, ...).
+    message : a readable sentence when something went wrong.
+    """
+
+    formulation: str
+    solver: str
+    termination: Termination
+    point: PointStatus
+    objective: float | None = None
+    kernel: KernelFactor | None = None
+    duals: dict[str, Any] = field(default_factory=dict)
+    setup_time_s: float = 0.0
+    solve_time_s: float = 0.0
+    iterations: int | None = None
+    history: list[dict[str, float]] = field(default_factory=list)
+    info: dict[str, Any] = field(default_factory=dict)
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True when the point can be used as a solution."""
+        return self.point in (PointStatus.FEASIBLE_POINT, PointStatus.NEARLY_FEASIBLE_POINT)
+
+    @classmethod
+    def failure(cls, formulation: str, solver: str, termination: Termination,
+                message: str, **kw) -> "Result":
+        """The one factory for results without a usable point."""
+        return cls(formulation=formulation, solver=solver, termination=termination,
+                   point=PointStatus.NO_POINT, objective=None, message=message, **kw)
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready summary (the CLI's ``--json`` output of ``solve``)."""
+        return {
+            "formulation": self.formulation,
+            "solver": self.solver,
+            "status": self.termination.value,
+            "point": self.point.value,
+            "objective": self.objective,
+            "setup_time_s": self.setup_time_s,
+            "solve_time_s": self.solve_time_s,
+            "iterations": self.iterations,
+            "rank": None if self.kernel is None else self.kernel.rank,
+            "n": None if self.kernel is None else self.kernel.n,
+            "message": self.message,
+            "info": {k: v for k, v in self.info.items()
+                     if isinstance(v, (int, float, str, bool)) or v is None},
+        }

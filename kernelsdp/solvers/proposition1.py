@@ -1,0 +1,65 @@
+"""SimpleNPKL with linear loss in closed form (seed 000 Proposition 1, eqs. 6–8).
+
+    max tr(AK)  s.t.  K ⪰ 0, tr(KK) ≤ B     has     K* = √B · A₊ / ‖A₊‖_F
+
+with A₊ the positive part of A.  For SimpleNPKL-LL, A = C·T − L (T symmetrised, each
+pair once), so the NPKL objective tr(LK) − C Σ T_ij K_ij equals −tr(AK) and its optimum
+is −√B ‖A₊‖_F.
+
+Certificate (formulations.md §3): λ* = ‖A₊‖_F / (2√B) for the capacity constraint,
+Z* = 2λ*K* − A = −A₋ ⪰ 0 for K ⪰ 0, tr(K*Z*) = 0; the per-pair multipliers of the
+linear loss are β_ij = −C·T_ij.  verify recomputes the gap from (K*, β, λ*) alone.
+
+The kernel is returned as a factor U = V diag(√(√B w / ‖w‖)) with (w, V) the positive
+eigenpairs, so K* = UUᵀ is never formed.  Cost: one positive-part computation
+(:mod:`.eigen`), O(nnz(A)·k·restarts) with ARPACK or O(n³) dense.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..formulations.npkl import NPKL
+from ..result import KernelFactor, PointStatus, Result, Termination
+from .base import Solver
+from .eigen import PositivePart, positive_eigenpairs
+
+
+def closed_form_kernel(part: PositivePart, B: float) -> KernelFactor:
+    """K* = √B A₊/‖A₊‖_F as a factor (the zero kernel when A has no positive part)."""
+    norm = part.frobenius
+    if norm == 0.0:
+        return KernelFactor(np.zeros((part.V.shape[0], 0)))
+    return KernelFactor(part.V * np.sqrt(np.sqrt(B) * part.w / norm))
+
+
+class ClosedForm(Solver):
+    """Proposition 1 for NPKL with linear loss and Frobenius capacity (SimpleNPKL-LL)."""
+
+    name = "closed-form"
+
+    def supports(self, f) -> str | None:
+        if not isinstance(f, NPKL):
+            return "the closed form solves NPKL/SimpleNPKL only"
+        if f.loss != "linear" or f.capacity != "frobenius":
+            return (f"the closed form (Proposition 1) needs linear loss and Frobenius capacity; "
+                    f"got loss {f.loss!r}, capacity {f.capacity!r}")
+        return None
+
+    def solve(self, f: NPKL, eig_method: str = "auto", **_) -> Result:
+        t0 = time.perf_counter()
+        A = (f.C * f.pairs.matrix() - f.L).tocsr()
+        t1 = time.perf_counter()
+        part = positive_eigenpairs(A, method=eig_method)
+        kernel = closed_form_kernel(part, f.B)
+        t2 = time.perf_counter()
+        lam = part.frobenius / (2 * np.sqrt(f.B))
+        return Result(
+            formulation=f.name, solver=self.name, termination=Termination.OPTIMAL,
+            point=PointStatus.FEASIBLE_POINT, objective=-np.sqrt(f.B) * part.frobenius,
+            kernel=kernel, duals={"beta": -f.C * f.pairs.t, "lam": lam},
+            setup_time_s=t1 - t0, solve_time_s=t2 - t1, iterations=1,
+            info={"eigen_method": part.method, "positive_eigenvalues": part.count,
+                  **{f"eigen_{k}": v for k, v in part.info.items() if not isinstance(v, list)}})

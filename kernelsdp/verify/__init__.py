@@ -1,0 +1,7 @@
+"""Independent certificates and cross-solver checks."""
+
+from .kkt import dual_value, npkl_residuals
+from .report import Comparison, SolverCheck, VerifyReport, certify, tolerances_for, verify
+
+__all__ = ["Comparison", "SolverCheck", "VerifyReport", "certify", "dual_value",
+           "npkl_residuals", "tolerances_for", "verify"]

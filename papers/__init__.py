@@ -1,0 +1,16 @@
+"""Reproductions of the papers' experiments, one module per paper.
+
+Each module's ``main(quick=False) -> int`` prints our numbers beside the published ones
+with the protocol written down.  ``PAPERS`` is the ordered registry used by
+``kernelsdp reproduce PAPER``.
+"""
+
+from __future__ import annotations
+
+
+def _simplenpkl(quick: bool = False) -> int:
+    from .simplenpkl_icml2009 import main
+    return main(quick=quick)
+
+
+PAPERS = {"simplenpkl": _simplenpkl}
