@@ -48,6 +48,10 @@ class TooLargeError(KernelSDPError, MemoryError):
     """A method that needs dense n×n storage was asked for an n that would not fit."""
 
 
+class IllPosedWarning(UserWarning):
+    """The problem is accepted but may not attain its optimum; solvers will struggle."""
+
+
 def check_positive(value, name: str, owner: str) -> float:
     """Return ``value`` as a float if it is finite and > 0, else raise the standard error."""
     try:

@@ -21,10 +21,12 @@ OBJECTIVE_RTOL_FIRST_ORDER = 1e-3
 #: relative duality gap) that a solution must meet to pass verify.
 KKT_TOL = 1e-6
 
-#: Interior-point solvers stop at ~1e-8 relative gap, but their PSD iterates sit slightly
-#: inside the cone and their complementarity is measured on a scaled problem: 1e-5 is what
-#: Clarabel reliably certifies on our fixtures after recovering duals through CVXPY.
-KKT_TOL_INTERIOR_POINT = 1e-5
+#: Interior-point solvers close the duality gap to ~1e-9 on our fixtures, but the
+#: Frobenius capacity reaches them through CVXPY as a second-order cone of dimension n²+1,
+#: and the PSD multiplier recovered through it carries K's primal error times 2λ: the
+#: stationarity residual ‖M + 2λK − Z‖ was measured at 3e-6 … 1.5e-5 (trace capacity:
+#: 1e-11).  Loosened to 1e-4 for that reason; the duality gap itself stays far below.
+KKT_TOL_INTERIOR_POINT = 1e-4
 
 #: SCS residuals (first-order method): see OBJECTIVE_RTOL_FIRST_ORDER.
 KKT_TOL_FIRST_ORDER = 1e-3

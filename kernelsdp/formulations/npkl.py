@@ -7,6 +7,9 @@ with the losses of :mod:`.losses` and capacity ``none`` | ``trace`` (tr K ≤ B)
 this same declaration with the Frobenius capacity; the registry exposes it under both
 names.  Linear loss without capacity is unbounded as soon as C·T − L has a positive
 eigenvalue: that is refused when the problem is constructed, before any solver runs.
+Hinge and squared hinge without capacity are accepted with an :class:`IllPosedWarning`:
+the one-sided losses let K grow along near-null directions of L, and the generic solvers
+were measured to stop inaccurately there (relative disagreement 1e-3 to 1e-2).
 
 The CVXPY model carries one auxiliary vector z = (K_ij)_{pairs} tied to K by equality
 constraints; their multipliers β are the per-pair duals every verify check reads.
@@ -14,6 +17,7 @@ constraints; their multipliers β are the per-pair duals every verify check read
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -24,8 +28,8 @@ import scipy.sparse.linalg as spla
 
 from ..data.graph import knn_laplacian, validate_laplacian
 from ..data.pairs import PairwiseConstraints
-from ..errors import (InvalidDataError, UnboundedProblemError, check_choice,
-                      check_positive)
+from ..errors import (IllPosedWarning, InvalidDataError, UnboundedProblemError,
+                      check_choice, check_positive)
 from ..result import KernelFactor
 from .base import CvxpyModel, Formulation, require_keys
 from .losses import LOSSES
@@ -72,6 +76,12 @@ class NPKL(Formulation):
                     "NPKL with linear loss and no capacity constraint is unbounded here "
                     f"(C·T − L has the positive eigenvalue {top:.4g}); add --capacity trace "
                     "or --capacity frobenius.")
+        if self.loss in ("hinge", "squared-hinge") and self.capacity == "none":
+            warnings.warn(
+                f"NPKL with {self.loss} loss and no capacity may not attain its optimum: the "
+                "loss is one-sided, so K can grow along near-null directions of L; conic "
+                "solvers then stop inaccurately. Consider --capacity trace or frobenius.",
+                IllPosedWarning, stacklevel=3)
 
     # ----- construction -------------------------------------------------------------
     @classmethod

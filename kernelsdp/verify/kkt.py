@@ -7,13 +7,15 @@ for K ⪰ 0, the Lagrangian of NPKL (seed 000 eq. 4 [+ eq. 5]) is
 
 (h* the loss conjugates of :mod:`kernelsdp.formulations.losses`), so
 
-- stationarity in K fixes Z = M + 2λK (Frobenius), M + λI (trace), M (none);
+- stationarity in K: Z = M + 2λK (Frobenius), M + λI (trace), M (none); when the solver
+  returns its own Z, ‖M + ∂cap − Z‖ is checked and Z's PSD-ness is read off the solver's Z,
+  otherwise Z is derived from this equation;
 - dual feasibility: Z ⪰ 0, λ ≥ 0, β in the domain of h*;
 - complementarity: tr(ZK) = 0, λ (B − cap(K)) = 0;
 - stationarity in z: the Fenchel–Young gap Σ h(K_ij) + h*(β_ij) − β_ij K_ij = 0;
 - the dual value g(β) = min_{K ⪰ 0, cap ≤ B} tr(MK) − Σ h*(β) closes the duality gap.
 
-Only (K, β, λ) are read from the solver; everything else is recomputed here.  Large n
+Only (K, β, λ[, Z]) are read from the solver; everything else is recomputed here.  Large n
 never densifies: K stays a factor, M is sparse, and λ_min(Z) uses ARPACK on an operator.
 """
 
@@ -103,15 +105,27 @@ def npkl_residuals(f: NPKL, kernel: KernelFactor, duals: dict[str, Any],
     loss = LOSSES[f.loss]
     M = f.dual_matrix(beta)
     m_scale = 1.0 + float(abs(M).max())
-    if f.capacity == "frobenius":
-        Zmin = _min_eig(M, kernel, 2 * lam)
-        trZK = kernel.trace_product(M) + 2 * lam * kernel.frobenius_sq()
-    elif f.capacity == "trace":
-        Zmin = _min_eig(M) + lam
-        trZK = kernel.trace_product(M) + lam * kernel.trace()
+    Zs = duals.get("Z")
+    if Zs is not None and f.n <= DENSE_VERIFY_N:
+        # the solver's own Z: check it, and check stationarity M + ∂cap − Z = 0 separately
+        Zs = np.asarray(Zs, dtype=float)
+        Zk = M.toarray() + (2 * lam * kernel.dense() if f.capacity == "frobenius"
+                            else lam * np.eye(f.n) if f.capacity == "trace" else 0.0)
+        Zmin = float(np.linalg.eigvalsh((Zs + Zs.T) / 2)[0])
+        trZK = kernel.trace_product(Zs)
+        stat_Z = float(np.linalg.norm(Zk - Zs)) / (1.0 + float(np.linalg.norm(Zk)))
     else:
-        Zmin = _min_eig(M)
-        trZK = kernel.trace_product(M)
+        # Z derived from stationarity (so that residual is zero by construction)
+        stat_Z = None
+        if f.capacity == "frobenius":
+            Zmin = _min_eig(M, kernel, 2 * lam)
+            trZK = kernel.trace_product(M) + 2 * lam * kernel.frobenius_sq()
+        elif f.capacity == "trace":
+            Zmin = _min_eig(M) + lam
+            trZK = kernel.trace_product(M) + lam * kernel.trace()
+        else:
+            Zmin = _min_eig(M)
+            trZK = kernel.trace_product(M)
     fy = loss.value(z, P.t, f.C) + loss.conjugate(beta, P.t, f.C) - beta * z
     g = dual_value(f, beta)
     out.update({
@@ -122,16 +136,11 @@ def npkl_residuals(f: NPKL, kernel: KernelFactor, duals: dict[str, Any],
         "capacity_complementarity": (abs(lam * (f.B - cap_value)) / obj_scale
                                      if f.capacity != "none" else 0.0),
         "stationarity_fenchel_young": float(np.sum(fy)) / obj_scale,
-        "stationarity_Z": None,
+        "stationarity_Z": stat_Z,
         "dual_objective": g,
         "duality_gap": primal - g,
         "relative_duality_gap": (primal - g) / max(1.0, abs(primal)),
     })
-    Zs = duals.get("Z")
-    if Zs is not None and f.n <= DENSE_VERIFY_N:
-        Zk = M.toarray() + (2 * lam * kernel.dense() if f.capacity == "frobenius"
-                            else lam * np.eye(f.n) if f.capacity == "trace" else 0.0)
-        out["stationarity_Z"] = float(np.linalg.norm(Zk - Zs)) / (1.0 + float(np.linalg.norm(Zk)))
     return out
 
 
@@ -143,6 +152,8 @@ CHECKED = ("primal_capacity_violation", "dual_infeasibility", "complementarity",
 def failures(res: dict[str, float | None], tol: float) -> list[str]:
     """Names of the checked residuals that exceed tol (PSD of K relative to its scale)."""
     bad = [k for k in CHECKED if res.get(k) is None or not (abs(res[k]) <= tol)]
+    if res.get("stationarity_Z") is not None and not res["stationarity_Z"] <= tol:
+        bad.append("stationarity_Z")
     if res.get("primal_min_eig_K") is not None and res["primal_min_eig_K"] < -tol:
         bad.append("primal_min_eig_K")
     return bad

@@ -1,0 +1,35 @@
+"""Shared fixtures: small NPKL instances with known answers, used by every solver test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
+from kernelsdp.formulations import NPKL
+
+N_FIXTURE = 24
+
+
+@pytest.fixture(scope="session")
+def iris_small():
+    """24 Iris points (fixed seed), mutual 5-NN Laplacian, pairs by the paper protocol."""
+    X, y = load("iris")
+    idx = np.sort(np.random.default_rng(0).choice(len(y), N_FIXTURE, replace=False))
+    X, y = X[idx], y[idx]
+    pairs = PairwiseConstraints.from_labels(y, ratio=0.5, seed=1)
+    return knn_laplacian(X, 5), pairs, y
+
+
+def make_npkl(fixture, loss, capacity, C=1.0, B=float(N_FIXTURE)):
+    L, pairs, _ = fixture
+    return NPKL(L=L, pairs=pairs, loss=loss, capacity=capacity, C=C, B=B)
+
+
+@pytest.fixture
+def two_points():
+    """Golden: no graph, one must-link (0,1), C = B = 1.  K* = [[.5,.5],[.5,.5]], value −0.5."""
+    L = sp.csr_matrix((2, 2))
+    return NPKL(L=L, pairs=PairwiseConstraints.from_arrays([[0, 1]], [1], 2),
+                loss="linear", capacity="frobenius", C=1.0, B=1.0)

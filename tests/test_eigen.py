@@ -1,0 +1,66 @@
+"""The positive part must be complete: a truncated A₊ gives a wrong kernel (formulations.md §3)."""
+
+import numpy as np
+import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
+
+from kernelsdp.solvers.eigen import estimate_positive_count, positive_eigenpairs
+from kernelsdp.solvers.proposition1 import closed_form_kernel
+
+
+def _sparse_sym(n, density, shift, seed):
+    A = sp.random(n, n, density=density, random_state=seed)
+    return ((A + A.T) / 2 - shift * sp.identity(n)).tocsr()
+
+
+def _few_positive(n, npos, seed):
+    """Diagonal with npos eigenvalues in (1, 2), the rest in (−2, −0.5), plus sparse noise."""
+    rng = np.random.default_rng(seed)
+    d = np.concatenate([rng.uniform(1, 2, npos), rng.uniform(-2, -0.5, n - npos)])
+    return (sp.diags(d) + 0.05 * _sparse_sym(n, 0.002, 0.0, seed)).tocsr()
+
+
+def test_arpack_grows_its_block_until_a_nonpositive_eigenvalue():
+    A = _few_positive(1600, 45, 0)
+    exact = np.linalg.eigvalsh(A.toarray())
+    npos = int((exact > 1e-10 * np.abs(exact).max()).sum())
+    part = positive_eigenpairs(A, method="arpack", k0=8)
+    assert part.method == "arpack" and len(part.info["arpack_blocks"]) > 1
+    assert part.count == npos
+    assert np.allclose(np.sort(part.w), np.sort(exact[exact > 1e-10 * np.abs(exact).max()]))
+    dense = positive_eigenpairs(A, method="dense")
+    assert np.isclose(part.frobenius, dense.frobenius, rtol=1e-10)
+
+
+def test_truncated_positive_part_changes_the_answer():
+    A = _sparse_sym(300, 0.03, 0.05, 1)
+    full = positive_eigenpairs(A, method="dense")
+    assert full.count > 10
+    trunc_value = np.linalg.norm(full.w[:10])
+    assert trunc_value < full.frobenius * (1 - 1e-3)
+
+
+def test_positive_count_estimate_is_close():
+    A = _sparse_sym(3000, 0.002, 0.1, 2)
+    exact = int((np.linalg.eigvalsh(A.toarray()) > 0).sum())
+    est = estimate_positive_count(A)
+    assert abs(est - exact) < 0.1 * 3000
+
+
+@given(st.integers(2, 12), st.integers(0, 10_000), st.floats(0.1, 50))
+@settings(max_examples=40, deadline=None)
+def test_proposition1_beats_every_feasible_kernel(n, seed, B):
+    """tr(AK*) ≥ tr(AK) for random K ⪰ 0 with tr(KK) = B, and tr(K*K*) = B when A₊ ≠ 0."""
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((n, n)); A = (A + A.T) / 2
+    part = positive_eigenpairs(sp.csr_matrix(A), method="dense")
+    K = closed_form_kernel(part, B)
+    best = K.trace_product(A)
+    assert np.isclose(best, np.sqrt(B) * part.frobenius)
+    if part.count:
+        assert np.isclose(K.frobenius_sq(), B)
+    for _ in range(5):
+        G = rng.standard_normal((n, rng.integers(1, n + 1)))
+        R = G @ G.T
+        R *= np.sqrt(B) / np.linalg.norm(R)
+        assert np.trace(A @ R) <= best + 1e-9 * max(1, abs(best))

@@ -1,0 +1,143 @@
+"""Every NPKL loss × capacity × applicable solver on the shared fixture, certified by verify."""
+
+import numpy as np
+import pytest
+
+from kernelsdp import tolerances as tol
+from kernelsdp.errors import (InvalidParameterError, UnboundedProblemError, UnknownNameError,
+                              UnsupportedProblemError)
+from kernelsdp.formulations import CAPACITIES, LOSSES, NPKL
+from kernelsdp.result import PointStatus, Termination
+from kernelsdp.solvers import get_solver, solve, solvers_for
+from kernelsdp.solvers.active import margins, select_active
+from kernelsdp.verify import verify
+
+from conftest import make_npkl
+
+# linear/none is refused (unbounded); hinge and squared hinge without capacity are
+# ill-posed (no attained optimum; see test_one_sided_losses_without_capacity_warn).
+CASES = [(loss, cap) for loss in LOSSES for cap in CAPACITIES
+         if not (cap == "none" and loss in ("linear", "hinge", "squared-hinge"))]
+
+
+@pytest.mark.parametrize("loss, capacity", CASES)
+def test_every_applicable_solver_agrees_and_certifies(iris_small, loss, capacity):
+    f = make_npkl(iris_small, loss, capacity)
+    names = [s.name for s in solvers_for(NPKL)
+             if s.supports(f) is None and s.availability()[0]]
+    assert "clarabel" in names and "scs" in names
+    if (loss, capacity) == ("linear", "frobenius"):
+        assert "closed-form" in names
+    if capacity == "frobenius" and loss in ("hinge", "squared-hinge"):
+        assert "saddle-point" in names
+    rep = verify(f, names)
+    for c in rep.checks:
+        assert c.passed, (c.solver, c.failed, c.residuals)
+    for c in rep.comparisons:
+        assert c.passed, (c.a, c.b, c.relative_difference)
+
+
+def test_golden_two_points(two_points):
+    r = solve(two_points, "closed-form")
+    assert r.termination is Termination.OPTIMAL
+    assert np.isclose(r.objective, -0.5)
+    assert np.allclose(r.kernel.dense(), [[0.5, 0.5], [0.5, 0.5]])
+    assert np.isclose(r.duals["lam"], 0.25)  # ‖A₊‖_F / (2√B) = 0.5 / 2
+    r2 = solve(two_points, "clarabel")
+    assert abs(r2.objective + 0.5) < tol.OBJECTIVE_RTOL_EXACT
+
+
+def test_closed_form_matches_clarabel_at_exact_tolerance(iris_small):
+    for B, C in [(1.0, 1.0), (24.0, 0.5), (500.0, 3.0)]:
+        f = make_npkl(iris_small, "linear", "frobenius", C=C, B=B)
+        a, b = solve(f, "closed-form"), solve(f, "clarabel")
+        assert abs(a.objective - b.objective) <= tol.OBJECTIVE_RTOL_EXACT * max(1, abs(b.objective))
+
+
+@pytest.mark.parametrize("loss", ["squared-hinge", "hinge"])
+def test_saddle_point_matches_generic_solvers(iris_small, loss):
+    for B, C in [(24.0, 1.0), (240.0, 0.1), (1.0, 10.0)]:
+        f = make_npkl(iris_small, loss, "frobenius", C=C, B=B)
+        r = solve(f, "saddle-point")
+        assert r.termination is Termination.OPTIMAL and r.info["relative_gap"] <= tol.SADDLE_GAP_TOL
+        for ref in ("clarabel", "scs"):
+            o = solve(f, ref).objective
+            assert abs(r.objective - o) <= tol.OBJECTIVE_RTOL_ITERATIVE * max(1, abs(o)), ref
+        hist = [h["relative_gap"] for h in r.history]
+        assert hist[-1] <= hist[0]
+
+
+def test_saddle_point_iteration_limit_is_a_status(iris_small):
+    f = make_npkl(iris_small, "squared-hinge", "frobenius", C=0.1, B=240.0)
+    r = solve(f, "saddle-point", max_iter=2, tol=1e-14)
+    assert r.termination is Termination.ITERATION_LIMIT and r.point is PointStatus.FEASIBLE_POINT
+    assert r.kernel is not None and len(r.history) == 2
+
+
+def test_unsupported_and_unknown(iris_small):
+    f = make_npkl(iris_small, "hinge", "trace")
+    with pytest.raises(UnsupportedProblemError, match="closed form"):
+        solve(f, "closed-form")
+    with pytest.raises(UnsupportedProblemError, match="Algorithm 1"):
+        solve(f, "saddle-point")
+    with pytest.raises(UnknownNameError, match="choose one of"):
+        get_solver(NPKL, "sedumi")
+
+
+@pytest.mark.parametrize("kw, err", [
+    ({"C": 0.0}, InvalidParameterError), ({"C": -1.0}, InvalidParameterError),
+    ({"B": 0.0}, InvalidParameterError), ({"loss": "logistic"}, UnknownNameError),
+    ({"capacity": "spectral"}, UnknownNameError),
+])
+def test_bad_parameters(iris_small, kw, err):
+    L, pairs, _ = iris_small
+    with pytest.raises(err):
+        NPKL(L=L, pairs=pairs, **{"loss": "linear", "capacity": "frobenius", **kw})
+
+
+def test_linear_loss_without_capacity_is_refused_before_solving(iris_small):
+    L, pairs, _ = iris_small
+    with pytest.raises(UnboundedProblemError, match="unbounded"):
+        NPKL(L=L, pairs=pairs, loss="linear", capacity="none")
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared-hinge"])
+def test_one_sided_losses_without_capacity_warn(iris_small, loss):
+    from kernelsdp.errors import IllPosedWarning
+    with pytest.warns(IllPosedWarning, match="may not attain"):
+        f = make_npkl(iris_small, loss, "none")
+    r = solve(f, "clarabel")
+    assert r.termination in (Termination.OPTIMAL, Termination.ALMOST_OPTIMAL)
+    assert r.objective >= -1e-8  # both terms are nonnegative
+
+
+def test_unlicensed_mosek_is_a_status_not_a_crash(iris_small, monkeypatch):
+    from kernelsdp.solvers import conic
+    s = conic.ConicSolver("MOSEK")
+    monkeypatch.setattr(conic.ConicSolver, "availability",
+                        lambda self: (False, "installed but not usable (licence): no licence file"))
+    r = s.solve(make_npkl(iris_small, "linear", "frobenius"))
+    assert r.termination is Termination.SOLVER_UNAVAILABLE and r.point is PointStatus.NO_POINT
+    assert "licence" in r.message
+
+
+def test_generic_solver_refuses_sizes_that_do_not_fit():
+    import scipy.sparse as sp
+    from kernelsdp.data import PairwiseConstraints
+    from kernelsdp.errors import TooLargeError
+    n = 400
+    f = NPKL(L=sp.identity(n, format="csr"), pairs=PairwiseConstraints.from_arrays([[0, 1]], [1], n))
+    with pytest.raises(TooLargeError, match="GiB"):
+        solve(f, "clarabel")
+
+
+def test_active_selection_keeps_pairs_touching_uncertain_points(iris_small):
+    f = make_npkl(iris_small, "linear", "frobenius")
+    K = solve(f, "closed-form").kernel
+    m = margins(f, K)
+    g = select_active(f, K, 5)
+    chosen = np.argsort(np.where(np.isfinite(m), m, np.inf), kind="stable")[:5]
+    touches = np.isin(f.pairs.i, chosen) | np.isin(f.pairs.j, chosen)
+    assert g.pairs.m == int(touches.sum()) < f.pairs.m
+    with pytest.raises(InvalidParameterError):
+        select_active(f, K, 0)
