@@ -27,7 +27,7 @@ import scipy.sparse.linalg as spla
 from ..tolerances import EIG_ZERO_RTOL
 
 #: Below this n the dense decomposition is always used (it is faster than ARPACK there).
-DENSE_ALWAYS_N = 1500
+DENSE_ALWAYS_N = 2500
 #: ARPACK is preferred while the estimated positive count is below n / this.
 SPARSE_FRACTION = 20
 #: Dense LAPACK needs about 3 n×n float64 arrays (matrix, eigenvectors, workspace).
@@ -57,7 +57,7 @@ def dense_bytes(n: int) -> int:
     return 3 * 8 * n * n
 
 
-def estimate_positive_count(A: sp.spmatrix, probes: int = 12, steps: int = 40,
+def estimate_positive_count(A: sp.spmatrix, probes: int = 8, steps: int = 30,
                             seed: int = 0) -> float:
     """Stochastic Lanczos quadrature estimate of #{λ_i(A) > 0} (Ubaru, Chen & Saad 2017)."""
     n = A.shape[0]

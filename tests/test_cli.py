@@ -1,0 +1,160 @@
+"""The CLI contract: names, JSON fields, exit codes, one error line, nothing half-written."""
+
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from kernelsdp.cli import main
+from kernelsdp.solvers import conic
+
+
+@pytest.fixture
+def files(tmp_path, iris_small):
+    L, pairs, _ = iris_small
+    sp.save_npz(tmp_path / "L.npz", L)
+    rows = ["i,j,label"] + [f"{i},{j},{int(t)}" for i, j, t in zip(pairs.i, pairs.j, pairs.t)]
+    (tmp_path / "pairs.csv").write_text("\n".join(rows) + "\n")
+    return tmp_path
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_solvers_json_lists_every_formulation(capsys):
+    code, out, _ = run(capsys, "solvers", "--json")
+    rows = json.loads(out)
+    assert code == 0
+    assert {r["formulation"] for r in rows} == {"npkl", "simple-npkl"}
+    for r in rows:
+        assert {"formulation", "solver", "available"} <= set(r)
+        assert r["available"] or r["reason"]
+    names = [r["solver"] for r in rows if r["formulation"] == "npkl"]
+    assert names[0] == "clarabel" and {"scs", "mosek", "closed-form", "saddle-point"} <= set(names)
+
+
+def test_solve_json_and_out(capsys, files):
+    out_file = files / "K.npz"
+    code, out, _ = run(capsys, "solve", "simple-npkl", "--solver", "closed-form", "--json",
+                       "--laplacian", str(files / "L.npz"), "--pairs", str(files / "pairs.csv"),
+                       "--B", "24", "--out", str(out_file))
+    d = json.loads(out)
+    assert code == 0
+    assert {"formulation", "solver", "status", "objective", "solve_time_s", "iterations"} <= set(d)
+    assert d["formulation"] == "simple-npkl" and d["status"] == "optimal"
+    with np.load(out_file) as z:
+        U = z["U"]
+        assert np.isclose(float(z["objective"]), d["objective"])
+    assert U.shape[0] == 24
+
+
+def test_problem_npz_and_verify(capsys, tmp_path, iris_small):
+    L, pairs, _ = iris_small
+    np.savez(tmp_path / "p.npz", L=L.toarray(), pairs=np.column_stack([pairs.i, pairs.j]),
+             labels=pairs.t, C=1.0, B=24.0)
+    code, out, _ = run(capsys, "verify", "npkl", "--problem", str(tmp_path / "p.npz"),
+                       "--loss", "squared-hinge", "--solvers", "clarabel,saddle-point", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["passed"] and len(d["solvers"]) == 2
+    assert "relative_duality_gap" in d["solvers"][0]["residuals"]
+
+
+def test_dataset_input_text_output(capsys):
+    code, out, _ = run(capsys, "verify", "simple-npkl", "--dataset", "soybean",
+                       "--solvers", "clarabel,closed-form")
+    assert code == 0 and "verify: PASSED" in out
+
+
+def test_help_documents_problem_keys(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["solve", "npkl", "--help"])
+    assert e.value.code == 0
+    assert "pairs" in capsys.readouterr().out
+
+
+def _bad(tmp_path, name, L=None, rows=None):
+    if L is not None:
+        sp.save_npz(tmp_path / f"{name}.npz", sp.csr_matrix(L))
+    if rows is not None:
+        (tmp_path / f"{name}.csv").write_text("i,j,label\n" + "\n".join(rows) + "\n")
+
+
+GOOD_L = np.array([[1.0, -0.5, 0], [-0.5, 1.0, 0], [0, 0, 1.0]])
+
+
+@pytest.mark.parametrize("case, L, rows, extra, needle", [
+    ("asym", np.array([[1.0, 0.2, 0], [0.0, 1, 0], [0, 0, 1]]), ["0,1,1"], [], "symmetric"),
+    ("nonsquare", np.ones((3, 2)), ["0,1,1"], [], "square"),
+    ("nan", np.array([[1.0, np.nan, 0], [np.nan, 1, 0], [0, 0, 1]]), ["0,1,1"], [], "NaN"),
+    ("self", GOOD_L, ["1,1,1"], [], "itself"),
+    ("range", GOOD_L, ["0,7,1"], [], "out of range"),
+    ("label", GOOD_L, ["0,1,2"], [], "label"),
+    ("both", GOOD_L, ["0,1,1", "1,0,-1"], [], "both"),
+    ("C", GOOD_L, ["0,1,1"], ["--C", "0"], "'C'"),
+    ("Cneg", GOOD_L, ["0,1,1"], ["--C", "-1"], "'C'"),
+    ("B", GOOD_L, ["0,1,1"], ["--B", "0"], "'B'"),
+    ("solver", GOOD_L, ["0,1,1"], ["--solver", "sedumi"], "unknown solver"),
+    ("unsupported", GOOD_L, ["0,1,1"], ["--solver", "saddle-point"], "cannot solve"),
+])
+def test_bad_input_is_one_line_exit_2_nothing_written(capsys, tmp_path, case, L, rows, extra, needle):
+    _bad(tmp_path, case, L, rows)
+    out_file = tmp_path / "out.npz"
+    argv = ["solve", "npkl", "--laplacian", str(tmp_path / f"{case}.npz"),
+            "--pairs", str(tmp_path / f"{case}.csv"), "--out", str(out_file)]
+    if "--solver" not in extra:
+        argv += ["--solver", "closed-form"]
+    code, out, err = run(capsys, *argv, *extra)
+    assert code == 2, (case, out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kernelsdp: error:") and needle in lines[0], err
+    assert "Traceback" not in err and not out_file.exists()
+    assert list(tmp_path.glob("*.npz.tmp*")) == [] and len(list(tmp_path.glob("tmp*.npz"))) == 0
+
+
+def test_unknown_loss_is_one_line(capsys, files):
+    with pytest.raises(SystemExit) as e:
+        main(["solve", "npkl", "--laplacian", str(files / "L.npz"), "--pairs",
+              str(files / "pairs.csv"), "--loss", "logistic"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert e.value.code == 2 and len(err) == 1 and "logistic" in err[0]
+
+
+def test_missing_file_is_one_line(capsys, tmp_path):
+    code, _, err = run(capsys, "solve", "npkl", "--laplacian", str(tmp_path / "nope.npz"),
+                       "--pairs", str(tmp_path / "nope.csv"))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "nope.npz" in err
+
+
+def test_unlicensed_mosek_is_exit_2(capsys, files, monkeypatch):
+    monkeypatch.setattr(conic, "_mosek_licence",
+                        lambda: (False, "installed but not usable (licence): license file not found"))
+    monkeypatch.setattr(conic.cp, "installed_solvers", lambda: ["CLARABEL", "SCS", "MOSEK"])
+    code, out, err = run(capsys, "solve", "npkl", "--solver", "mosek", "--laplacian",
+                         str(files / "L.npz"), "--pairs", str(files / "pairs.csv"))
+    assert code == 2 and "licence" in err and len(err.strip().splitlines()) == 1
+    code, out, _ = run(capsys, "solvers", "--json")
+    mosek = [r for r in json.loads(out) if r["solver"] == "mosek"]
+    assert mosek and not mosek[0]["available"] and "licence" in mosek[0]["reason"]
+
+
+def test_unlicensed_mosek_probe_does_not_crash(monkeypatch):
+    """A real probe: with a fake mosek module whose Env raises, the probe reports the reason."""
+    import sys
+    import types
+    fake = types.ModuleType("mosek")
+
+    class Env:
+        def __init__(self):
+            raise RuntimeError("rescode.err_missing_license_file(1008): License cannot be located.")
+    fake.Env = Env
+    monkeypatch.setitem(sys.modules, "mosek", fake)
+    conic._mosek_licence.cache_clear()
+    try:
+        ok, reason = conic._mosek_licence()
+    finally:
+        conic._mosek_licence.cache_clear()
+    assert not ok and "License cannot be located" in reason
