@@ -4,7 +4,7 @@ Every figure is a ratio measured side by side in one run (this machine is shared
 noisy; no test asserts a wall-clock time).  Each part runs in its own subprocess so that
 its peak memory (max RSS) is its own.
 
-    python benchmarks/simplenpkl_speed.py            # all parts (about 15 minutes)
+    python benchmarks/simplenpkl_speed.py            # all parts (about 20 minutes)
     python benchmarks/simplenpkl_speed.py --quick    # small sizes, about a minute
     python benchmarks/simplenpkl_speed.py --part large-ll
 
@@ -33,12 +33,22 @@ from kernelsdp.formulations import NPKL
 from kernelsdp.solvers import solve
 
 
-def gaussian_mixture(n: int, d: int = 10, seed: int = 0):
-    """Two Gaussian classes in d dimensions, means 1.5 apart along every axis."""
+def gaussian_mixture(n: int, d: int = 10, clusters: int = 2, seed: int = 0):
+    """Gaussian mixture in d dimensions; label = cluster parity.
+
+    clusters = 2: two classes with means 1.5 apart (about 1,400 positive eigenvalues of
+    C·T − L at n = 6,414, C = 1, as in the issue).  clusters > 2: many tight clusters
+    with centres spread 10× wider than each cluster, mimicking the near-duplicate groups
+    of Adult, whose graph Laplacian has many near-zero modes.
+    """
     rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    X = rng.standard_normal((n, d)) + 1.5 * y[:, None] / np.sqrt(d) * np.ones(d)
-    return X, y
+    c = rng.integers(0, clusters, n)
+    if clusters == 2:
+        X = rng.standard_normal((n, d)) + 1.5 * c[:, None] / np.sqrt(d) * np.ones(d)
+    else:
+        centres = 10.0 * rng.standard_normal((clusters, d))
+        X = centres[c] + rng.standard_normal((n, d))
+    return X, c % 2
 
 
 def random_pairs(y, m: int, seed: int = 0) -> PairwiseConstraints:
@@ -57,12 +67,15 @@ def random_pairs(y, m: int, seed: int = 0) -> PairwiseConstraints:
     return PairwiseConstraints.from_arrays(P, np.where(y[P[:, 0]] == y[P[:, 1]], 1, -1), n)
 
 
+HUGE_CLUSTERS = 100
+
+
 def peak_rss_gib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
 
-def large_instance(n, m, k, C, B):
-    X, y = gaussian_mixture(n)
+def large_instance(n, m, k, C, B, clusters=2):
+    X, y = gaussian_mixture(n, clusters=clusters)
     t = time.perf_counter()
     L = knn_laplacian(X, k)
     graph_s = time.perf_counter() - t
@@ -105,16 +118,21 @@ def part_generic(quick: bool) -> dict:
 def part_large_ll(quick: bool) -> dict:
     n, m = (1600, 4000) if quick else (6414, 16161)
     f, graph_s = large_instance(n, m, 50, 1.0, float(n))
-    r = solve(f, "closed-form")
-    A = (f.C * f.pairs.matrix() - f.L).toarray()
-    t = time.perf_counter()
-    np.linalg.eigh(A)
-    lapack_s = time.perf_counter() - t
+    closed, lapack = [], []
+    for _ in range(2):  # alternate the two, keep the best of each: the machine is shared
+        t = time.perf_counter()
+        r = solve(f, "closed-form")
+        closed.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        np.linalg.eigh((f.C * f.pairs.matrix() - f.L).toarray())
+        lapack.append(time.perf_counter() - t)
     return {"n": n, "m": f.pairs.m, "nnz_L": int(f.L.nnz), "graph_s": graph_s,
-            "closed_form_s": r.solve_time_s + r.setup_time_s, "lapack_eigh_s": lapack_s,
-            "ratio_to_lapack": (r.solve_time_s + r.setup_time_s) / lapack_s,
+            "closed_form_s": min(closed), "lapack_eigh_s": min(lapack),
+            "ratio_to_lapack": min(closed) / min(lapack), "closed_form_runs_s": str(closed),
+            "lapack_runs_s": str(lapack),
             "eigen_method": r.info["eigen_method"],
             "estimated_positive": r.info.get("eigen_estimated_positive"),
+            "arpack_blocks": r.info.get("eigen_arpack_blocks"),
             "positive_eigenvalues": r.info["positive_eigenvalues"], "objective": r.objective,
             "peak_rss_gib": peak_rss_gib()}
 
@@ -138,9 +156,9 @@ def part_large_shl(quick: bool) -> dict:
 def part_huge_ll(quick: bool) -> dict:
     n = 4000 if quick else 20000
     m = int(round(16161 * n / 6414))
-    f, graph_s = large_instance(n, m, 50, 0.1, float(n))
+    f, graph_s = large_instance(n, m, 50, 0.1, float(n), clusters=HUGE_CLUSTERS)
     r = solve(f, "closed-form")
-    return {"n": n, "m": f.pairs.m, "C": 0.1, "graph_s": graph_s,
+    return {"n": n, "m": f.pairs.m, "C": 0.1, "clusters": HUGE_CLUSTERS, "graph_s": graph_s,
             "closed_form_s": r.solve_time_s + r.setup_time_s, "eigen_method": r.info["eigen_method"],
             "estimated_positive": r.info.get("eigen_estimated_positive"),
             "positive_eigenvalues": r.info["positive_eigenvalues"],

@@ -18,6 +18,7 @@ import math
 import os
 import sys
 import tempfile
+import zipfile
 
 import numpy as np
 import scipy.sparse as sp
@@ -67,13 +68,22 @@ def _read_pairs(path: str, n: int) -> PairwiseConstraints:
 def _load_npz(path: str) -> dict[str, np.ndarray]:
     try:
         with np.load(path, allow_pickle=False) as z:
+            if not hasattr(z, "files"):
+                raise InvalidDataError(f"{path}: expected a .npz archive of named arrays.")
             return {k: z[k] for k in z.files}
-    except ValueError as exc:
+    except FileNotFoundError:
+        raise
+    except (ValueError, OSError, zipfile.BadZipFile) as exc:
         raise InvalidDataError(f"{path}: not a plain .npz of arrays ({exc}).") from None
 
 
-def build_problem(args) -> NPKL:
+def build_problem(args):
     entry = get_formulation(args.formulation)
+    if not issubclass(entry.cls, NPKL):
+        if not args.problem:
+            raise InvalidDataError(f"{args.formulation} is read from --problem FILE.npz; see "
+                                   f"'kernelsdp solve {args.formulation} --help' for its keys.")
+        return entry.cls.from_npz(_load_npz(args.problem))
     params = {"loss": args.loss, "capacity": args.capacity, "C": args.C, "B": args.B}
     for key, value in entry.fixed.items():
         if params.get(key) not in (None, value):
@@ -92,7 +102,9 @@ def build_problem(args) -> NPKL:
             raise InvalidDataError("--laplacian needs --pairs pairs.csv (header i,j,label).")
         try:
             L = sp.load_npz(args.laplacian)
-        except ValueError as exc:
+        except FileNotFoundError:
+            raise
+        except (ValueError, OSError, KeyError, zipfile.BadZipFile) as exc:
             raise InvalidDataError(f"{args.laplacian}: not a scipy.sparse .npz ({exc}).") from None
         if L.ndim != 2 or L.shape[0] != L.shape[1]:
             raise InvalidDataError(f"the Laplacian must be square; got shape {L.shape}.")
@@ -105,7 +117,13 @@ def build_problem(args) -> NPKL:
     return entry.cls.from_points(X, pairs, k=args.k, **params)
 
 
-def _add_problem_args(p: argparse.ArgumentParser) -> None:
+def _add_problem_args(p: argparse.ArgumentParser, npkl: bool) -> None:
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--verbose", action="store_true", help="progress of iterative solvers on stderr")
+    if not npkl:
+        p.add_argument("--problem", metavar="FILE.npz", required=True,
+                       help="arrays under the keys listed below")
+        return
     g = p.add_argument_group("problem input (exactly one)")
     g.add_argument("--problem", metavar="FILE.npz", help="arrays under the keys listed below")
     g.add_argument("--laplacian", metavar="L.npz", help="graph Laplacian (scipy.sparse.save_npz)")
@@ -121,8 +139,6 @@ def _add_problem_args(p: argparse.ArgumentParser) -> None:
     q.add_argument("--capacity", choices=CAPACITIES, default=None, help="default: frobenius")
     q.add_argument("--C", type=float, default=None, help="loss weight C > 0 (default 1)")
     q.add_argument("--B", type=float, default=None, help="capacity bound B > 0 (default 1)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument("--verbose", action="store_true", help="progress of iterative solvers on stderr")
 
 
 def _epilog(name: str) -> str:
@@ -137,7 +153,7 @@ def _formulation_subparsers(parent, command: str):
     for name, entry in FORMULATIONS.items():
         p = sub.add_parser(name, help=entry.summary, epilog=_epilog(name),
                            formatter_class=argparse.RawDescriptionHelpFormatter)
-        _add_problem_args(p)
+        _add_problem_args(p, issubclass(entry.cls, NPKL))
         out[name] = p
     return out
 
@@ -216,14 +232,18 @@ def cmd_solve(args) -> int:
     if reason is not None:
         raise KernelSDPError(f"solver {args.solver!r} cannot solve this problem: {reason}.")
     opts = {k: v for k, v in (("tol", args.tol), ("max_iter", args.max_iter)) if v is not None}
+    opts = {} if s.name in ("exact", "local") else opts
     if s.kind == "generic":
         opts = {"verbose": args.verbose}
     elif args.verbose:
         opts["progress"] = _progress
     r = s.solve(f, **opts)
     summary = _clean({**r.summary(), "formulation": args.formulation, "problem": f.describe()})
-    if args.out and r.kernel is not None:
-        arrays = {"U": r.kernel.U, "objective": np.float64(r.objective)}
+    if args.out and r.ok:
+        arrays = {"objective": np.float64(r.objective)}
+        if r.kernel is not None:
+            arrays["U"] = r.kernel.U
+        arrays.update({k: np.asarray(v) for k, v in r.primal.items()})
         arrays.update({k: np.asarray(v) for k, v in r.duals.items() if k in ("beta", "lam", "alpha")})
         _write_npz_atomically(args.out, arrays)
         summary["out"] = args.out
@@ -253,18 +273,17 @@ def cmd_verify(args) -> int:
         print(json.dumps(_clean(rep.to_dict()), indent=2))
         return 0 if rep.passed else 1
     print("problem: " + ", ".join(f"{k}={v}" for k, v in rep.problem.items()))
-    keys = ["relative_duality_gap", "primal_min_eig_K", "primal_capacity_violation",
-            "dual_infeasibility", "complementarity", "stationarity_fenchel_young"]
-    print(f"{'solver':<14}{'status':<16}{'objective':>18}{'time s':>9}  "
-          + "  ".join(f"{k[:14]:>14}" for k in keys) + "  pass")
     for c in rep.checks:
-        vals = "  ".join(f"{c.residuals.get(k):>14.2e}" if isinstance(c.residuals.get(k), float)
-                         else f"{'-':>14}" for k in keys)
-        obj = f"{c.objective:>18.10g}" if c.objective is not None else f"{'-':>18}"
-        print(f"{c.solver:<14}{c.status:<16}{obj}{c.solve_time_s:>9.3f}  {vals}  "
-              f"{'yes' if c.passed else 'NO ' + ','.join(c.failed)}  (tol {c.kkt_tol:.0e})")
+        obj = f"{c.objective:.10g}" if c.objective is not None else "-"
+        verdict = "pass" if c.passed else "FAIL: " + ", ".join(c.failed)
+        print(f"{c.solver:<14} {c.status:<16} objective {obj:<18} {c.solve_time_s:9.3f}s  "
+              f"{verdict}  (tol {c.kkt_tol:.0e})")
+        shown = [f"{k} {v:.2e}" for k, v in c.residuals.items()
+                 if isinstance(v, float) and k not in ("objective", "dual_objective")]
+        if shown:
+            print("    " + "  ".join(shown))
     for c in rep.comparisons:
-        print(f"  {c.a} vs {c.b}: relative objective difference {c.relative_difference:.2e} "
+        print(f"  {c.relation}: {c.a} vs {c.b}: {c.relative_difference:.2e} "
               f"(tol {c.tol:.0e}) {'ok' if c.passed else 'FAIL'}")
     print("verify: " + ("PASSED" if rep.passed else "FAILED"))
     return 0 if rep.passed else 1

@@ -20,6 +20,7 @@ class Termination(str, enum.Enum):
     """Why the solver stopped."""
 
     OPTIMAL = "optimal"
+    LOCALLY_SOLVED = "locally_solved"
     ALMOST_OPTIMAL = "almost_optimal"
     ITERATION_LIMIT = "iteration_limit"
     INFEASIBLE = "infeasible"
@@ -93,7 +94,8 @@ class Result:
     formulation, solver : registry names.
     termination, point : the two-level status.
     objective : the formulation's objective at the returned point (None without a point).
-    kernel : the learned kernel as a :class:`KernelFactor`.
+    kernel : the learned kernel as a :class:`KernelFactor` (None where there is none).
+    primal : other primal values by name (StQP: ``alpha``, the simplex weights).
     duals : dual values where known, keyed by the formulation's names
         (NPKL: ``beta`` per-pair multipliers, ``lam`` capacity multiplier, ``Z`` the PSD
         multiplier when the solver computed it densely).
@@ -110,6 +112,7 @@ class Result:
     point: PointStatus
     objective: float | None = None
     kernel: KernelFactor | None = None
+    primal: dict[str, Any] = field(default_factory=dict)
     duals: dict[str, Any] = field(default_factory=dict)
     setup_time_s: float = 0.0
     solve_time_s: float = 0.0
@@ -142,6 +145,7 @@ class Result:
             "solve_time_s": self.solve_time_s,
             "iterations": self.iterations,
             "rank": None if self.kernel is None else self.kernel.rank,
+            **{k: [float(x) for x in np.ravel(v)] for k, v in self.primal.items()},
             "n": None if self.kernel is None else self.kernel.n,
             "message": self.message,
             "info": {k: v for k, v in self.info.items()

@@ -36,3 +36,7 @@ EIG_ZERO_RTOL = 1e-10
 
 #: Default stopping tolerance (relative duality gap) of the saddle-point Algorithm 1.
 SADDLE_GAP_TOL = 1e-7
+
+#: StQP (seed 003): ordering bound ≤ exact ≤ rounded, feasibility of α on the simplex, and
+#: Theorem 2 (rounded = exact for d ≤ 3), all within this absolute-relative tolerance.
+STQP_TOL = 1e-6

@@ -13,4 +13,9 @@ def _simplenpkl(quick: bool = False) -> int:
     return main(quick=quick)
 
 
-PAPERS = {"simplenpkl": _simplenpkl}
+def _ncut_kernels(quick: bool = False) -> int:
+    from .ncut_kernels_cvpr2010 import main
+    return main(quick=quick)
+
+
+PAPERS = {"simplenpkl": _simplenpkl, "ncut-kernels": _ncut_kernels}

@@ -29,7 +29,11 @@ def test_solvers_json_lists_every_formulation(capsys):
     code, out, _ = run(capsys, "solvers", "--json")
     rows = json.loads(out)
     assert code == 0
-    assert {r["formulation"] for r in rows} == {"npkl", "simple-npkl"}
+    from kernelsdp.formulations import FORMULATIONS
+    assert {r["formulation"] for r in rows} == set(FORMULATIONS)
+    assert {"npkl", "simple-npkl", "stqp", "ncut-mkl"} <= set(FORMULATIONS)
+    stqp = [r["solver"] for r in rows if r["formulation"] == "stqp"]
+    assert stqp[0] == "clarabel" and {"exact", "local"} <= set(stqp)
     for r in rows:
         assert {"formulation", "solver", "available"} <= set(r)
         assert r["available"] or r["reason"]
@@ -158,3 +162,34 @@ def test_unlicensed_mosek_probe_does_not_crash(monkeypatch):
     finally:
         conic._mosek_licence.cache_clear()
     assert not ok and "License cannot be located" in reason
+
+
+def test_corrupt_input_files_are_one_line(capsys, tmp_path):
+    (tmp_path / "junk.npz").write_text("not an archive")
+    (tmp_path / "p.csv").write_text("i,j,label\n0,1,1\n")
+    for argv in (["--problem", str(tmp_path / "junk.npz")],
+                 ["--laplacian", str(tmp_path / "junk.npz"), "--pairs", str(tmp_path / "p.csv")]):
+        code, _, err = run(capsys, "solve", "npkl", *argv)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "junk.npz" in err
+
+
+def test_bad_pairs_header_is_one_line(capsys, files):
+    (files / "bad.csv").write_text("a,b,c\n0,1,1\n")
+    code, _, err = run(capsys, "solve", "npkl", "--laplacian", str(files / "L.npz"),
+                       "--pairs", str(files / "bad.csv"))
+    assert code == 2 and "header" in err and len(err.strip().splitlines()) == 1
+
+
+def test_stqp_cli(capsys, tmp_path):
+    np.savez(tmp_path / "q.npz", Q=np.array([[1.0, -1.0, 0.0], [-1.0, 2.0, 0.5], [0.0, 0.5, -0.5]]))
+    code, out, _ = run(capsys, "verify", "stqp", "--problem", str(tmp_path / "q.npz"),
+                       "--solvers", "clarabel,exact,local", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["passed"]
+    assert any(c["relation"].startswith("theorem 2") for c in d["comparisons"])
+    code, out, err = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "q.npz"),
+                         "--solver", "exact", "--json")
+    assert code == 0 and np.isclose(sum(json.loads(out)["alpha"]), 1.0)
+    np.savez(tmp_path / "big.npz", Q=np.eye(20))
+    code, _, err = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "big.npz"), "--solver", "exact")
+    assert code == 2 and "limit" in err and len(err.strip().splitlines()) == 1

@@ -4,7 +4,7 @@ import numpy as np
 import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
-from kernelsdp.solvers.eigen import estimate_positive_count, positive_eigenpairs
+from kernelsdp.solvers.eigen import extrapolate_positive_count, positive_eigenpairs
 from kernelsdp.solvers.proposition1 import closed_form_kernel
 
 
@@ -40,11 +40,16 @@ def test_truncated_positive_part_changes_the_answer():
     assert trunc_value < full.frobenius * (1 - 1e-3)
 
 
-def test_positive_count_estimate_is_close():
-    A = _sparse_sym(3000, 0.002, 0.1, 2)
-    exact = int((np.linalg.eigvalsh(A.toarray()) > 0).sum())
-    est = estimate_positive_count(A)
-    assert abs(est - exact) < 0.1 * 3000
+def test_auto_probes_then_grows_and_stays_exact():
+    A = _few_positive(3000, 70, 3)
+    exact = np.linalg.eigvalsh(A.toarray())
+    part = positive_eigenpairs(A)  # n > DENSE_ALWAYS_N: probe block of 48 is all positive
+    assert part.method == "arpack" and part.info["arpack_blocks"][0] == 48
+    assert len(part.info["arpack_blocks"]) >= 2 and part.count == int((exact > 0).sum())
+
+
+def test_extrapolation_of_a_linear_decay():
+    assert abs(extrapolate_positive_count(np.linspace(2.0, 1.0, 48)) - 96) < 2
 
 
 @given(st.integers(2, 12), st.integers(0, 10_000), st.floats(0.1, 50))

@@ -13,7 +13,9 @@ from typing import Any
 from ..errors import UnknownNameError
 from .base import CvxpyModel, Formulation
 from .losses import LOSSES, Loss
+from .ncut_mkl import NCutMKL
 from .npkl import CAPACITIES, NPKL, simple_npkl
+from .stqp import StQP
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,8 @@ FORMULATIONS: dict[str, FormulationEntry] = {
     "npkl": FormulationEntry(NPKL, {}, "NPKL SDP, seed 000 eq. 4 (losses × capacities)"),
     "simple-npkl": FormulationEntry(NPKL, {"capacity": "frobenius"},
                                     "SimpleNPKL: NPKL with tr(KK) <= B, seed 000 eqs. 5-6, 9"),
+    "stqp": FormulationEntry(StQP, {}, "standard quadratic program, SDP1 relaxation (seed 003)"),
+    "ncut-mkl": FormulationEntry(NCutMKL, {}, "kernel weights for normalized cuts (seed 003)"),
 }
 
 
@@ -39,4 +43,4 @@ def get_formulation(name: str) -> FormulationEntry:
 
 
 __all__ = ["CAPACITIES", "CvxpyModel", "FORMULATIONS", "Formulation", "FormulationEntry",
-           "LOSSES", "Loss", "NPKL", "get_formulation", "simple_npkl"]
+           "LOSSES", "Loss", "NCutMKL", "NPKL", "StQP", "get_formulation", "simple_npkl"]

@@ -16,7 +16,6 @@ import cvxpy as cp
 import numpy as np
 
 from ..errors import InvalidDataError
-from ..result import KernelFactor
 
 
 @dataclass
@@ -41,12 +40,13 @@ class Formulation(ABC):
         """The symbolic CVXPY model of the problem (the single declaration)."""
 
     @abstractmethod
-    def objective(self, kernel: KernelFactor) -> float:
-        """The objective of the declared problem at a kernel (computed from its factor)."""
+    def objective(self, point) -> float:
+        """The objective of the declared problem at a point (a kernel factor, weights...)."""
 
     @abstractmethod
-    def from_cvxpy(self, model: CvxpyModel) -> tuple[KernelFactor, dict[str, Any], dict[str, Any]]:
-        """Read (kernel, duals in this formulation's names, info) off a solved model."""
+    def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
+        """Read a solved model: keys ``kernel``, ``primal``, ``duals``, ``info`` and, when
+        the model is a relaxation, ``objective`` (the value of the point read back)."""
 
     @property
     @abstractmethod

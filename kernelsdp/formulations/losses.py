@@ -35,10 +35,8 @@ class Loss:
     expr: Callable[[cp.Expression, np.ndarray, float], cp.Expression]
     value: Callable[[np.ndarray, np.ndarray, float], np.ndarray]
     conjugate: Callable[[np.ndarray, np.ndarray, float], np.ndarray]
+    #: distance of β from the domain of h* (dual infeasibility, read by verify)
     domain_violation: Callable[[np.ndarray, np.ndarray, float], np.ndarray]
-    #: the interval [lo, hi] that β·T must lie in (None = unbounded side); used by
-    #: solvers to project multipliers and by verify to measure dual infeasibility.
-    bounded_by_C: bool = False
 
 
 def _pos(x):
@@ -59,7 +57,6 @@ HINGE = Loss(
     value=lambda z, T, C: C * _pos(1 - T * z),
     conjugate=lambda b, T, C: b * T,
     domain_violation=lambda b, T, C: _pos(b * T) + _pos(-b * T - C),
-    bounded_by_C=True,
 )
 
 SQUARED_HINGE = Loss(
@@ -84,7 +81,6 @@ L1 = Loss(
     value=lambda z, T, C: C * np.abs(z - T),
     conjugate=lambda b, T, C: b * T,
     domain_violation=lambda b, T, C: _pos(np.abs(b) - C),
-    bounded_by_C=True,
 )
 
 #: Ordered registry of losses (CLI names).

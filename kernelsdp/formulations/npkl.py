@@ -102,8 +102,8 @@ class NPKL(Formulation):
             if key in arrays and params.get(key) is None:
                 params[key] = float(arrays[key])
         params = {k: v for k, v in params.items() if v is not None}
-        n = L.shape[0] if hasattr(L, "shape") and len(L.shape) == 2 else 0
-        pairs = PairwiseConstraints.from_arrays(arrays["pairs"], arrays["labels"], n)
+        L = validate_laplacian(L)
+        pairs = PairwiseConstraints.from_arrays(arrays["pairs"], arrays["labels"], L.shape[0])
         return cls(L=L, pairs=pairs, **params)
 
     @property
@@ -130,7 +130,7 @@ class NPKL(Formulation):
         problem = cp.Problem(cp.Minimize(objective), list(cons.values()))
         return CvxpyModel(problem, {"K": K, "z": z}, cons)
 
-    def from_cvxpy(self, model: CvxpyModel) -> tuple[KernelFactor, dict[str, Any], dict[str, Any]]:
+    def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
         K = model.variables["K"].value
         kernel = KernelFactor.from_dense(K)
         info = {"raw_min_eig_K": float(np.linalg.eigvalsh(K)[0])}
@@ -144,7 +144,7 @@ class NPKL(Formulation):
         Z = model.constraints["psd"].dual_value
         if Z is not None:
             duals["Z"] = np.asarray(Z, dtype=float)
-        return kernel, duals, info
+        return {"kernel": kernel, "duals": duals, "info": info}
 
     # ----- evaluation on a factor -----------------------------------------------------
     def pair_values(self, kernel: KernelFactor) -> np.ndarray:

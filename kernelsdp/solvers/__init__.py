@@ -9,15 +9,20 @@ from __future__ import annotations
 
 from ..errors import UnknownNameError, UnsupportedProblemError
 from ..formulations.base import Formulation
+from ..formulations.ncut_mkl import NCutMKL
 from ..formulations.npkl import NPKL
+from ..formulations.stqp import StQP
 from .base import Solver
 from .conic import ConicSolver, generic_solvers
 from .proposition1 import ClosedForm
 from .saddle_point import SaddlePoint
+from .stqp import ExactStQP, LocalStQP
 
 #: fast solvers per formulation family, in preference order
 FAST_SOLVERS: dict[type[Formulation], list[Solver]] = {
     NPKL: [ClosedForm(), SaddlePoint()],
+    StQP: [ExactStQP(), LocalStQP()],
+    NCutMKL: [ExactStQP(), LocalStQP()],
 }
 
 
@@ -49,5 +54,5 @@ def solve(formulation: Formulation, solver: str = "clarabel", **options):
     return s.solve(formulation, **options)
 
 
-__all__ = ["ClosedForm", "ConicSolver", "SaddlePoint", "Solver", "generic_solvers",
+__all__ = ["ClosedForm", "ConicSolver", "ExactStQP", "LocalStQP", "SaddlePoint", "Solver", "generic_solvers",
            "get_solver", "registry", "solve", "solvers_for"]

@@ -134,13 +134,16 @@ class ConicSolver(Solver):
                                   f"{self.name} reports {model.problem.status}.",
                                   setup_time_s=t1 - t0, solve_time_s=t2 - t1,
                                   iterations=stats.num_iters)
-        kernel, duals, extra = formulation.from_cvxpy(model)
+        read = formulation.from_cvxpy(model)
+        objective = read.get("objective", float(model.problem.value))
         return Result(formulation=formulation.name, solver=self.name, termination=termination,
-                      point=point, objective=float(model.problem.value), kernel=kernel,
-                      duals=duals, setup_time_s=t1 - t0, solve_time_s=t2 - t1,
+                      point=point, objective=objective, kernel=read.get("kernel"),
+                      primal=read.get("primal", {}), duals=read.get("duals", {}),
+                      setup_time_s=t1 - t0, solve_time_s=time.perf_counter() - t1,
                       iterations=stats.num_iters,
-                      info={"cvxpy_status": model.problem.status,
-                            "solver_time_s": stats.solve_time, **extra})
+                      info={"cvxpy_status": model.problem.status, "relaxed_value":
+                            float(model.problem.value), "solver_time_s": stats.solve_time,
+                            **read.get("info", {})})
 
 
 def generic_solvers() -> list[ConicSolver]:

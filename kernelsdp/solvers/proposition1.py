@@ -62,4 +62,5 @@ class ClosedForm(Solver):
             kernel=kernel, duals={"beta": -f.C * f.pairs.t, "lam": lam},
             setup_time_s=t1 - t0, solve_time_s=t2 - t1, iterations=1,
             info={"eigen_method": part.method, "positive_eigenvalues": part.count,
-                  **{f"eigen_{k}": v for k, v in part.info.items() if not isinstance(v, list)}})
+                  **{f"eigen_{k}": (str(v) if isinstance(v, list) else v)
+                     for k, v in part.info.items()}})

@@ -1,0 +1,96 @@
+"""Solvers that work on the StQP itself (seed 003): the exact oracle and a local method.
+
+**exact** — the global minimum lies in the relative interior of some face of the simplex,
+where it is a stationary point of the restricted problem: Q_SS α_S = μ1, 1ᵀα_S = 1,
+α_S > 0.  Enumerating all 2^d − 1 supports and keeping the best interior solution finds
+it (a face whose system is singular attains its value on a smaller face too, which is
+enumerated).  Cost O(2^d d³): refused above ``EXACT_MAX_D``.
+
+**local** — replicator dynamics on A = c − Q with c = max Q + 1 (A > 0, and
+αᵀAα = c − αᵀQα on the simplex): α_i ← α_i (Aα)_i / αᵀAα increases αᵀAα monotonically
+(Baum–Eagon), so it decreases αᵀQα to a KKT point.  Multiple starts: the barycentre, the
+vertices of the best diagonal entries and seeded random points; every end point is
+polished on its face.  For any d.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import numpy as np
+
+from ..errors import TooLargeError
+from ..formulations.stqp import StQP
+from ..result import PointStatus, Result, Termination
+from .base import Solver
+
+EXACT_MAX_D = 16
+LOCAL_TOL = 1e-12
+
+
+class ExactStQP(Solver):
+    name = "exact"
+
+    def supports(self, f) -> str | None:
+        return None if isinstance(f, StQP) else "the exact oracle solves StQP problems only"
+
+    def solve(self, f: StQP, **_) -> Result:
+        d = f.d
+        if d > EXACT_MAX_D:
+            raise TooLargeError(f"the exact StQP oracle enumerates 2^d faces; d = {d} exceeds "
+                                f"its limit d <= {EXACT_MAX_D}. Use --solver local or a conic "
+                                "solver (SDP1 bound + rounding).")
+        t0 = time.perf_counter()
+        best, best_val, faces = None, np.inf, 0
+        for k in range(1, d + 1):
+            for S in itertools.combinations(range(d), k):
+                faces += 1
+                a = f.face_point(S)
+                if a is not None:
+                    v = f.objective(a)
+                    if v < best_val:
+                        best, best_val = a, v
+        return Result(formulation=f.name, solver=self.name, termination=Termination.OPTIMAL,
+                      point=PointStatus.FEASIBLE_POINT, objective=float(best_val),
+                      primal={"alpha": best}, solve_time_s=time.perf_counter() - t0,
+                      iterations=faces, info={"faces": faces,
+                                              "support": [int(i) for i in np.flatnonzero(best)]})
+
+
+class LocalStQP(Solver):
+    name = "local"
+
+    def supports(self, f) -> str | None:
+        return None if isinstance(f, StQP) else "the local StQP solver solves StQP problems only"
+
+    def solve(self, f: StQP, starts: int = 20, max_iter: int = 5000, seed: int = 0, **_) -> Result:
+        t0 = time.perf_counter()
+        d, Q = f.d, f.Q
+        A = Q.max() + 1.0 - Q
+        rng = np.random.default_rng(seed)
+        inits = [np.full(d, 1.0 / d)]
+        for i in np.argsort(np.diag(Q))[: min(d, 3)]:
+            e = np.full(d, 1e-3 / d)
+            e[i] += 1.0
+            inits.append(e / e.sum())
+        inits += list(rng.dirichlet(np.ones(d), size=max(0, starts - len(inits))))
+        best, best_val, total = None, np.inf, 0
+        for a in inits:
+            for it in range(max_iter):
+                g = A @ a
+                new = a * g / (a @ g)
+                total += 1
+                if np.max(np.abs(new - a)) < LOCAL_TOL:
+                    a = new
+                    break
+                a = new
+            a = f.polish(a)
+            v = f.objective(a)
+            if v < best_val:
+                best, best_val = a, v
+        return Result(formulation=f.name, solver=self.name, termination=Termination.LOCALLY_SOLVED,
+                      point=PointStatus.FEASIBLE_POINT, objective=float(best_val),
+                      primal={"alpha": best}, solve_time_s=time.perf_counter() - t0,
+                      iterations=total, info={"starts": len(inits),
+                                              "kkt_violation": f.kkt_violation(best)})
