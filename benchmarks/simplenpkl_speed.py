@@ -85,7 +85,7 @@ def large_instance(n, m, k, C, B, clusters=2):
 
 # ----- parts ---------------------------------------------------------------------------
 def part_generic(quick: bool) -> dict:
-    X0, y0 = load("wine")
+    X0, y0 = load("ionosphere")  # 351 points: enough for n = 200
     sizes = [50, 100] if quick else [50, 100, 150, 200]
     rows = []
     for n in sizes:

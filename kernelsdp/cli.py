@@ -83,7 +83,8 @@ def build_problem(args):
         if not args.problem:
             raise InvalidDataError(f"{args.formulation} is read from --problem FILE.npz; see "
                                    f"'kernelsdp solve {args.formulation} --help' for its keys.")
-        return entry.cls.from_npz(_load_npz(args.problem))
+        extra = {k: getattr(args, k, None) for k in getattr(entry.cls, "CLI_OPTIONS", {})}
+        return entry.cls.from_npz(_load_npz(args.problem), **extra)
     params = {"loss": args.loss, "capacity": args.capacity, "C": args.C, "B": args.B}
     for key, value in entry.fixed.items():
         if params.get(key) not in (None, value):
@@ -117,12 +118,15 @@ def build_problem(args):
     return entry.cls.from_points(X, pairs, k=args.k, **params)
 
 
-def _add_problem_args(p: argparse.ArgumentParser, npkl: bool) -> None:
+def _add_problem_args(p: argparse.ArgumentParser, cls) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--verbose", action="store_true", help="progress of iterative solvers on stderr")
-    if not npkl:
+    if not issubclass(cls, NPKL):
         p.add_argument("--problem", metavar="FILE.npz", required=True,
                        help="arrays under the keys listed below")
+        for name, typ in getattr(cls, "CLI_OPTIONS", {}).items():
+            p.add_argument("--" + name.replace("_", "-"), dest=name, type=typ, default=None,
+                           help=f"{name} ({typ.__name__}; overrides the file)")
         return
     g = p.add_argument_group("problem input (exactly one)")
     g.add_argument("--problem", metavar="FILE.npz", help="arrays under the keys listed below")
@@ -153,7 +157,7 @@ def _formulation_subparsers(parent, command: str):
     for name, entry in FORMULATIONS.items():
         p = sub.add_parser(name, help=entry.summary, epilog=_epilog(name),
                            formatter_class=argparse.RawDescriptionHelpFormatter)
-        _add_problem_args(p, issubclass(entry.cls, NPKL))
+        _add_problem_args(p, entry.cls)
         out[name] = p
     return out
 
@@ -232,7 +236,7 @@ def cmd_solve(args) -> int:
     if reason is not None:
         raise KernelSDPError(f"solver {args.solver!r} cannot solve this problem: {reason}.")
     opts = {k: v for k, v in (("tol", args.tol), ("max_iter", args.max_iter)) if v is not None}
-    opts = {} if s.name in ("exact", "local") else opts
+    opts = opts if isinstance(f, NPKL) else {}
     if s.kind == "generic":
         opts = {"verbose": args.verbose}
     elif args.verbose:

@@ -40,3 +40,9 @@ SADDLE_GAP_TOL = 1e-7
 #: StQP (seed 003): ordering bound ≤ exact ≤ rounded, feasibility of α on the simplex, and
 #: Theorem 2 (rounded = exact for d ≤ 3), all within this absolute-relative tolerance.
 STQP_TOL = 1e-6
+
+#: Spectral metric QP (seed 002): closed form vs an interior-point solver, and its KKT
+#: residuals (equality, sign, stationarity 2Dβ = ρ1).
+SPECTRAL_QP_RTOL = 1e-8
+#: Interior-point QP residuals on the same problem (Clarabel stops near 1e-8 relative).
+SPECTRAL_QP_KKT_TOL_INTERIOR_POINT = 1e-6

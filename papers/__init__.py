@@ -18,4 +18,10 @@ def _ncut_kernels(quick: bool = False) -> int:
     return main(quick=quick)
 
 
-PAPERS = {"simplenpkl": _simplenpkl, "ncut-kernels": _ncut_kernels}
+def _spectral_metric(quick: bool = False) -> int:
+    from .spectral_metric_ijcai2007 import main
+    return main(quick=quick)
+
+
+PAPERS = {"simplenpkl": _simplenpkl, "ncut-kernels": _ncut_kernels,
+          "spectral-metric": _spectral_metric}

@@ -193,3 +193,20 @@ def test_stqp_cli(capsys, tmp_path):
     np.savez(tmp_path / "big.npz", Q=np.eye(20))
     code, _, err = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "big.npz"), "--solver", "exact")
     assert code == 2 and "limit" in err and len(err.strip().splitlines()) == 1
+
+
+def test_spectral_metric_cli(capsys, tmp_path):
+    X, y = load_iris_small()
+    pairs = np.array([[0, 1], [2, 3], [5, 60], [70, 71]])
+    labels = np.array([1, 1, -1, 1])
+    np.savez(tmp_path / "s.npz", X=X, pairs=pairs, labels=labels)
+    code, out, _ = run(capsys, "verify", "spectral-metric", "--problem", str(tmp_path / "s.npz"),
+                       "--solvers", "clarabel,closed-form", "--n-landmarks", "40", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["passed"] and d["problem"]["formulation"] == "spectral-metric"
+
+
+def load_iris_small():
+    from kernelsdp.data import load
+    X, y = load("iris")
+    return X[:100], y[:100]

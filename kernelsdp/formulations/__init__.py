@@ -15,6 +15,7 @@ from .base import CvxpyModel, Formulation
 from .losses import LOSSES, Loss
 from .ncut_mkl import NCutMKL
 from .npkl import CAPACITIES, NPKL, simple_npkl
+from .spectral_metric import SpectralMetric
 from .stqp import StQP
 
 
@@ -31,6 +32,8 @@ FORMULATIONS: dict[str, FormulationEntry] = {
                                     "SimpleNPKL: NPKL with tr(KK) <= B, seed 000 eqs. 5-6, 9"),
     "stqp": FormulationEntry(StQP, {}, "standard quadratic program, SDP1 relaxation (seed 003)"),
     "ncut-mkl": FormulationEntry(NCutMKL, {}, "kernel weights for normalized cuts (seed 003)"),
+    "spectral-metric": FormulationEntry(SpectralMetric, {},
+                                        "spectral kernel re-weighting QP for metric learning (seed 002)"),
 }
 
 
@@ -43,4 +46,4 @@ def get_formulation(name: str) -> FormulationEntry:
 
 
 __all__ = ["CAPACITIES", "CvxpyModel", "FORMULATIONS", "Formulation", "FormulationEntry",
-           "LOSSES", "Loss", "NCutMKL", "NPKL", "StQP", "get_formulation", "simple_npkl"]
+           "LOSSES", "Loss", "NCutMKL", "NPKL", "SpectralMetric", "StQP", "get_formulation", "simple_npkl"]

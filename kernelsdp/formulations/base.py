@@ -53,6 +53,12 @@ class Formulation(ABC):
     def n(self) -> int:
         """Number of points (size of the kernel)."""
 
+    @property
+    def psd_dim(self) -> int:
+        """Side of the largest PSD block of the CVXPY model (0 for a QP): what sizes the
+        memory of an interior-point solve."""
+        return self.n
+
     def describe(self) -> dict[str, Any]:
         """Parameters worth printing in a report."""
         return {"formulation": self.name, "n": self.n}

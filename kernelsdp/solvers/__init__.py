@@ -11,11 +11,13 @@ from ..errors import UnknownNameError, UnsupportedProblemError
 from ..formulations.base import Formulation
 from ..formulations.ncut_mkl import NCutMKL
 from ..formulations.npkl import NPKL
+from ..formulations.spectral_metric import SpectralMetric
 from ..formulations.stqp import StQP
 from .base import Solver
 from .conic import ConicSolver, generic_solvers
 from .proposition1 import ClosedForm
 from .saddle_point import SaddlePoint
+from .spectral import SpectralClosedForm
 from .stqp import ExactStQP, LocalStQP
 
 #: fast solvers per formulation family, in preference order
@@ -23,6 +25,7 @@ FAST_SOLVERS: dict[type[Formulation], list[Solver]] = {
     NPKL: [ClosedForm(), SaddlePoint()],
     StQP: [ExactStQP(), LocalStQP()],
     NCutMKL: [ExactStQP(), LocalStQP()],
+    SpectralMetric: [SpectralClosedForm()],
 }
 
 

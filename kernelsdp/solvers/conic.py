@@ -95,7 +95,7 @@ class ConicSolver(Solver):
         return None  # every formulation is declared in CVXPY
 
     def memory_bytes(self, formulation: Formulation) -> int:
-        n = formulation.n
+        n = formulation.psd_dim
         t = n * (n + 1) // 2
         if self.cvxpy_name in FIRST_ORDER:
             return 8 * 10 * n * n
@@ -109,7 +109,8 @@ class ConicSolver(Solver):
         need = self.memory_bytes(formulation)
         if need > GENERIC_MEMORY_LIMIT:
             raise TooLargeError(
-                f"{self.name} on this SDP with n = {formulation.n} would need about "
+                f"{self.name} on this SDP with a {formulation.psd_dim}×{formulation.psd_dim} PSD "
+                f"block would need about "
                 f"{need / 2**30:.1f} GiB (limit {GENERIC_MEMORY_LIMIT / 2**30:.0f} GiB); "
                 "use a fast solver for this size.")
         t0 = time.perf_counter()

@@ -14,11 +14,13 @@ from typing import Any
 from ..errors import UnsupportedProblemError
 from ..formulations.base import Formulation
 from ..formulations.npkl import NPKL
+from ..formulations.spectral_metric import SpectralMetric
 from ..formulations.stqp import StQP
 from ..result import Result
 from ..solvers import get_solver
 from .. import tolerances as tol
 from .kkt import failures, npkl_residuals
+from .qp import CHECKED as QP_CHECKED, qp_residuals
 from .stqp import stqp_failures, stqp_relations, stqp_residuals
 
 #: named tolerances per solver: (objective agreement, KKT residuals)
@@ -93,6 +95,11 @@ def certify(f: Formulation, result: Result) -> SolverCheck:
     elif isinstance(f, StQP):
         res = stqp_residuals(f, result)
         bad = stqp_failures(res, result.solver)
+    elif isinstance(f, SpectralMetric):
+        res = qp_residuals(f, result)
+        kkt_tol = (tol.SPECTRAL_QP_RTOL if result.solver == "closed-form"
+                   else tol.SPECTRAL_QP_KKT_TOL_INTERIOR_POINT)
+        bad = [k for k in QP_CHECKED if not res[k] <= kkt_tol]
     else:  # pragma: no cover - every registered formulation has residuals
         raise UnsupportedProblemError(f"verify has no residuals for {f.name!r}")
     return SolverCheck(result.solver, result.termination.value, result.point.value,
@@ -126,5 +133,7 @@ def verify(f: Formulation, solvers: list[str], **options) -> VerifyReport:
                 continue
             rel = abs(a.objective - b.objective) / max(1.0, abs(a.objective), abs(b.objective))
             t = max(tolerances_for(a.solver)[0], tolerances_for(b.solver)[0])
+            if isinstance(f, SpectralMetric):
+                t = tol.SPECTRAL_QP_RTOL if "scs" not in (a.solver, b.solver) else tol.OBJECTIVE_RTOL_FIRST_ORDER
             report.comparisons.append(Comparison(a.solver, b.solver, rel, t, rel <= t))
     return report

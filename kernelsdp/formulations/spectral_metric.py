@@ -1,0 +1,106 @@
+"""Spectral kernel re-weighting (seed 002; formulations.md §5): a QP in β.
+
+    min_β  J_S(β) = βᵀ D_S β    s.t.  1ᵀβ = c   [β ≥ 0, optional]
+
+with d_r = (1/|S|) Σ_{(i,j)∈S} ((e_i − e_j)ᵀ v_r)² over the similar pairs only (v_r the
+basis vectors of :mod:`kernelsdp.metric.spectral`, W v_αr for the landmark version) and
+c = Σ_r √λ_r, so that β_r = √λ_r (the base kernel) is feasible.  A d_r = 0 is raised to
+``D_FLOOR``·max d (formulations.md: "add ε").  The closed form
+β* = c D⁻¹1 / 1ᵀD⁻¹1 is positive, so it also solves the β ≥ 0 variant.
+The learned kernel is K_β = Σ β_r² (basis_r)(basis_r)ᵀ: the factor basis·diag(β).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import cvxpy as cp
+import numpy as np
+
+from ..errors import InvalidDataError
+from ..result import KernelFactor
+from .base import CvxpyModel, Formulation, require_keys
+
+D_FLOOR = 1e-12
+
+
+@dataclass
+class SpectralMetric(Formulation):
+    d: np.ndarray
+    c: float
+    nonneg: bool = False
+    basis: np.ndarray | None = None  # (n, p) coordinates of the training points
+
+    name: ClassVar[str] = "spectral-metric"
+    NPZ_KEYS: ClassVar[dict[str, str]] = {
+        "X": "(n, D) points",
+        "pairs": "(m, 2) point indices of the constrained pairs",
+        "labels": "(m,) +1 similar / -1 dissimilar; only +1 pairs enter J_S",
+        "gamma, n_landmarks, n_neighbors (optional)": "RBF width (default 1/median sq. distance), "
+                                                      "landmarks (default: the full version), neighbours (10)",
+    }
+
+    def __post_init__(self) -> None:
+        d = np.asarray(self.d, dtype=float).ravel()
+        if d.size == 0 or not np.all(np.isfinite(d)) or np.any(d < 0):
+            raise InvalidDataError("D_S must be a non-empty vector of finite, nonnegative entries.")
+        self.d = np.maximum(d, D_FLOOR * max(float(d.max()), 1e-300))
+        self.c = float(self.c)
+
+    @classmethod
+    def from_basis(cls, coords: np.ndarray, lam: np.ndarray, similar: np.ndarray,
+                   nonneg: bool = False) -> "SpectralMetric":
+        """D_S from the basis coordinates of the points in the similar pairs (eq. for d_r)."""
+        diff = coords[similar[:, 0]] - coords[similar[:, 1]]
+        return cls(d=np.mean(diff**2, axis=0), c=float(np.sum(np.sqrt(lam))), nonneg=nonneg,
+                   basis=coords)
+
+    #: flags of ``kernelsdp solve spectral-metric`` (base-kernel options), name -> type
+    CLI_OPTIONS: ClassVar[dict[str, type]] = {"gamma": float, "n_landmarks": int, "n_neighbors": int}
+
+    @classmethod
+    def from_npz(cls, arrays, **params) -> "SpectralMetric":
+        from ..metric.estimator import SpectralMetricLearning
+        require_keys(arrays, ("X", "pairs", "labels"), cls.name)
+        opts = {k: t(arrays[k]) for k, t in cls.CLI_OPTIONS.items() if k in arrays}
+        opts.update({k: v for k, v in params.items() if v is not None and k in cls.CLI_OPTIONS})
+        est = SpectralMetricLearning(**opts)
+        return est.formulation(arrays["X"], arrays["pairs"], arrays["labels"])
+
+    @property
+    def n(self) -> int:
+        return int(self.d.size)
+
+    @property
+    def psd_dim(self) -> int:
+        return 0  # a diagonal QP: no semidefinite block
+
+    def describe(self) -> dict[str, Any]:
+        return {"formulation": self.name, "p": int(self.d.size), "c": self.c, "nonneg": self.nonneg}
+
+    def objective(self, beta) -> float:
+        b = np.asarray(beta, dtype=float)
+        return float(b @ (self.d * b))
+
+    def build(self) -> CvxpyModel:
+        beta = cp.Variable(self.d.size, name="beta")
+        cons = {"sum": cp.sum(beta) == self.c}
+        if self.nonneg:
+            cons["nonneg"] = beta >= 0
+        problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(self.d, cp.square(beta)))),
+                             list(cons.values()))
+        return CvxpyModel(problem, {"beta": beta}, cons)
+
+    def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
+        beta = np.asarray(model.variables["beta"].value, dtype=float)
+        return {"primal": {"beta": beta}, "kernel": self.kernel(beta),
+                # CVXPY's Lagrangian adds y·(1ᵀβ − c): stationarity 2Dβ + y = 0, so ρ = −y
+                "duals": {"rho": -float(np.ravel(model.constraints["sum"].dual_value)[0])}}
+
+    def kernel(self, beta) -> KernelFactor | None:
+        return None if self.basis is None else KernelFactor(self.basis * np.asarray(beta)[None])
+
+    def closed_form(self) -> np.ndarray:
+        inv = 1.0 / self.d
+        return self.c * inv / inv.sum()

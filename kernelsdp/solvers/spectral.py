@@ -1,0 +1,32 @@
+"""The closed form of the spectral metric QP (seed 002; formulations.md §5).
+
+Stationarity of βᵀDβ − ρ(1ᵀβ − c): 2 d_r β_r = ρ for every r, so β_r ∝ 1/d_r and the
+equality fixes β* = c D⁻¹1 / 1ᵀD⁻¹1, ρ* = 2c / 1ᵀD⁻¹1, value c² / 1ᵀD⁻¹1.  Every β*_r > 0,
+so the β ≥ 0 variant has the same solution (its multipliers are zero).  O(p).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..formulations.spectral_metric import SpectralMetric
+from ..result import PointStatus, Result, Termination
+from .base import Solver
+
+
+class SpectralClosedForm(Solver):
+    name = "closed-form"
+
+    def supports(self, f) -> str | None:
+        return None if isinstance(f, SpectralMetric) else "this closed form solves spectral-metric only"
+
+    def solve(self, f: SpectralMetric, **_) -> Result:
+        t0 = time.perf_counter()
+        beta = f.closed_form()
+        rho = 2 * f.c / float(np.sum(1.0 / f.d))
+        return Result(formulation=f.name, solver=self.name, termination=Termination.OPTIMAL,
+                      point=PointStatus.FEASIBLE_POINT, objective=f.objective(beta),
+                      primal={"beta": beta}, kernel=f.kernel(beta), duals={"rho": rho},
+                      solve_time_s=time.perf_counter() - t0, iterations=1)
