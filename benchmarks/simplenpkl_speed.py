@@ -51,22 +51,6 @@ def gaussian_mixture(n: int, d: int = 10, clusters: int = 2, seed: int = 0):
     return X, c % 2
 
 
-def random_pairs(y, m: int, seed: int = 0) -> PairwiseConstraints:
-    """m distinct random pairs labelled by class agreement."""
-    rng = np.random.default_rng(seed)
-    n = len(y)
-    seen = set()
-    while len(seen) < m:
-        a, b = rng.integers(0, n, 2 * (m - len(seen))).reshape(-1, 2).T
-        for i, j in zip(a, b):
-            if i != j:
-                seen.add((min(i, j), max(i, j)))
-            if len(seen) == m:
-                break
-    P = np.array(sorted(seen))
-    return PairwiseConstraints.from_arrays(P, np.where(y[P[:, 0]] == y[P[:, 1]], 1, -1), n)
-
-
 HUGE_CLUSTERS = 100
 
 
@@ -79,7 +63,7 @@ def large_instance(n, m, k, C, B, clusters=2):
     t = time.perf_counter()
     L = knn_laplacian(X, k)
     graph_s = time.perf_counter() - t
-    f = NPKL(L=L, pairs=random_pairs(y, m), loss="linear", capacity="frobenius", C=C, B=B)
+    f = NPKL(L=L, pairs=PairwiseConstraints.sample(y, m), loss="linear", capacity="frobenius", C=C, B=B)
     return f, graph_s
 
 

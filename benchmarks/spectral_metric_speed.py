@@ -15,24 +15,12 @@ import time
 
 import numpy as np
 
+from kernelsdp.data import PairwiseConstraints, xor
 from kernelsdp.metric import SpectralMetricLearning, class_separation
 
 
-def xor(n: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, size=(n, 2))
-    y = (np.sign(X[:, 0]) * np.sign(X[:, 1]) > 0).astype(int)
-    return X, y
-
-
 def similar_pairs(y, m, seed=0):
-    rng = np.random.default_rng(seed)
-    out = []
-    while len(out) < m:
-        i, j = rng.integers(0, len(y), 2)
-        if i != j and y[i] == y[j]:
-            out.append((i, j))
-    return np.array(out)
+    return PairwiseConstraints.sample(y, m, seed, must_link_only=True).as_array()
 
 
 def main() -> int:

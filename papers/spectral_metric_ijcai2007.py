@@ -30,7 +30,7 @@ from sklearn.datasets import load_digits
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import train_test_split
 
-from kernelsdp.data import load
+from kernelsdp.data import PairwiseConstraints, load, xor
 from kernelsdp.metric import RCA, SpectralMetricLearning, class_separation
 from kernelsdp.metric.baselines import feature_space_separation
 from kernelsdp.metric.spectral import median_gamma
@@ -38,20 +38,8 @@ from kernelsdp.metric.spectral import median_gamma
 FIGURE = os.path.join("out", "spectral_metric_xor.png")
 
 
-def xor(n: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, (n, 2))
-    return X, (X[:, 0] * X[:, 1] > 0).astype(int)
-
-
 def similar_pairs(y, m: int, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    out = set()
-    while len(out) < m:
-        i, j = rng.integers(0, len(y), 2)
-        if i != j and y[i] == y[j]:
-            out.add((min(i, j), max(i, j)))
-    return np.array(sorted(out))
+    return PairwiseConstraints.sample(y, m, seed, must_link_only=True).as_array()
 
 
 def measures(X, y, Xn, yn, P, m=None, seed=0) -> dict[str, float]:

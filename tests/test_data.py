@@ -94,9 +94,19 @@ def test_bad_laplacian(bad, match):
 def test_datasets_load():
     shapes = {"iris": (150, 4), "wine": (178, 13), "glass": (214, 9), "heart": (270, 13),
               "sonar": (208, 60), "soybean": (47, 35), "ionosphere": (351, 34),
-              "chessboard": (100, 2), "double-spiral": (100, 3)}
+              "chessboard": (100, 2), "double-spiral": (100, 3), "xor": (200, 2)}
     for name in DATASETS:
         X, y = load(name)
         assert X.shape == shapes[name] and y.shape == (X.shape[0],) and np.all(np.isfinite(X))
     with pytest.raises(UnknownNameError):
         load("protein")
+
+
+def test_sample_pairs():
+    _, y = load("iris")
+    P = PairwiseConstraints.sample(y, 40, seed=1, must_link_only=True)
+    assert P.m == 40 and np.all(P.t > 0) and np.all(y[P.i] == y[P.j])
+    Q = PairwiseConstraints.sample(y, 60, seed=1)
+    assert Q.m == 60 and np.all((y[Q.i] == y[Q.j]) == (Q.t > 0))
+    with pytest.raises(InvalidParameterError):
+        PairwiseConstraints.sample(y, 10**6)

@@ -7,7 +7,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from kernelsdp import tolerances as tol
-from kernelsdp.data import load
+from kernelsdp.data import PairwiseConstraints, load, xor
 from kernelsdp.errors import InvalidDataError, InvalidParameterError, TooLargeError
 from kernelsdp.evaluation import pairwise_cluster_accuracy
 from kernelsdp.formulations import SpectralMetric
@@ -17,20 +17,8 @@ from kernelsdp.solvers import solve
 from kernelsdp.verify import verify
 
 
-def xor(n, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, (n, 2))
-    return X, (X[:, 0] * X[:, 1] > 0).astype(int)
-
-
 def similar(y, m, seed=0):
-    rng = np.random.default_rng(seed)
-    out = []
-    while len(out) < m:
-        i, j = rng.integers(0, len(y), 2)
-        if i != j and y[i] == y[j]:
-            out.append((i, j))
-    return np.array(out)
+    return PairwiseConstraints.sample(y, m, seed, must_link_only=True).as_array()
 
 
 @pytest.mark.parametrize("nonneg", [False, True])

@@ -38,11 +38,18 @@ def double_spiral(n: int = 100, turns: float = 2.0, noise: float = 0.05,
     return X, y
 
 
+def xor(n: int = 200, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Uniform points in [−1, 1]², label 1 where x₁x₂ > 0 (seed 002's XOR illustration)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, 2))
+    return X, (X[:, 0] * X[:, 1] > 0).astype(int)
+
+
 _CSV = ("iris", "wine", "glass", "heart", "sonar", "soybean", "ionosphere")
-_SYNTHETIC = {"chessboard": chessboard, "double-spiral": double_spiral}
+_SYNTHETIC = {"chessboard": chessboard, "double-spiral": double_spiral, "xor": xor}
 
 #: Ordered registry of every loadable name.
-DATASETS: tuple[str, ...] = ("chessboard", "double-spiral") + _CSV
+DATASETS: tuple[str, ...] = ("chessboard", "double-spiral", "xor") + _CSV
 
 
 def _read_csv(name: str) -> tuple[np.ndarray, np.ndarray]:

@@ -114,6 +114,28 @@ class PairwiseConstraints:
         P = np.array(list(seen.keys()), dtype=np.int64).reshape(-1, 2)
         return cls.from_arrays(P, np.array(list(seen.values())), n)
 
+    @classmethod
+    def sample(cls, y, m: int, seed: int | None = 0, must_link_only: bool = False) -> "PairwiseConstraints":
+        """m distinct random pairs labelled by class agreement (must-links only if asked)."""
+        y = np.asarray(y)
+        n = y.size
+        same = np.unique(y, return_counts=True)[1]
+        available = int((same * (same - 1) // 2).sum()) if must_link_only else n * (n - 1) // 2
+        if not 0 < m <= available:
+            raise InvalidParameterError(f"The 'm' parameter of sample must be an int in [1, {available}]. Got {m!r} instead.")
+        rng = np.random.default_rng(seed)
+        seen: set[tuple[int, int]] = set()
+        while len(seen) < m:
+            a, b = rng.integers(0, n, 2)
+            if a != b and (not must_link_only or y[a] == y[b]):
+                seen.add((int(min(a, b)), int(max(a, b))))
+        P = np.array(sorted(seen), dtype=np.int64)
+        return cls.from_arrays(P, np.where(y[P[:, 0]] == y[P[:, 1]], 1.0, -1.0), n)
+
+    def as_array(self) -> np.ndarray:
+        """(m, 2) index array of the pairs."""
+        return np.column_stack([self.i, self.j])
+
     def matrix(self) -> sp.csr_matrix:
         """Symmetrised T = Σ T_ij (e_i e_jᵀ + e_j e_iᵀ)/2, sparse (2m entries)."""
         return self.weighted_matrix(self.t)
