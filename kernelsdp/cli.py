@@ -97,7 +97,7 @@ def build_problem(args):
         raise InvalidDataError("give exactly one problem input: --problem FILE.npz, "
                                "--laplacian L.npz with --pairs pairs.csv, or --dataset NAME.")
     if args.problem:
-        return entry.cls.from_npz(_load_npz(args.problem), **params)
+        return _active(entry.cls.from_npz(_load_npz(args.problem), **params), args)
     if args.laplacian:
         if not args.pairs:
             raise InvalidDataError("--laplacian needs --pairs pairs.csv (header i,j,label).")
@@ -109,13 +109,25 @@ def build_problem(args):
             raise InvalidDataError(f"{args.laplacian}: not a scipy.sparse .npz ({exc}).") from None
         if L.ndim != 2 or L.shape[0] != L.shape[1]:
             raise InvalidDataError(f"the Laplacian must be square; got shape {L.shape}.")
-        return entry.cls(L=L, pairs=_read_pairs(args.pairs, L.shape[0]), **params)
+        return _active(entry.cls(L=L, pairs=_read_pairs(args.pairs, L.shape[0]), **params), args)
     X, y = load(args.dataset)
     if args.n_points and args.n_points < len(y):
         keep = np.random.default_rng(args.seed).choice(len(y), args.n_points, replace=False)
         X, y = X[np.sort(keep)], y[np.sort(keep)]
     pairs = PairwiseConstraints.from_labels(y, ratio=args.ratio, seed=args.seed)
-    return entry.cls.from_points(X, pairs, k=args.k, **params)
+    return _active(entry.cls.from_points(X, pairs, k=args.k, **params), args)
+
+
+def _active(f: NPKL, args) -> NPKL:
+    """Restrict to the active pairs when --active-points is given (margins from Prop. 1)."""
+    if args.active_points is None:
+        return f
+    from dataclasses import replace
+
+    from .solvers.active import select_active
+    from .solvers.proposition1 import ClosedForm
+    ll = ClosedForm().solve(replace(f, loss="linear", capacity="frobenius"))
+    return select_active(f, ll.kernel, args.active_points)
 
 
 def _add_problem_args(p: argparse.ArgumentParser, cls) -> None:
@@ -143,6 +155,9 @@ def _add_problem_args(p: argparse.ArgumentParser, cls) -> None:
     q.add_argument("--capacity", choices=CAPACITIES, default=None, help="default: frobenius")
     q.add_argument("--C", type=float, default=None, help="loss weight C > 0 (default 1)")
     q.add_argument("--B", type=float, default=None, help="capacity bound B > 0 (default 1)")
+    q.add_argument("--active-points", type=int, default=None, metavar="K",
+                   help="active constraint selection (seed 000 §3.2.4): keep only the pairs "
+                        "touching the K points of smallest margin under the linear-loss kernel")
 
 
 def _epilog(name: str) -> str:

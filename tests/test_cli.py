@@ -210,3 +210,15 @@ def load_iris_small():
     from kernelsdp.data import load
     X, y = load("iris")
     return X[:100], y[:100]
+
+
+def test_active_points_reduce_the_pairs(capsys):
+    code, out, _ = run(capsys, "solve", "simple-npkl", "--dataset", "iris", "--solver",
+                       "closed-form", "--json")
+    full = json.loads(out)["problem"]["m"]
+    code, out, _ = run(capsys, "solve", "simple-npkl", "--dataset", "iris", "--solver",
+                       "saddle-point", "--loss", "squared-hinge", "--active-points", "10", "--json")
+    d = json.loads(out)
+    assert code == 0 and 0 < d["problem"]["m"] < full and d["status"] == "optimal"
+    code, _, err = run(capsys, "solve", "simple-npkl", "--dataset", "iris", "--active-points", "0")
+    assert code == 2 and "'k'" in err
