@@ -137,8 +137,12 @@ def _add_problem_args(p: argparse.ArgumentParser, cls) -> None:
         p.add_argument("--problem", metavar="FILE.npz", required=True,
                        help="arrays under the keys listed below")
         for name, typ in getattr(cls, "CLI_OPTIONS", {}).items():
-            p.add_argument("--" + name.replace("_", "-"), dest=name, type=typ, default=None,
-                           help=f"{name} ({typ.__name__}; overrides the file)")
+            flag = "--" + name.replace("_", "-")
+            if typ is bool:
+                p.add_argument(flag, dest=name, action="store_true", help=name)
+            else:
+                p.add_argument(flag, dest=name, type=typ, default=None,
+                               help=f"{name} ({typ.__name__}; overrides the file)")
         return
     g = p.add_argument_group("problem input (exactly one)")
     g.add_argument("--problem", metavar="FILE.npz", help="arrays under the keys listed below")

@@ -23,5 +23,10 @@ def _spectral_metric(quick: bool = False) -> int:
     return main(quick=quick)
 
 
+def _tla(quick: bool = False) -> int:
+    from .tla_icmla2009 import main
+    return main(quick=quick)
+
+
 PAPERS = {"simplenpkl": _simplenpkl, "ncut-kernels": _ncut_kernels,
-          "spectral-metric": _spectral_metric}
+          "spectral-metric": _spectral_metric, "tla": _tla}

@@ -222,3 +222,19 @@ def test_active_points_reduce_the_pairs(capsys):
     assert code == 0 and 0 < d["problem"]["m"] < full and d["status"] == "optimal"
     code, _, err = run(capsys, "solve", "simple-npkl", "--dataset", "iris", "--active-points", "0")
     assert code == 2 and "'k'" in err
+
+
+def test_tla_cli(capsys, tmp_path):
+    from kernelsdp.data.datasets import hyperplane_transformed
+    X, y = hyperplane_transformed(80, "logarithmic", seed=0)
+    np.savez(tmp_path / "t.npz", X=X, y=y)
+    code, out, _ = run(capsys, "verify", "mwc-tla", "--problem", str(tmp_path / "t.npz"),
+                       "--solvers", "clarabel,closed-form", "--ramps", "6", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["passed"] and d["problem"]["J"] == 6
+    code, out, _ = run(capsys, "solve", "mwc-tla", "--problem", str(tmp_path / "t.npz"),
+                       "--tightened", "--solver", "clarabel", "--json")
+    assert code == 0 and json.loads(out)["info"]["monotone"] is True
+    code, _, err = run(capsys, "solve", "mwc-tla", "--problem", str(tmp_path / "t.npz"),
+                       "--tightened", "--solver", "closed-form")
+    assert code == 2 and "untightened" in err

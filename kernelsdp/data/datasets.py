@@ -45,6 +45,27 @@ def xor(n: int = 200, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return X, (X[:, 0] * X[:, 1] > 0).astype(int)
 
 
+#: seed 004 §5.1: the transformation applied to the data, and the inverse to be learned
+MONOTONE = {"linear": (lambda u: u, "x"), "logarithmic": (np.log, "exp(x)"),
+            "quadratic": (np.square, "sqrt(x)")}
+
+
+def hyperplane_transformed(n: int = 600, transform: str = "quadratic", margin: float = 0.05,
+                           seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Points in [0.05, 1]² on both sides of the hyperplane u₁ + u₂ = 1.05 with a margin
+    (our construction of seed 004 §5.1), labels ±1, then transformed featurewise by
+    ``transform`` (linear, logarithmic or quadratic): learning the inverse makes them
+    linearly separable again."""
+    rng = np.random.default_rng(seed)
+    out = np.empty((0, 2))
+    while len(out) < n:
+        u = rng.uniform(0.05, 1.0, size=(2 * n, 2))
+        out = np.vstack([out, u[np.abs(u.sum(axis=1) - 1.05) / np.sqrt(2) > margin]])
+    u = out[:n]
+    y = np.where(u.sum(axis=1) > 1.05, 1, -1)
+    return MONOTONE[transform][0](u), y
+
+
 _CSV = ("iris", "wine", "glass", "heart", "sonar", "soybean", "ionosphere")
 _SYNTHETIC = {"chessboard": chessboard, "double-spiral": double_spiral, "xor": xor}
 

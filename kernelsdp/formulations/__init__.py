@@ -17,6 +17,7 @@ from .ncut_mkl import NCutMKL
 from .npkl import CAPACITIES, NPKL, simple_npkl
 from .spectral_metric import SpectralMetric
 from .stqp import StQP
+from .tla import KA, LMTL, MWCTLA, NCTLA
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,10 @@ FORMULATIONS: dict[str, FormulationEntry] = {
     "ncut-mkl": FormulationEntry(NCutMKL, {}, "kernel weights for normalized cuts (seed 003)"),
     "spectral-metric": FormulationEntry(SpectralMetric, {},
                                         "spectral kernel re-weighting QP for metric learning (seed 002)"),
+    "ka": FormulationEntry(KA, {}, "kernel alignment QCQP over ramp kernels, eq. 8 (seed 004)"),
+    "nc-tla": FormulationEntry(NCTLA, {}, "norm-constrained transformation learning SDP, eq. 11 (seed 004)"),
+    "mwc-tla": FormulationEntry(MWCTLA, {}, "mixing-weight-constrained TLA SDP, eq. 13 (seed 004)"),
+    "lmtl": FormulationEntry(LMTL, {}, "large-margin transformation learning SDP, eq. 2 (seed 004)"),
 }
 
 
@@ -46,4 +51,4 @@ def get_formulation(name: str) -> FormulationEntry:
 
 
 __all__ = ["CAPACITIES", "CvxpyModel", "FORMULATIONS", "Formulation", "FormulationEntry",
-           "LOSSES", "Loss", "NCutMKL", "NPKL", "SpectralMetric", "StQP", "get_formulation", "simple_npkl"]
+           "KA", "LMTL", "LOSSES", "Loss", "MWCTLA", "NCTLA", "NCutMKL", "NPKL", "SpectralMetric", "StQP", "get_formulation", "simple_npkl"]

@@ -13,12 +13,14 @@ from ..formulations.ncut_mkl import NCutMKL
 from ..formulations.npkl import NPKL
 from ..formulations.spectral_metric import SpectralMetric
 from ..formulations.stqp import StQP
+from ..formulations.tla import KA, LMTL, MWCTLA, NCTLA
 from .base import Solver
 from .conic import ConicSolver, generic_solvers
 from .proposition1 import ClosedForm
 from .saddle_point import SaddlePoint
 from .spectral import SpectralClosedForm
 from .stqp import ExactStQP, LocalStQP
+from .tla import TopEigenpair
 
 #: fast solvers per formulation family, in preference order
 FAST_SOLVERS: dict[type[Formulation], list[Solver]] = {
@@ -26,6 +28,8 @@ FAST_SOLVERS: dict[type[Formulation], list[Solver]] = {
     StQP: [ExactStQP(), LocalStQP()],
     NCutMKL: [ExactStQP(), LocalStQP()],
     SpectralMetric: [SpectralClosedForm()],
+    MWCTLA: [TopEigenpair()],
+    KA: [], NCTLA: [], LMTL: [],
 }
 
 

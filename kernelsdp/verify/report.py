@@ -16,12 +16,14 @@ from ..formulations.base import Formulation
 from ..formulations.npkl import NPKL
 from ..formulations.spectral_metric import SpectralMetric
 from ..formulations.stqp import StQP
+from ..formulations.tla import KA, NCTLA, MWCTLA
 from ..result import Result
 from ..solvers import get_solver
 from .. import tolerances as tol
 from .kkt import failures, npkl_residuals
 from .qp import CHECKED as QP_CHECKED, qp_residuals
 from .stqp import stqp_failures, stqp_relations, stqp_residuals
+from .tla import tla_failures, tla_residuals
 
 #: named tolerances per solver: (objective agreement, KKT residuals)
 SOLVER_TOLERANCES: dict[str, tuple[float, float]] = {
@@ -95,6 +97,9 @@ def certify(f: Formulation, result: Result) -> SolverCheck:
     elif isinstance(f, StQP):
         res = stqp_residuals(f, result)
         bad = stqp_failures(res, result.solver)
+    elif isinstance(f, (KA, NCTLA, MWCTLA)):
+        res = tla_residuals(f, result)
+        bad = tla_failures(res, kkt_tol)
     elif isinstance(f, SpectralMetric):
         res = qp_residuals(f, result)
         kkt_tol = (tol.SPECTRAL_QP_RTOL if result.solver == "closed-form"

@@ -1,0 +1,259 @@
+"""Transformation learning via kernel alignment (seed 004; formulations.md §7).
+
+Base transformations φ_1..φ_J (truncated ramps, :mod:`kernelsdp.data.ramps`); the learned
+kernel is k(x, x') = Σ_ij M_ij φ_i(x)ᵀφ_j(x') (M = mmᵀ for a single transformation).
+With Q_ij = (φ_i(X)ᵀy)ᵀ(φ_j(X)ᵀy) = ⟨φ_iᵀφ_j, yyᵀ⟩:
+
+- **MWC-TLA** (eq. 13) is the Shor relaxation of its nonconvex original (eq. 12)
+  max mᵀQm s.t. m ≥ 0, 1ᵀm ≤ 1, ‖m‖² ≤ 1, built by :func:`kernelsdp.relaxations.shor`:
+  max ⟨M, Q⟩ s.t. [[1, mᵀ], [m, M]] ⪰ 0, m ≥ 0, 1ᵀm ≤ 1, tr M ≤ 1.  Its size is J only.
+  As printed, m = 0 is feasible, so the optimum is λ_max(Q) with M = vvᵀ and v may mix
+  ramps with both signs (a non-monotone transformation).  ``tightened=True`` adds the
+  doubly-nonnegative cut M ≥ 0 (``shor(..., dnn=True)``): the leading eigenvector of an
+  elementwise-nonnegative M is nonnegative (Perron–Frobenius), so the transformation it
+  recovers is monotone.
+- **NC-TLA** (eq. 11): max ⟨M, Q⟩ s.t. tr A ≤ 1, [[A, K_M], [K_M, I_n]] ⪰ 0,
+  [[1, mᵀ], [m, M]] ⪰ 0, m ≥ 0, with K_M = Σ M_ij φ_iφ_jᵀ (n × n): refused above
+  ``BLOCK_MAX_N`` points with the memory it would need.
+- **LMTL** (eq. 2): the large-margin SDP, min t over M, m, t, λ, v ≥ 0, δ ≥ 0 with
+  [[Y K_M Y, 1 + v − δ + λy], [·ᵀ, t − 2Cδᵀ1]] ⪰ 0 and the same [[1, mᵀ], [m, M]] ⪰ 0,
+  m ≥ 0, 1ᵀm ≤ 1, tr M ≤ 1: an (n+1)-block, refused above ``BLOCK_MAX_N``.
+- **KA** (eq. 8): max qᵀm s.t. mᵀSm ≤ 1, m ≥ 0 with base kernels K_i = φ_iφ_iᵀ,
+  q_i = ⟨K_i, yyᵀ⟩, S_ij = ⟨K_i, K_j⟩ (a convex QCQP; S is a Gram matrix).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import cvxpy as cp
+import numpy as np
+
+from ..data.ramps import RampBasis, kernel_gram, label_alignment, validate_labels
+from ..errors import InvalidDataError, TooLargeError
+from ..relaxations import QCQP, numerical_rank, shor
+from .base import CvxpyModel, Formulation, require_keys
+
+#: NC-TLA and LMTL hold an n-sized PSD block; above this n they are refused.
+BLOCK_MAX_N = 400
+SIGN_TOL = 1e-6
+
+_NPZ = {"X": "(n, D) training points", "y": "(n,) labels ±1",
+        "ramps (optional)": "ramps per feature J (default 10; flag --ramps)"}
+
+
+def mixture_kernel(basis, M: np.ndarray, XA: np.ndarray, XB: np.ndarray | None = None) -> np.ndarray:
+    """Σ_ij M_ij φ_i(XA) φ_j(XB)ᵀ (for evaluation on modest n)."""
+    FA = basis(XA)
+    FB = FA if XB is None else basis(XB)
+    return np.einsum("aid,ij,bjd->ab", FA, M, FB, optimize=True)
+
+
+def weights_report(m: np.ndarray, M: np.ndarray) -> dict[str, Any]:
+    """The relaxation's honesty: rank of M, ‖M − mmᵀ‖_F, signs of the recovered weights."""
+    rank, w = numerical_rank(M)
+    vals, vecs = np.linalg.eigh((M + M.T) / 2)
+    v = vecs[:, -1] * np.sqrt(max(vals[-1], 0.0))
+    v = v if v.sum() >= 0 else -v
+    scale = max(float(np.abs(v).max()), 1e-300)
+    return {"rank_M": rank, "M_minus_mmT": float(np.linalg.norm(M - np.outer(m, m))),
+            "weights": [float(x) for x in v], "negative_weights": int(np.sum(v < -SIGN_TOL * scale)),
+            "monotone": bool(np.all(v >= -SIGN_TOL * scale)), "norm_m": float(np.linalg.norm(m))}
+
+
+@dataclass
+class _TLA(Formulation):
+    Q: np.ndarray
+    basis: Any = field(default=None, repr=False)
+    n_points: int = 0
+
+    NPZ_KEYS: ClassVar[dict[str, str]] = _NPZ
+    CLI_OPTIONS: ClassVar[dict[str, type]] = {"ramps": int}
+
+    @property
+    def n(self) -> int:
+        return int(self.Q.shape[0])
+
+    @classmethod
+    def from_npz(cls, arrays, **params):
+        require_keys(arrays, ("X", "y"), cls.name)
+        J = params.pop("ramps", None) or (int(arrays["ramps"]) if "ramps" in arrays else 10)
+        extra = {k: v for k, v in params.items() if v}
+        return cls.from_data(arrays["X"], arrays["y"], J=J, **extra)
+
+    def describe(self) -> dict[str, Any]:
+        return {"formulation": self.name, "J": self.n, "n": self.n_points}
+
+
+@dataclass
+class MWCTLA(_TLA):
+    tightened: bool = False
+    name: ClassVar[str] = "mwc-tla"
+    CLI_OPTIONS: ClassVar[dict[str, type]] = {"ramps": int, "tightened": bool}
+
+    @classmethod
+    def from_data(cls, X, y, J: int = 10, basis=None, tightened: bool = False) -> "MWCTLA":
+        X = np.asarray(X, dtype=float)
+        y = validate_labels(y, len(X))
+        basis = basis or RampBasis.fit(X, J)
+        return cls(Q=label_alignment(basis, X, y), basis=basis, n_points=len(X), tightened=tightened)
+
+    @property
+    def psd_dim(self) -> int:
+        return self.n + 1
+
+    def original(self) -> QCQP:
+        """Eq. 12 as a minimisation: min −mᵀQm s.t. m ≥ 0, 1ᵀm ≤ 1, mᵀm ≤ 1 (redundant).
+
+        Q is divided by max|Q_ij| (the maximiser does not change; at n = 10⁶ the entries of
+        Q reach 1e9 and Clarabel then reported the problem unbounded); objectives are
+        reported as ⟨M, Q⟩ with the unscaled Q."""
+        J = self.n
+        scale = max(float(np.abs(self.Q).max()), 1e-300)
+        return QCQP.build(-self.Q / scale, G=np.ones((1, J)), h=[1.0],
+                          inequalities=[(np.eye(J), None, -1.0)], nonneg=True)
+
+    def objective(self, M) -> float:
+        return float(np.sum(self.Q * np.asarray(M)))
+
+    def build(self) -> CvxpyModel:
+        rel = shor(self.original(), dnn=self.tightened)
+        model = CvxpyModel(rel.problem, {"Y": rel.Y}, {})
+        model.relaxation = rel  # type: ignore[attr-defined]
+        return model
+
+    def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
+        m, M = model.relaxation.solution()  # type: ignore[attr-defined]
+        rep = weights_report(m, M)
+        return {"objective": self.objective(M), "primal": {"m": m, "M": M},
+                "info": {**rep, "tightened": self.tightened}}
+
+
+@dataclass
+class NCTLA(_TLA):
+    F: np.ndarray = field(default=None, repr=False)  # (n, J, D) φ of the training points
+    y: np.ndarray = field(default=None, repr=False)
+    name: ClassVar[str] = "nc-tla"
+
+    @classmethod
+    def from_data(cls, X, y, J: int = 10, basis=None):
+        X = np.asarray(X, dtype=float)
+        y = validate_labels(y, len(X))
+        _refuse(cls.name, len(X), 2 * len(X))
+        basis = basis or RampBasis.fit(X, J)
+        return cls(Q=label_alignment(basis, X, y), basis=basis, n_points=len(X), F=basis(X), y=y)
+
+    @property
+    def psd_dim(self) -> int:
+        return 2 * self.n_points
+
+    def objective(self, M) -> float:
+        return float(np.sum(self.Q * np.asarray(M)))
+
+    def _KM(self, M):
+        n, J, D = self.F.shape
+        Psi = self.F.reshape(n, J * D)  # column index j·D + d
+        return Psi @ cp.kron(M, np.eye(D)) @ Psi.T
+
+    def build(self) -> CvxpyModel:
+        J, n = self.n, self.n_points
+        Y = cp.Variable((J + 1, J + 1), symmetric=True)
+        m, M = Y[1:, 0], Y[1:, 1:]
+        A = cp.Variable((n, n), symmetric=True)
+        K = self._KM(M)
+        cons = [Y >> 0, Y[0, 0] == 1, m >= 0, cp.trace(A) <= 1,
+                cp.bmat([[A, K], [K, np.eye(n)]]) >> 0]
+        prob = cp.Problem(cp.Maximize(cp.sum(cp.multiply(self.Q, M))), cons)
+        return CvxpyModel(prob, {"Y": Y}, {})
+
+    def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
+        Yv = np.asarray(model.variables["Y"].value)
+        m, M = Yv[1:, 0], (Yv[1:, 1:] + Yv[1:, 1:].T) / 2
+        return {"objective": self.objective(M), "primal": {"m": m, "M": M}, "info": weights_report(m, M)}
+
+
+@dataclass
+class LMTL(NCTLA):
+    C: float = 1.0
+    name: ClassVar[str] = "lmtl"
+
+    @classmethod
+    def from_data(cls, X, y, J: int = 10, basis=None, C: float = 1.0):
+        f = NCTLA.from_data.__func__(cls, X, y, J, basis)
+        f.C = float(C)
+        return f
+
+    def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
+        out = NCTLA.from_cvxpy(self, model)
+        out["info"]["alignment"] = out["objective"]
+        out["objective"] = float(model.variables["t"].value)  # eq. 2's own objective
+        return out
+
+    @property
+    def psd_dim(self) -> int:
+        return self.n_points + 1
+
+    def objective(self, M) -> float:  # reported: the alignment ⟨M, Q⟩ of the learned M
+        return float(np.sum(self.Q * np.asarray(M)))
+
+    def build(self) -> CvxpyModel:
+        J, n, y = self.n, self.n_points, self.y
+        Y = cp.Variable((J + 1, J + 1), symmetric=True)
+        m, M = Y[1:, 0], Y[1:, 1:]
+        t, lam = cp.Variable(), cp.Variable()
+        v, delta = cp.Variable(n, nonneg=True), cp.Variable(n, nonneg=True)
+        YKY = cp.multiply(np.outer(y, y), self._KM(M))
+        u = cp.reshape(1 + v - delta + lam * y, (n, 1), order="F")
+        corner = cp.reshape(t - 2 * self.C * cp.sum(delta), (1, 1), order="F")
+        cons = [Y >> 0, Y[0, 0] == 1, m >= 0, cp.sum(m) <= 1, cp.trace(M) <= 1,
+                cp.bmat([[YKY, u], [u.T, corner]]) >> 0]
+        prob = cp.Problem(cp.Minimize(t), cons)
+        return CvxpyModel(prob, {"Y": Y, "t": t}, {})
+
+
+@dataclass
+class KA(_TLA):
+    S: np.ndarray = field(default=None, repr=False)
+    q: np.ndarray = field(default=None, repr=False)
+    name: ClassVar[str] = "ka"
+
+    @classmethod
+    def from_data(cls, X, y, J: int = 10, basis=None) -> "KA":
+        X = np.asarray(X, dtype=float)
+        y = validate_labels(y, len(X))
+        basis = basis or RampBasis.fit(X, J)
+        S, q = kernel_gram(basis, X, y)
+        return cls(Q=np.diag(q), basis=basis, n_points=len(X), S=S, q=q)
+
+    @property
+    def psd_dim(self) -> int:
+        return 0
+
+    def objective(self, m) -> float:
+        return float(self.q @ np.asarray(m))
+
+    def _sigma(self) -> float:
+        return max(float(np.abs(self.S).max()), 1e-300)
+
+    def build(self) -> CvxpyModel:
+        # solved in m' = √σ·m with S/σ and q/‖q‖ (σ = max S_ij): same maximiser, sane scale
+        m = cp.Variable(self.n, nonneg=True)
+        S = (self.S + self.S.T) / (2 * self._sigma())
+        qn = self.q / max(float(np.abs(self.q).max()), 1e-300)
+        prob = cp.Problem(cp.Maximize(qn @ m), [cp.quad_form(m, cp.psd_wrap(S)) <= 1])
+        return CvxpyModel(prob, {"m": m}, {})
+
+    def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
+        m = np.asarray(model.variables["m"].value, dtype=float) / np.sqrt(self._sigma())
+        return {"objective": self.objective(m), "primal": {"m": m, "M": np.diag(m)}}
+
+
+def _refuse(name: str, n: int, block: int) -> None:
+    if n > BLOCK_MAX_N:
+        t = block * (block + 1) // 2
+        raise TooLargeError(f"{name} holds a {block}×{block} semidefinite block for n = {n} points: "
+                            f"an interior-point solve needs about {48 * t * t / 2**30:.0f} GiB and a "
+                            f"first-order one about {80 * block * block / 2**30:.1f} GiB plus "
+                            f"O({block}³) work per iteration; limit n <= {BLOCK_MAX_N}. Use mwc-tla, "
+                            "whose size depends on the number of ramps only.")

@@ -1,0 +1,39 @@
+"""Closed form of the untightened MWC-TLA relaxation (seed 004 eq. 13).
+
+For M ⪰ 0 with tr M ≤ 1, ⟨M, Q⟩ ≤ λ_max(Q)·tr M ≤ λ_max(Q); the point m = 0, M = vvᵀ
+(v the unit top eigenvector of Q) is feasible ([[1, 0], [0, vvᵀ]] ⪰ 0, m ≥ 0, 1ᵀm = 0,
+tr M = 1) and attains it.  So the relaxation's optimum is λ_max(Q), reached with m = 0:
+the relaxation does not determine m, and v may have entries of both signs (then the
+transformation it stands for is not monotone).  O(J³).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..formulations.tla import MWCTLA, weights_report
+from ..result import PointStatus, Result, Termination
+from .base import Solver
+
+
+class TopEigenpair(Solver):
+    name = "closed-form"
+
+    def supports(self, f) -> str | None:
+        if not isinstance(f, MWCTLA):
+            return "the top-eigenpair closed form solves mwc-tla only"
+        if f.tightened:
+            return "the closed form holds for the untightened relaxation only (M >= 0 changes the optimum)"
+        return None
+
+    def solve(self, f: MWCTLA, **_) -> Result:
+        t0 = time.perf_counter()
+        w, V = np.linalg.eigh(f.Q)
+        v = V[:, -1] if V[:, -1].sum() >= 0 else -V[:, -1]
+        M, m = np.outer(v, v), np.zeros(f.n)
+        return Result(formulation=f.name, solver=self.name, termination=Termination.OPTIMAL,
+                      point=PointStatus.FEASIBLE_POINT, objective=float(w[-1]),
+                      primal={"m": m, "M": M}, solve_time_s=time.perf_counter() - t0, iterations=1,
+                      info=weights_report(m, M))
