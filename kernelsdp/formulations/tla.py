@@ -70,6 +70,8 @@ class _TLA(Formulation):
 
     NPZ_KEYS: ClassVar[dict[str, str]] = _NPZ
     CLI_OPTIONS: ClassVar[dict[str, type]] = {"ramps": int}
+    #: whether the lifted point must satisfy 1ᵀm ≤ 1 and tr M ≤ 1 (not in NC-TLA, eq. 11)
+    BOUNDED_MIXING: ClassVar[bool] = True
 
     @property
     def n(self) -> int:
@@ -135,6 +137,7 @@ class NCTLA(_TLA):
     F: np.ndarray = field(default=None, repr=False)  # (n, J, D) φ of the training points
     y: np.ndarray = field(default=None, repr=False)
     name: ClassVar[str] = "nc-tla"
+    BOUNDED_MIXING: ClassVar[bool] = False
 
     @classmethod
     def from_data(cls, X, y, J: int = 10, basis=None):
@@ -177,6 +180,7 @@ class NCTLA(_TLA):
 class LMTL(NCTLA):
     C: float = 1.0
     name: ClassVar[str] = "lmtl"
+    BOUNDED_MIXING: ClassVar[bool] = True
 
     @classmethod
     def from_data(cls, X, y, J: int = 10, basis=None, C: float = 1.0):

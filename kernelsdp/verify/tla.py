@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formulations.tla import KA, MWCTLA, NCTLA
+from ..formulations.tla import KA, MWCTLA
 from ..result import Result
 
 
@@ -21,8 +21,9 @@ def tla_residuals(f, r: Result) -> dict[str, float]:
     M = np.asarray(r.primal["M"], dtype=float)
     Y = np.block([[np.ones((1, 1)), m[None]], [m[:, None], M]])
     out["min_eig_lifted"] = float(np.linalg.eigvalsh((Y + Y.T) / 2)[0])
-    out["trace_violation"] = float(max(0.0, np.trace(M) - 1.0)) if not isinstance(f, NCTLA) or type(f).__name__ == "LMTL" else 0.0
-    out["sum_violation"] = float(max(0.0, m.sum() - 1.0)) if not isinstance(f, NCTLA) or type(f).__name__ == "LMTL" else 0.0
+    if f.BOUNDED_MIXING:
+        out["trace_violation"] = float(max(0.0, np.trace(M) - 1.0))
+        out["sum_violation"] = float(max(0.0, m.sum() - 1.0))
     if isinstance(f, MWCTLA) and f.tightened:
         out["negativity_M"] = float(max(0.0, -M.min()))
     return out
