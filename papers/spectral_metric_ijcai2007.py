@@ -33,7 +33,7 @@ from sklearn.model_selection import train_test_split
 from kernelsdp.data import PairwiseConstraints, load, xor
 from kernelsdp.metric import RCA, SpectralMetricLearning, class_separation
 from kernelsdp.metric.baselines import feature_space_separation
-from kernelsdp.metric.spectral import median_gamma
+from kernelsdp.data.spectral_basis import median_gamma
 
 FIGURE = os.path.join("out", "spectral_metric_xor.png")
 

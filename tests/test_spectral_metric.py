@@ -12,7 +12,7 @@ from kernelsdp.errors import InvalidDataError, InvalidParameterError, TooLargeEr
 from kernelsdp.evaluation import pairwise_cluster_accuracy
 from kernelsdp.formulations import SpectralMetric
 from kernelsdp.metric import RCA, SpectralMetricLearning, class_separation
-from kernelsdp.metric.spectral import full_basis
+from kernelsdp.data.spectral_basis import full_basis
 from kernelsdp.solvers import solve
 from kernelsdp.verify import verify
 

@@ -3,7 +3,7 @@
     min_β  J_S(β) = βᵀ D_S β    s.t.  1ᵀβ = c   [β ≥ 0, optional]
 
 with d_r = (1/|S|) Σ_{(i,j)∈S} ((e_i − e_j)ᵀ v_r)² over the similar pairs only (v_r the
-basis vectors of :mod:`kernelsdp.metric.spectral`, W v_αr for the landmark version) and
+basis vectors of :mod:`kernelsdp.data.spectral_basis`, W v_αr for the landmark version) and
 c = Σ_r √λ_r, so that β_r = √λ_r (the base kernel) is feasible.  A d_r = 0 is raised to
 ``D_FLOOR``·max d (formulations.md: "add ε").  The closed form
 β* = c D⁻¹1 / 1ᵀD⁻¹1 is positive, so it also solves the β ≥ 0 variant.
@@ -12,13 +12,15 @@ The learned kernel is K_β = Σ β_r² (basis_r)(basis_r)ᵀ: the factor basis·
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import cvxpy as cp
 import numpy as np
 
-from ..errors import InvalidDataError
+from ..errors import InvalidDataError, InvalidParameterError
+from ..data.spectral_basis import (EIG_RTOL, SpectralBasis, choose_landmarks, full_basis,
+                               landmark_basis, median_gamma, validate_points_pairs)
 from ..result import KernelFactor
 from .base import CvxpyModel, Formulation, require_keys
 
@@ -31,6 +33,7 @@ class SpectralMetric(Formulation):
     c: float
     nonneg: bool = False
     basis: np.ndarray | None = None  # (n, p) coordinates of the training points
+    spectral: SpectralBasis | None = field(default=None, repr=False)  # to embed new points
 
     name: ClassVar[str] = "spectral-metric"
     NPZ_KEYS: ClassVar[dict[str, str]] = {
@@ -60,13 +63,37 @@ class SpectralMetric(Formulation):
     CLI_OPTIONS: ClassVar[dict[str, type]] = {"gamma": float, "n_landmarks": int, "n_neighbors": int}
 
     @classmethod
+    def from_points(cls, X, pairs, labels=None, gamma=None, n_landmarks=None, n_neighbors=10,
+                    reg=1e-3, eig_rtol=EIG_RTOL, nonneg=False, seed=0) -> "SpectralMetric":
+        """Basis (full, or with ``n_landmarks``) of the RBF kernel on X, then D_S from the
+        similar pairs (label +1; all pairs when ``labels`` is None)."""
+        X, P = validate_points_pairs(X, pairs)
+        if labels is not None:
+            lab = np.asarray(labels, dtype=float).ravel()
+            if lab.shape != (len(P),) or not np.all(np.isin(lab, (-1.0, 1.0))):
+                raise InvalidDataError("labels must be one ±1 per pair.")
+            P = P[lab > 0]
+        if len(P) == 0:
+            raise InvalidDataError("no similar (+1) pair: J_S is built from similar pairs only.")
+        if not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 1:
+            raise InvalidParameterError(f"The 'n_neighbors' parameter of SpectralMetric must be an "
+                                        f"int >= 1. Got {n_neighbors!r} instead.")
+        gamma = gamma if gamma is not None else median_gamma(X, seed=seed)
+        if n_landmarks is None:
+            spectral = full_basis(X, gamma, eig_rtol)
+        else:
+            marks = choose_landmarks(len(X), P, int(n_landmarks), seed=seed)
+            spectral = landmark_basis(X, gamma, marks, n_neighbors, reg, eig_rtol)
+        f = cls.from_basis(spectral.train_coordinates(), spectral.lam, P, nonneg=nonneg)
+        f.spectral = spectral
+        return f
+
+    @classmethod
     def from_npz(cls, arrays, **params) -> "SpectralMetric":
-        from ..metric.estimator import SpectralMetricLearning
         require_keys(arrays, ("X", "pairs", "labels"), cls.name)
         opts = {k: t(arrays[k]) for k, t in cls.CLI_OPTIONS.items() if k in arrays}
         opts.update({k: v for k, v in params.items() if v is not None and k in cls.CLI_OPTIONS})
-        est = SpectralMetricLearning(**opts)
-        return est.formulation(arrays["X"], arrays["pairs"], arrays["labels"])
+        return cls.from_points(arrays["X"], arrays["pairs"], arrays["labels"], **opts)
 
     @property
     def n(self) -> int:

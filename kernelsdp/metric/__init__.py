@@ -2,7 +2,8 @@
 
 from .baselines import RCA, class_separation
 from .estimator import SpectralMetricLearning
-from .spectral import SpectralBasis, choose_landmarks, full_basis, landmark_basis, median_gamma
+from ..data.spectral_basis import (SpectralBasis, choose_landmarks, full_basis, landmark_basis,
+                                   median_gamma)
 
 __all__ = ["RCA", "SpectralBasis", "SpectralMetricLearning", "choose_landmarks",
            "class_separation", "full_basis", "landmark_basis", "median_gamma"]

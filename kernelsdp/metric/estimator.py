@@ -15,10 +15,9 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..data.pairs import PairwiseConstraints
-from ..errors import InvalidDataError, InvalidParameterError
+from ..errors import InvalidDataError
 from ..formulations.spectral_metric import SpectralMetric
-from .spectral import (EIG_RTOL, choose_landmarks, full_basis, landmark_basis, median_gamma,
-                       validate_points_pairs)
+from ..data.spectral_basis import EIG_RTOL
 
 
 class SpectralMetricLearning(TransformerMixin, BaseEstimator):
@@ -38,39 +37,20 @@ class SpectralMetricLearning(TransformerMixin, BaseEstimator):
         self.solver = solver
         self.random_state = random_state
 
-    def _similar(self, X, y, pairs, labels):
+    def formulation(self, X, pairs=None, labels=None, y=None) -> SpectralMetric:
+        """Build the basis and the QP; pairs come from ``pairs``/``labels`` or, failing
+        that, are drawn from class labels ``y`` by the paper protocol (must-links)."""
         if pairs is None:
             if y is None:
                 raise InvalidDataError("fit needs similar pairs (pairs=...) or class labels y.")
             P = PairwiseConstraints.from_labels(np.asarray(y), seed=self.random_state)
-            return np.column_stack([P.i[P.t > 0], P.j[P.t > 0]])
-        X, P = validate_points_pairs(X, pairs)
-        if labels is not None:
-            lab = np.asarray(labels, dtype=float).ravel()
-            if lab.shape != (len(P),) or not np.all(np.isin(lab, (-1.0, 1.0))):
-                raise InvalidDataError("labels must be one ±1 per pair.")
-            P = P[lab > 0]
-        if len(P) == 0:
-            raise InvalidDataError("no similar (+1) pair: J_S is built from similar pairs only.")
-        return P
-
-    def formulation(self, X, pairs=None, labels=None, y=None) -> SpectralMetric:
-        """Build the basis and the QP (also used by ``kernelsdp solve spectral-metric``)."""
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or not np.all(np.isfinite(X)):
-            raise InvalidDataError("X must be a finite (n, D) array.")
-        S = self._similar(X, y, pairs, labels)
-        if self.n_neighbors < 1:
-            raise InvalidParameterError(f"The 'n_neighbors' parameter of SpectralMetricLearning "
-                                        f"must be an int >= 1. Got {self.n_neighbors!r} instead.")
-        gamma = self.gamma if self.gamma is not None else median_gamma(X, seed=self.random_state or 0)
-        if self.n_landmarks is None:
-            self.basis_ = full_basis(X, gamma, self.eig_rtol)
-        else:
-            marks = choose_landmarks(len(X), S, int(self.n_landmarks), seed=self.random_state or 0)
-            self.basis_ = landmark_basis(X, gamma, marks, self.n_neighbors, self.reg, self.eig_rtol)
-        return SpectralMetric.from_basis(self.basis_.train_coordinates(), self.basis_.lam, S,
-                                         nonneg=self.nonneg)
+            pairs, labels = P.as_array(), P.t
+        f = SpectralMetric.from_points(
+            X, pairs, labels, gamma=self.gamma, n_landmarks=self.n_landmarks,
+            n_neighbors=self.n_neighbors, reg=self.reg, eig_rtol=self.eig_rtol,
+            nonneg=self.nonneg, seed=self.random_state or 0)
+        self.basis_ = f.spectral
+        return f
 
     def fit(self, X, y=None, pairs=None, labels=None):
         from ..solvers import solve
