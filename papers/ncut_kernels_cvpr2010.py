@@ -21,7 +21,8 @@ Protocol (our choices, *):
   the training examples by the N-cut ratio objective);
 - measures on the test points: normalized-cut value of the true partition under the
   kernel (lower is better), SVM accuracy (SVC, kernel="precomputed", C = 1, trained on
-  the training points), spectral clustering pairwise accuracy
+  the training points; every kernel scaled to unit mean diagonal first), spectral
+  clustering pairwise accuracy
   (SpectralClustering(affinity="precomputed"));
 - 5 repetitions (``--quick``: 1 repetition, 2 data sets).
 """
@@ -77,6 +78,7 @@ def ncut_value(K: np.ndarray, y: np.ndarray) -> float:
 
 
 def evaluate(K: np.ndarray, tr: np.ndarray, te: np.ndarray, y: np.ndarray, seed: int) -> dict:
+    K = K / np.mean(np.diag(K))  # unit mean diagonal: an SVM with fixed C is not scale-invariant
     Kte = K[np.ix_(te, te)]
     svm = SVC(kernel="precomputed", C=1.0).fit(K[np.ix_(tr, tr)], y[tr])
     acc = float(np.mean(svm.predict(K[np.ix_(te, tr)]) == y[te]))
