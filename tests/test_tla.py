@@ -77,6 +77,17 @@ def test_small_nc_tla_lmtl_ka_solve_and_verify(task):
         assert rep.passed, (cls.name, rep.checks[0].failed, rep.checks[0].residuals)
 
 
+def test_original_alignment_matches_its_definition(task):
+    X, y = task
+    f = NCTLA.from_data(X[:40], y[:40], J=5)
+    m = np.linspace(0.1, 1.0, 5)
+    Psi = np.einsum("njd,j->nd", f.F, m)
+    K = Psi @ Psi.T
+    Y = np.outer(f.y, f.y)
+    assert np.isclose(f.original_alignment(m), np.sum(K * Y) / (np.linalg.norm(K) * np.linalg.norm(Y)))
+    assert 0 < f.original_alignment(m) <= 1 + 1e-12
+
+
 def test_block_formulations_refuse_large_n():
     X = np.random.default_rng(0).uniform(size=(500, 2))
     y = np.where(X[:, 0] > 0.5, 1, -1)

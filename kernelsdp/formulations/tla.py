@@ -154,6 +154,15 @@ class NCTLA(_TLA):
     def objective(self, M) -> float:
         return float(np.sum(self.Q * np.asarray(M)))
 
+    def original_alignment(self, m) -> float:
+        """Eq. 9, the nonconvex original that eq. 11 relaxes: the alignment
+        ⟨K_m, yyᵀ⟩ / (‖K_m‖_F ‖yyᵀ‖_F) of K_m = Ψ_mΨ_mᵀ, Ψ_m = Σ_i m_i φ_i(X) (n × D),
+        computed from D × D products (no n × n matrix)."""
+        Psi = np.einsum("njd,j->nd", self.F, np.asarray(m, dtype=float))
+        num = float(np.sum((Psi.T @ self.y) ** 2))
+        den = float(np.linalg.norm(Psi.T @ Psi)) * len(self.y)
+        return num / den if den > 0 else 0.0
+
     def _KM(self, M):
         n, J, D = self.F.shape
         Psi = self.F.reshape(n, J * D)  # column index j·D + d
@@ -173,7 +182,9 @@ class NCTLA(_TLA):
     def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
         Yv = np.asarray(model.variables["Y"].value)
         m, M = Yv[1:, 0], (Yv[1:, 1:] + Yv[1:, 1:].T) / 2
-        return {"objective": self.objective(M), "primal": {"m": m, "M": M}, "info": weights_report(m, M)}
+        rep = weights_report(m, M)
+        rep["original_alignment"] = self.original_alignment(np.maximum(rep["weights"], 0.0))
+        return {"objective": self.objective(M), "primal": {"m": m, "M": M}, "info": rep}
 
 
 @dataclass
