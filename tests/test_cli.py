@@ -238,3 +238,5 @@ def test_tla_cli(capsys, tmp_path):
     code, _, err = run(capsys, "solve", "mwc-tla", "--problem", str(tmp_path / "t.npz"),
                        "--tightened", "--solver", "closed-form")
     assert code == 2 and "untightened" in err
+    code, _, err = run(capsys, "solve", "mwc-tla", "--problem", str(tmp_path / "t.npz"), "--ramps", "0")
+    assert code == 2 and "'ramps'" in err and len(err.strip().splitlines()) == 1

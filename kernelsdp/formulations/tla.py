@@ -80,7 +80,9 @@ class _TLA(Formulation):
     @classmethod
     def from_npz(cls, arrays, **params):
         require_keys(arrays, ("X", "y"), cls.name)
-        J = params.pop("ramps", None) or (int(arrays["ramps"]) if "ramps" in arrays else 10)
+        J = params.pop("ramps", None)
+        if J is None:
+            J = int(arrays["ramps"]) if "ramps" in arrays else 10
         extra = {k: v for k, v in params.items() if v}
         return cls.from_data(arrays["X"], arrays["y"], J=J, **extra)
 
