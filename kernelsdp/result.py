@@ -76,13 +76,17 @@ class KernelFactor:
         return self.U @ self.U.T
 
     @classmethod
-    def from_dense(cls, K: np.ndarray, rtol: float = 1e-10) -> "KernelFactor":
-        """Factor a (numerically) PSD matrix, dropping eigenvalues ≤ rtol·max|λ|."""
-        K = (np.asarray(K, dtype=float) + np.asarray(K, dtype=float).T) / 2
-        w, V = np.linalg.eigh(K)
+    def from_eigh(cls, w: np.ndarray, V: np.ndarray, rtol: float = 1e-10) -> "KernelFactor":
+        """Factor from an eigen-decomposition, dropping eigenvalues ≤ rtol·max|λ|."""
         scale = max(float(np.max(np.abs(w))), 1e-300) if w.size else 1.0
         keep = w > rtol * scale
         return cls(V[:, keep] * np.sqrt(w[keep]))
+
+    @classmethod
+    def from_dense(cls, K: np.ndarray, rtol: float = 1e-10) -> "KernelFactor":
+        """Factor a (numerically) PSD matrix, dropping eigenvalues ≤ rtol·max|λ|."""
+        K = np.asarray(K, dtype=float)
+        return cls.from_eigh(*np.linalg.eigh((K + K.T) / 2), rtol=rtol)
 
 
 @dataclass

@@ -150,6 +150,3 @@ class PairwiseConstraints:
     def subset(self, mask: np.ndarray) -> "PairwiseConstraints":
         mask = np.asarray(mask, dtype=bool)
         return PairwiseConstraints(self.n, self.i[mask], self.j[mask], self.t[mask])
-
-    def counts(self) -> dict[str, int]:
-        return {"must_link": int((self.t > 0).sum()), "cannot_link": int((self.t < 0).sum())}

@@ -1,7 +1,5 @@
 """Relaxations: a nonconvex quadratic problem in x goes in, a lifted convex CVXPY model
 comes out, with the map back to x (rounding) and a report of how tight it was.
-
-``RELAXATIONS`` is the ordered registry of liftings (CLI/option names).
 """
 
 from .lifting import Relaxation, lifted, shor, simplex_dnn
@@ -9,11 +7,6 @@ from .qcqp import QCQP, Quadratic
 from .rounding import SCHEMES, best_rounding, proposals, to_simplex
 from .tightness import TightnessReport, numerical_rank, tightness
 
-RELAXATIONS = {
-    "shor": lambda qcqp: shor(qcqp),
-    "shor+dnn": lambda qcqp: shor(qcqp, dnn=True),
-}
-
-__all__ = ["QCQP", "Quadratic", "RELAXATIONS", "Relaxation", "SCHEMES", "TightnessReport",
+__all__ = ["QCQP", "Quadratic", "Relaxation", "SCHEMES", "TightnessReport",
            "best_rounding", "lifted", "numerical_rank", "proposals", "shor", "simplex_dnn",
            "tightness", "to_simplex"]

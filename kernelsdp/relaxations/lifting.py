@@ -35,7 +35,6 @@ class Relaxation:
     Y: cp.Variable
     homogeneous: bool
     constraints: dict[str, list] = field(default_factory=dict)
-    offset: float = 0.0
 
     def solution(self) -> tuple[np.ndarray, np.ndarray]:
         """(x, X) after solving: first moment and second moment of the lifted point.
@@ -52,7 +51,7 @@ class Relaxation:
     @property
     def bound(self) -> float:
         """Relaxed optimum: a lower bound on the QCQP's minimum."""
-        return float(self.problem.value) + self.offset
+        return float(self.problem.value)
 
 
 def lifted(quad: Quadratic, x, X):

@@ -29,6 +29,14 @@ EXACT_MAX_D = 16
 LOCAL_TOL = 1e-12
 
 
+def _result(f: StQP, solver: str, termination: Termination, alpha: np.ndarray, t0: float,
+            iterations: int, info: dict) -> Result:
+    return Result(formulation=f.name, solver=solver, termination=termination,
+                  point=PointStatus.FEASIBLE_POINT, objective=f.objective(alpha),
+                  primal={"alpha": alpha}, solve_time_s=time.perf_counter() - t0,
+                  iterations=iterations, info=info)
+
+
 class ExactStQP(Solver):
     name = "exact"
 
@@ -51,11 +59,8 @@ class ExactStQP(Solver):
                     v = f.objective(a)
                     if v < best_val:
                         best, best_val = a, v
-        return Result(formulation=f.name, solver=self.name, termination=Termination.OPTIMAL,
-                      point=PointStatus.FEASIBLE_POINT, objective=float(best_val),
-                      primal={"alpha": best}, solve_time_s=time.perf_counter() - t0,
-                      iterations=faces, info={"faces": faces,
-                                              "support": [int(i) for i in np.flatnonzero(best)]})
+        return _result(f, self.name, Termination.OPTIMAL, best, t0, faces,
+                       {"faces": faces, "support": [int(i) for i in np.flatnonzero(best)]})
 
 
 class LocalStQP(Solver):
@@ -89,8 +94,5 @@ class LocalStQP(Solver):
             v = f.objective(a)
             if v < best_val:
                 best, best_val = a, v
-        return Result(formulation=f.name, solver=self.name, termination=Termination.LOCALLY_SOLVED,
-                      point=PointStatus.FEASIBLE_POINT, objective=float(best_val),
-                      primal={"alpha": best}, solve_time_s=time.perf_counter() - t0,
-                      iterations=total, info={"starts": len(inits),
-                                              "kkt_violation": f.kkt_violation(best)})
+        return _result(f, self.name, Termination.LOCALLY_SOLVED, best, t0, total,
+                       {"starts": len(inits), "kkt_violation": f.kkt_violation(best)})
