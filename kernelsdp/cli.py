@@ -192,6 +192,8 @@ def make_parser() -> argparse.ArgumentParser:
         q.add_argument("--out", metavar="FILE.npz", help="write the kernel factor U (K = UUᵀ) and duals")
         q.add_argument("--tol", type=float, default=None, help="tolerance of an iterative fast solver")
         q.add_argument("--max-iter", type=int, default=None, help="iteration limit of a fast solver")
+        q.add_argument("--rank", type=int, default=None,
+                       help="rank r of the ADMM factor K = XᵀX (default: largest r(r+1)/2 ≤ m)")
     p = sub.add_parser("verify", help="cross-check solvers on one problem")
     for q in _formulation_subparsers(p, "verify").values():
         q.add_argument("--solvers", required=True, help="comma-separated solver names")
@@ -254,7 +256,8 @@ def cmd_solve(args) -> int:
     reason = s.supports(f)
     if reason is not None:
         raise KernelSDPError(f"solver {args.solver!r} cannot solve this problem: {reason}.")
-    opts = {k: v for k, v in (("tol", args.tol), ("max_iter", args.max_iter)) if v is not None}
+    opts = {k: v for k, v in (("tol", args.tol), ("max_iter", args.max_iter),
+                              ("rank", getattr(args, "rank", None))) if v is not None}
     opts = opts if isinstance(f, NPKL) else {}
     if s.kind == "generic":
         opts = {"verbose": args.verbose}

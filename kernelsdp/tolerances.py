@@ -46,3 +46,12 @@ STQP_TOL = 1e-6
 SPECTRAL_QP_RTOL = 1e-8
 #: Interior-point QP residuals on the same problem (Clarabel stops near 1e-8 relative).
 SPECTRAL_QP_KKT_TOL_INTERIOR_POINT = 1e-6
+
+#: ADMM (seed 001) stops when the residuals of its eq. 14 (relative to ‖X‖) are below
+#: ADMM_RESIDUAL_TOL *and* its own certificate, the relative duality gap from the pair
+#: multipliers, is below ADMM_GAP_TOL.  The gap bounds the distance to the optimum, so
+#: ADMM_GAP_TOL is also the bar for ADMM vs an interior-point solver (issue #3: 1e-3).
+#: It is looser than the other fast solvers' because the factorised problem is non-convex
+#: and first-order: measured, 1e-3 costs 150–450 iterations on the UCI fixtures.
+ADMM_RESIDUAL_TOL = 1e-4
+ADMM_GAP_TOL = 1e-3

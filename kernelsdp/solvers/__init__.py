@@ -14,6 +14,7 @@ from ..formulations.npkl import NPKL
 from ..formulations.spectral_metric import SpectralMetric
 from ..formulations.stqp import StQP
 from ..formulations.tla import KA, LMTL, MWCTLA, NCTLA
+from .admm import ADMM
 from .base import Solver
 from .conic import ConicSolver, generic_solvers
 from .proposition1 import ClosedForm
@@ -24,7 +25,7 @@ from .tla import TopEigenpair
 
 #: fast solvers per formulation family, in preference order
 FAST_SOLVERS: dict[type[Formulation], list[Solver]] = {
-    NPKL: [ClosedForm(), SaddlePoint()],
+    NPKL: [ClosedForm(), SaddlePoint(), ADMM()],
     StQP: [ExactStQP(), LocalStQP()],
     NCutMKL: [ExactStQP(), LocalStQP()],
     SpectralMetric: [SpectralClosedForm()],
@@ -61,5 +62,5 @@ def solve(formulation: Formulation, solver: str = "clarabel", **options):
     return s.solve(formulation, **options)
 
 
-__all__ = ["ClosedForm", "ConicSolver", "ExactStQP", "LocalStQP", "SaddlePoint", "Solver", "generic_solvers",
+__all__ = ["ADMM", "ClosedForm", "ConicSolver", "ExactStQP", "LocalStQP", "SaddlePoint", "Solver", "generic_solvers",
            "get_solver", "registry", "solve", "solvers_for"]

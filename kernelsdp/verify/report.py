@@ -29,6 +29,8 @@ from .tla import tla_failures, tla_residuals
 SOLVER_TOLERANCES: dict[str, tuple[float, float]] = {
     "closed-form": (tol.OBJECTIVE_RTOL_EXACT, tol.KKT_TOL),
     "saddle-point": (tol.OBJECTIVE_RTOL_ITERATIVE, tol.KKT_TOL),
+    # the KKT residuals of a feasible point sum to its duality gap, which ADMM stops on
+    "admm": (tol.ADMM_GAP_TOL, tol.ADMM_GAP_TOL),
     "clarabel": (tol.OBJECTIVE_RTOL_EXACT, tol.KKT_TOL_INTERIOR_POINT),
     "mosek": (tol.OBJECTIVE_RTOL_EXACT, tol.KKT_TOL_INTERIOR_POINT),
     "scs": (tol.OBJECTIVE_RTOL_FIRST_ORDER, tol.KKT_TOL_FIRST_ORDER),
