@@ -28,5 +28,10 @@ def _tla(quick: bool = False) -> int:
     return main(quick=quick)
 
 
-PAPERS = {"simplenpkl": _simplenpkl, "ncut-kernels": _ncut_kernels,
+def _flexible_npkl(quick: bool = False) -> int:
+    from .flexible_npkl_admm import main
+    return main(quick=quick)
+
+
+PAPERS = {"simplenpkl": _simplenpkl, "flexible-npkl": _flexible_npkl, "ncut-kernels": _ncut_kernels,
           "spectral-metric": _spectral_metric, "tla": _tla}
