@@ -30,6 +30,7 @@ import time
 
 import numpy as np
 
+import parts
 from simplenpkl_speed import gaussian_mixture, peak_rss_gib
 
 from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
@@ -150,27 +151,17 @@ def report(name: str, res: dict) -> None:
             print(f"  {k}: {v:.2f}" if isinstance(v, float) else f"  {k}: {v}")
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--part", choices=PARTS)
-    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--scaling-one", nargs=2, type=int, help=argparse.SUPPRESS)
-    a = ap.parse_args()
+def _scaling_child(a) -> int | None:
     if a.scaling_one:
         print(json.dumps(_scaling_one(*a.scaling_one)))
         return 0
-    if a.child:
-        print(json.dumps(PARTS[a.part](a.quick)))
-        return 0
-    for name in ([a.part] if a.part else PARTS):
-        cmd = [sys.executable, __file__, "--part", name, "--child"] + (["--quick"] if a.quick else [])
-        out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
-        if out.returncode != 0:
-            print(f"\n== {name}: failed (exit {out.returncode})")
-            continue
-        report(name, json.loads(out.stdout.strip().splitlines()[-1]))
-    return 0
+    return None
+
+
+def main() -> int:
+    return parts.run(__file__, __doc__, PARTS, report, extra=_scaling_child,
+                     extra_args=lambda ap: ap.add_argument("--scaling-one", nargs=2, type=int,
+                                                           help=argparse.SUPPRESS))
 
 
 if __name__ == "__main__":

@@ -18,15 +18,14 @@ Parts
 
 from __future__ import annotations
 
-import argparse
 import json
 import resource
-import subprocess
 import sys
 import time
 
 import numpy as np
 
+import parts
 from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
 from kernelsdp.errors import TooLargeError
 from kernelsdp.formulations import NPKL
@@ -171,22 +170,7 @@ def report(name: str, res: dict) -> None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--part", choices=PARTS)
-    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    a = ap.parse_args()
-    if a.child:
-        print(json.dumps(PARTS[a.part](a.quick)))
-        return 0
-    for name in ([a.part] if a.part else PARTS):
-        cmd = [sys.executable, __file__, "--part", name, "--child"] + (["--quick"] if a.quick else [])
-        out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
-        if out.returncode != 0:
-            print(f"\n== {name}: failed (exit {out.returncode})")
-            continue
-        report(name, json.loads(out.stdout.strip().splitlines()[-1]))
-    return 0
+    return parts.run(__file__, __doc__, PARTS, report)
 
 
 if __name__ == "__main__":

@@ -138,32 +138,34 @@ def main(quick: bool = False) -> int:
     return 0
 
 
-def _cell(runs, key, k):
-    vals = [r[key][k] for r in runs if key in r]
-    return vals
+def _print_table(title: str, names, results, cell) -> None:
+    """One row per (loss, method), one column per data set; cell(values, key, name) → str."""
+    width = 22
+    print(f"\n{title}")
+    print(f"{'loss':<5}{'method':<8}" + "".join(f"{n:>{width}}" for n in names))
+    for key in ROWS:
+        cells = [cell(results[name], key, name) for name in names]
+        print(f"{key[0]:<5}{key[1]:<8}" + "".join(f"{c:>{width}}" for c in cells))
+
+
+def _accuracy_cell(runs, key, name) -> str:
+    acc = [r[key][0] for r in runs if key in r]
+    ours = f"{np.mean(acc):5.1f}±{np.std(acc):3.1f}" if acc else "-"
+    pm, ps = PAPER_ACC[key][name]
+    return f"{ours} | {pm:5.1f}±{ps:3.1f}"
+
+
+def _cpu_cell(runs, key, name) -> str:
+    cpu = [r[key][1] for r in runs if key in r]
+    ours = f"{np.mean(cpu):7.2f}" if cpu else "      -"
+    return f"{ours} | {PAPER_CPU[key][name]:7.1f}"
 
 
 def _print_tables(names, results) -> None:
-    width = 22
-    print("\nTable 2 — clustering accuracy %  (ours mean±std | paper mean±std)")
-    print(f"{'loss':<5}{'method':<8}" + "".join(f"{n:>{width}}" for n in names))
-    for key in ROWS:
-        cells = []
-        for name in names:
-            acc = _cell(results[name], key, 0)
-            ours = f"{np.mean(acc):5.1f}±{np.std(acc):3.1f}" if acc else "-"
-            pm, ps = PAPER_ACC[key][name]
-            cells.append(f"{ours} | {pm:5.1f}±{ps:3.1f}")
-        print(f"{key[0]:<5}{key[1]:<8}" + "".join(f"{c:>{width}}" for c in cells))
-    print("\nTable 3 — CPU seconds per solve, clustering excluded  (ours | paper)")
-    print(f"{'loss':<5}{'method':<8}" + "".join(f"{n:>{width}}" for n in names))
-    for key in ROWS:
-        cells = []
-        for name in names:
-            cpu = _cell(results[name], key, 1)
-            ours = f"{np.mean(cpu):7.2f}" if cpu else "      -"
-            cells.append(f"{ours} | {PAPER_CPU[key][name]:7.1f}")
-        print(f"{key[0]:<5}{key[1]:<8}" + "".join(f"{c:>{width}}" for c in cells))
+    _print_table("Table 2 — clustering accuracy %  (ours mean±std | paper mean±std)",
+                 names, results, _accuracy_cell)
+    _print_table("Table 3 — CPU seconds per solve, clustering excluded  (ours | paper)",
+                 names, results, _cpu_cell)
 
 
 def _print_agreement(names, results) -> None:
