@@ -17,7 +17,7 @@ from kernelsdp.result import PointStatus, Termination
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.admm import default_rank, iteration_memory_bytes, prox_loss
 from kernelsdp.tolerances import ADMM_GAP_TOL
-from kernelsdp.verify import verify
+from kernelsdp.verify import verify, verify_twins
 
 LOSSES = ("l2", "hinge", "squared-hinge", "l1")
 
@@ -68,16 +68,19 @@ def test_admm_matches_clarabel_and_is_certified(uci_fixtures, name, loss):
     assert rep.comparisons[0].relative_difference <= ADMM_GAP_TOL
 
 
-def test_admm_agrees_with_simplenpkl_where_the_problems_coincide():
-    """Two classes, every pair constrained, L = 0, B < n: both optima are (B/n)·yyᵀ (rank
-    one, so tr K = ‖K‖_F and the trace bound B is the Frobenius bound B²); each pair then
+def _two_class_complete(n=8, B=4.0, C=1.0):
+    """Two classes, every pair constrained, L = 0, B < n: both the trace- and the
+    Frobenius-bounded optimum are (B/n)·yyᵀ (rank one, so tr K = ‖K‖_F = B); each pair then
     has margin B/n and squared-hinge loss (C/2)(1 − B/n)²."""
-    y = np.array([1, 1, 1, 1, -1, -1, -1, -1])
-    n, B, C = y.size, 4.0, 1.0
+    y = np.repeat([1, -1], n // 2)
     i, j = np.triu_indices(n, 1)
     pairs = PairwiseConstraints.from_arrays(np.c_[i, j], np.where(y[i] == y[j], 1, -1), n)
-    L = sp.csr_matrix((n, n))
-    expected = i.size * C / 2 * (1 - B / n) ** 2
+    return y, pairs, sp.csr_matrix((n, n)), i.size * C / 2 * (1 - B / n) ** 2
+
+
+def test_admm_agrees_with_simplenpkl_where_the_problems_coincide():
+    y, pairs, L, expected = _two_class_complete()
+    n, B, C = y.size, 4.0, 1.0
     admm = solve(NPKL(L=L, pairs=pairs, loss="squared-hinge", capacity="trace", C=C, B=B), "admm")
     snpkl = solve(NPKL(L=L, pairs=pairs, loss="squared-hinge", capacity="frobenius", C=C,
                        B=B**2), "saddle-point")
@@ -86,6 +89,18 @@ def test_admm_agrees_with_simplenpkl_where_the_problems_coincide():
     assert snpkl.objective == pytest.approx(expected, rel=1e-6)
     K = admm.kernel.dense()
     assert np.linalg.norm(K - B / n * np.outer(y, y)) <= 0.05 * B
+
+
+def test_verify_twins_compares_only_where_the_problems_coincide(uci_fixtures):
+    _, pairs, L, _ = _two_class_complete()
+    f = NPKL(L=L, pairs=pairs, loss="squared-hinge", capacity="trace", C=1.0, B=4.0)
+    rep = verify_twins(f)
+    assert rep.passed and rep.comparisons[0].relation == "equal optima (both rank one)"
+    L, pairs = uci_fixtures["iris-40"]  # three classes: neither optimum is rank one
+    rep = verify_twins(NPKL(L=L, pairs=pairs, loss="hinge", capacity="trace", B=40.0))
+    assert not rep.comparisons and "differ" in rep.problem["twins"]
+    with pytest.raises(UnsupportedProblemError, match="trace"):
+        verify_twins(NPKL(L=L, pairs=pairs, loss="hinge", capacity="frobenius", B=40.0))
 
 
 def test_history_and_two_level_status_on_the_iteration_limit(iris_small):
