@@ -127,7 +127,8 @@ def test_bad_parameters_are_clear_errors(iris_small, options, match):
 
 
 @pytest.mark.parametrize("loss, capacity, named", [("linear", "trace", "linear"),
-                                                   ("l2", "frobenius", "frobenius")])
+                                                   ("l2", "frobenius", "frobenius"),
+                                                   ("l1", "none", "'none'")])
 def test_unsupported_combinations_are_refused_by_name(iris_small, loss, capacity, named):
     L, pairs, _ = iris_small
     f = NPKL(L=L, pairs=pairs, loss=loss, capacity=capacity, B=24.0)

@@ -1,6 +1,6 @@
 """Low-rank NPKL by ADMM (seed 001, Hu & Kwok; updates corrected in formulations.md §4).
 
-    min tr(ZL) + Σ_Ω (λ/2)·ℓ̃(Z_ij; T_ij)  [+ tr Z ≤ B]   s.t.  Z = XᵀY,  X = Y,  X, Y ∈ ℝ^{r×n}
+    min tr(ZL) + Σ_Ω (λ/2)·ℓ̃(Z_ij; T_ij)   s.t.  tr Z ≤ B,  Z = XᵀY,  X = Y,  X, Y ∈ ℝ^{r×n}
 
 is NPKL (seed 000 eq. 4) with K = XᵀX and λ = C: each unordered pair is one term of NPKL,
 so each of its two ordered entries here carries λ/2 (same value at symmetric Z).
@@ -49,10 +49,17 @@ safeguard).  Measured on the UCI fixtures: hinge and ℓ1 went from > 20,000 ite
 90–240; on digits (n = 1,797) restarting on any increase rather than a tenfold one took
 the four losses from 1,570–2,090 iterations to 830–1,880.
 
+**Capacities.**  Only ``trace`` (tr K ≤ B).  Without a capacity (the seed's own problem)
+the dual bound −Σh*(β) is valid only if M(β) ⪰ 0 exactly, which multipliers of a
+first-order method never are, and a slightly indefinite M gave "gaps" of −3 % (40 Iris
+points, ℓ2, whose SDP optimum, trace 4.7e4, also needs a rank above r); so ``none`` is
+refused rather than reported as certified.  A Frobenius bound couples every entry of the
+implicit Z and is refused too (SimpleNPKL's solvers handle it).
+
 **Stopping.**  The residuals of eq. 14 below ``tol`` *and* the relative duality gap below
 ``gap_tol``: the per-pair multipliers β_ij = −(A_ij + A_ji + 2L_ij) (stationarity of the
 Z-step: (λ/2)∂ℓ̃(z_ij) = −(A_ij + L_ij)) give the dual bound g(β) = B·min(0, λ_min(M(β))) −
-Σ h*(β_ij) (trace) or −Σ h*(β_ij) with M(β) ⪰ 0 required (no capacity), M(β) = L + Σβ_ij E_ij.
+Σ h*(β_ij), valid for every β, with M(β) = L + Σβ_ij E_ij.
 The factorisation is non-convex, so the residuals alone can stop far from the optimum
 (measured: 29 % off at tolerance 1e-4); the gap cannot.  It is evaluated only once the
 residuals pass, at most every ``check_every`` iterations.
@@ -75,6 +82,7 @@ from ..formulations.losses import LOSSES
 from ..formulations.npkl import NPKL
 from ..result import KernelFactor, PointStatus, Result, Termination
 from ..tolerances import ADMM_GAP_TOL, ADMM_RESIDUAL_TOL
+from .anderson import Anderson
 from .base import Solver
 
 #: below this n the warm start and λ_min use dense LAPACK, above it ARPACK
@@ -82,7 +90,7 @@ DENSE_N = 1500
 #: above DENSE_N the warm start uses this many leading eigenpairs (ARPACK), the rest noise
 WARM_START_EIGENPAIRS = 32
 #: below this n·r the iteration runs on one BLAS thread (see ``solve``)
-SINGLE_THREAD_BELOW = 2_000_000
+SINGLE_THREAD_BELOW = 5_000_000
 
 
 def iteration_memory_bytes(n: int, r: int, m: int, nnz_L: int, anderson: int = 5) -> int:
@@ -132,8 +140,7 @@ def _min_eigenvalue(M: sp.csr_matrix) -> float:
 
 def warm_start(f: NPKL, r: int, seed: int) -> np.ndarray:
     """Xᵀ⁰ (n×r): the r (large n: ``WARM_START_EIGENPAIRS``) leading eigenvectors of C·T − L, weighted by √(w/w₁), plus 1e-3 noise
-    (a start away from the saddle X = 0), scaled to tr = B (trace) or to unit mean |K_ij|
-    on the pairs (no capacity)."""
+    (a start away from the saddle X = 0), scaled to tr K = B."""
     A = (f.C * f.pairs.matrix() - f.L).tocsr()
     n = f.n
     if n <= DENSE_N:
@@ -149,11 +156,7 @@ def warm_start(f: NPKL, r: int, seed: int) -> np.ndarray:
     keep = w > 0
     if keep.any():
         Xt[:, :k][:, keep] += V[:, keep] * np.sqrt(w[keep] / w[0])
-    if f.capacity == "trace":
-        return Xt * np.sqrt(f.B / float(np.sum(Xt * Xt)))
-    P = f.pairs
-    mean = float(np.mean(np.abs(_rowdot(Xt, Xt, P.i, P.j))))
-    return Xt / np.sqrt(max(mean, 1e-12))
+    return Xt * np.sqrt(f.B / float(np.sum(Xt * Xt)))
 
 
 class ADMM(Solver):
@@ -161,16 +164,20 @@ class ADMM(Solver):
 
     name = "admm"
     LOSSES = ("l2", "hinge", "squared-hinge", "l1")
-    CAPACITIES = ("none", "trace")
+    CAPACITIES = ("trace",)
 
     def supports(self, f) -> str | None:
         if not isinstance(f, NPKL):
             return "ADMM solves NPKL only"
         if f.loss not in self.LOSSES:
             return f"ADMM supports the losses {', '.join(self.LOSSES)}; got {f.loss!r}"
-        if f.capacity not in self.CAPACITIES:
-            return ("ADMM supports capacity none or trace; got 'frobenius' (tr KK ≤ B couples "
+        if f.capacity == "frobenius":
+            return ("ADMM supports the trace capacity only; got 'frobenius' (tr KK ≤ B couples "
                     "every entry of the implicit Z: use closed-form or saddle-point)")
+        if f.capacity == "none":
+            return ("ADMM supports the trace capacity only; got 'none' (without a bound its "
+                    "duality gap certifies nothing and the optimum may need a rank above r: "
+                    "add --capacity trace --B ...)")
         return None
 
     def solve(self, f: NPKL, rank: int | None = None, tol: float = ADMM_RESIDUAL_TOL,
@@ -181,8 +188,9 @@ class ADMM(Solver):
         tol, gap_tol = _check_float(tol, "tol"), _check_float(gap_tol, "gap_tol")
         max_iter = _check_int(max_iter, "max_iter", 1)
         mem = _check_int(anderson, "anderson", 0)
-        # measured on this 2-core machine at n = 1,797, r = 65: one BLAS thread 7.5 ms per
-        # iteration, two threads 40 ms (the r×r solves and GEMMs are too small to share)
+        # measured on this 2-core machine: at n = 1,797, r = 65 one BLAS thread takes 7.5 ms
+        # per iteration and two 40 ms (small r×r solves and GEMMs do not share well); at
+        # n = 20,000, r = 218 one thread took 0.98 s and two 1.2 s
         threads = 1 if f.n * r < SINGLE_THREAD_BELOW else None
         with threadpool_limits(limits=threads, user_api="blas"):
             return self._run(f, r, tol, gap_tol, max_iter, mem, check_every, seed, progress)
@@ -246,9 +254,8 @@ class ADMM(Solver):
             c = S - (A + Lq) / alpha
             z = c.copy()
             z[:2 * m] = prox_loss(f.loss, c[:2 * m], Tq, lam, alpha)
-            if f.capacity == "trace":
-                nu = max(0.0, alpha * (float(c[2 * m:].sum()) - f.B) / n)
-                z[2 * m:] -= nu / alpha
+            nu = max(0.0, alpha * (float(c[2 * m:].sum()) - f.B) / n)
+            z[2 * m:] -= nu / alpha
             En[:] = z - S
             An[:] = A + alpha * En
             Hn[:] = H + beta * (Xn - Yn)
@@ -261,11 +268,8 @@ class ADMM(Solver):
             return -(A[:m] + A[m:2 * m] + 2 * Lq[:m])
 
         def feasible(Xt):  # the returned point: tr K ≤ B restored if the last step overshot
-            if f.capacity == "trace":
-                tr = float(np.sum(Xt * Xt))
-                if tr > f.B:
-                    return Xt * np.sqrt(f.B / tr)
-            return Xt
+            tr = float(np.sum(Xt * Xt))
+            return Xt * np.sqrt(f.B / tr) if tr > f.B else Xt
 
         def relative_gap(Xt, A) -> tuple[float, float]:
             """(P(K) − g(β)) / max(1, |P(K)|) at the feasible point K that would be returned."""
@@ -274,19 +278,11 @@ class ADMM(Solver):
             lo = _min_eigenvalue((Lt + P.weighted_matrix(b)).tocsr())
             conj = float(np.sum(loss.conjugate(b, P.t, f.C)))
             primal = objective(Xt)
-            if f.capacity == "trace":
-                dual = f.B * min(0.0, lo) - conj
-            else:  # g(β) = −Σh*(β) needs M(β) ⪰ 0: its violation counts as gap
-                dual = -conj - max(0.0, -lo) * max(1.0, float(np.sum(Xt * Xt)))
+            dual = f.B * min(0.0, lo) - conj
             return (primal - dual) / max(1.0, abs(primal)), dual
 
         g = np.empty(N)
-        dF = np.zeros((mem, N)) if mem else None
-        dG = np.zeros((mem, N)) if mem else None
-        gram = np.zeros((mem, mem))
-        f_prev = g_prev = None
-        filled = head = 0
-        f_last = np.inf
+        accel = Anderson(mem, N)
         history: list[dict] = []
         termination = Termination.ITERATION_LIMIT
         gap, dual_bound, next_check = np.nan, np.nan, 0
@@ -322,40 +318,19 @@ class ADMM(Solver):
                 beta *= 2
             elif dd > 10 * p2:
                 beta = max(beta / 2, floors[1])
-            # Anderson (type II) on the fixed-point residual g − v
-            fk = g - v
-            fnorm = float(np.linalg.norm(fk))
-            if (alpha, beta) != old or fnorm > f_last:
-                filled, head, f_prev = 0, 0, None  # restart
-            f_last = fnorm
-            if not mem:
-                v, g = g, v
-                continue
-            if f_prev is not None:
-                np.subtract(fk, f_prev, out=dF[head])
-                np.subtract(g, g_prev, out=dG[head])
-                filled = min(filled + 1, mem)
-                row = dF[:filled] @ dF[head]
-                gram[head, :filled] = row
-                gram[:filled, head] = row
-                head = (head + 1) % mem
-            f_prev, g_prev = fk.copy(), g.copy()
-            if filled:
-                Gr = gram[:filled, :filled] + (1e-10 * float(np.trace(gram[:filled, :filled]))
-                                               + 1e-300) * np.eye(filled)
-                gamma = np.linalg.solve(Gr, dF[:filled] @ fk)
-                v = g - gamma @ dG[:filled]
-            else:
-                v = g.copy()
+            if (alpha, beta) != old:
+                accel.reset()  # the map changed with the penalties
+            v = accel.next_point(v, g)
 
         X, A = views(g)[0], views(g)[3]
+        if termination != Termination.OPTIMAL:  # say how far the returned point is
+            gap, dual_bound = relative_gap(X, A)
         Xt = np.ascontiguousarray(feasible(X))
         scaled = float(np.sqrt(np.sum(Xt * Xt) / max(float(np.sum(X * X)), 1e-300)))
         kernel = KernelFactor(Xt)
         beta_pairs = pair_multipliers(A)
-        lam_cap = 0.0
-        if f.capacity == "trace":  # the trace multiplier that makes M(β) + λI ⪰ 0 (dual's own)
-            lam_cap = max(0.0, -_min_eigenvalue((Lt + P.weighted_matrix(beta_pairs)).tocsr()))
+        # the trace multiplier that makes M(β) + λI ⪰ 0 (the dual function's own choice)
+        lam_cap = max(0.0, -_min_eigenvalue((Lt + P.weighted_matrix(beta_pairs)).tocsr()))
         return Result(formulation=f.name, solver=self.name, termination=termination,
                       point=PointStatus.FEASIBLE_POINT, objective=objective(Xt), kernel=kernel,
                       duals={"beta": beta_pairs, "lam": lam_cap},
