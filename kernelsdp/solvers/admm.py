@@ -139,8 +139,9 @@ def _min_eigenvalue(M: sp.csr_matrix) -> float:
 
 
 def warm_start(f: NPKL, r: int, seed: int) -> np.ndarray:
-    """Xᵀ⁰ (n×r): the r (large n: ``WARM_START_EIGENPAIRS``) leading eigenvectors of C·T − L, weighted by √(w/w₁), plus 1e-3 noise
-    (a start away from the saddle X = 0), scaled to tr K = B."""
+    """Xᵀ⁰ (n×r): the r (large n: ``WARM_START_EIGENPAIRS``) leading eigenvectors of C·T − L,
+    weighted by √(w/w₁), plus 1e-3 noise (a start away from the saddle X = 0), scaled to
+    tr K = B."""
     A = (f.C * f.pairs.matrix() - f.L).tocsr()
     n = f.n
     if n <= DENSE_N:
@@ -164,7 +165,6 @@ class ADMM(Solver):
 
     name = "admm"
     LOSSES = ("l2", "hinge", "squared-hinge", "l1")
-    CAPACITIES = ("trace",)
 
     def supports(self, f) -> str | None:
         if not isinstance(f, NPKL):
