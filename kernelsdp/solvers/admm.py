@@ -77,15 +77,15 @@ import scipy.sparse.linalg as spla
 
 from threadpoolctl import threadpool_limits
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, check_positive
 from ..formulations.losses import LOSSES
-from ..formulations.npkl import NPKL
+from ..formulations.npkl import NPKL, largest_eigenvalue
 from ..result import KernelFactor, PointStatus, Result, Termination
 from ..tolerances import ADMM_GAP_TOL, ADMM_RESIDUAL_TOL
 from .anderson import Anderson
 from .base import Solver
 
-#: below this n the warm start and λ_min use dense LAPACK, above it ARPACK
+#: below this n the warm start uses dense LAPACK, above it ARPACK
 DENSE_N = 1500
 #: above DENSE_N the warm start uses this many leading eigenpairs (ARPACK), the rest noise
 WARM_START_EIGENPAIRS = 32
@@ -124,18 +124,8 @@ def _check_int(value, name: str, low: int) -> int:
     return int(value)
 
 
-def _check_float(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
-            or not np.isfinite(value) or value <= 0:
-        raise InvalidParameterError(f"The {name!r} parameter of ADMM must be a float in the "
-                                    f"range (0, inf). Got {value!r} instead.")
-    return float(value)
-
-
 def _min_eigenvalue(M: sp.csr_matrix) -> float:
-    if M.shape[0] <= DENSE_N:
-        return float(np.linalg.eigvalsh(M.toarray())[0])
-    return float(spla.eigsh(M, k=1, which="SA", return_eigenvectors=False, tol=1e-6)[0])
+    return -largest_eigenvalue(-M)
 
 
 def warm_start(f: NPKL, r: int, seed: int) -> np.ndarray:
@@ -185,7 +175,7 @@ class ADMM(Solver):
               check_every: int = 25, seed: int = 0,
               progress: Callable[[dict], None] | None = None, **_) -> Result:
         r = default_rank(f.pairs.m) if rank is None else _check_int(rank, "rank", 1)
-        tol, gap_tol = _check_float(tol, "tol"), _check_float(gap_tol, "gap_tol")
+        tol, gap_tol = check_positive(tol, "tol", "ADMM"), check_positive(gap_tol, "gap_tol", "ADMM")
         max_iter = _check_int(max_iter, "max_iter", 1)
         mem = _check_int(anderson, "anderson", 0)
         # measured on this 2-core machine: at n = 1,797, r = 65 one BLAS thread takes 7.5 ms
@@ -271,15 +261,16 @@ class ADMM(Solver):
             tr = float(np.sum(Xt * Xt))
             return Xt * np.sqrt(f.B / tr) if tr > f.B else Xt
 
-        def relative_gap(Xt, A) -> tuple[float, float]:
-            """(P(K) − g(β)) / max(1, |P(K)|) at the feasible point K that would be returned."""
+        def relative_gap(Xt, A) -> tuple[float, float, float]:
+            """(P(K) − g(β)) / max(1, |P(K)|) at the feasible point K that would be returned,
+            g(β), and λ_min(M(β))."""
             Xt = feasible(Xt)
             b = pair_multipliers(A)
             lo = _min_eigenvalue((Lt + P.weighted_matrix(b)).tocsr())
             conj = float(np.sum(loss.conjugate(b, P.t, f.C)))
             primal = objective(Xt)
             dual = f.B * min(0.0, lo) - conj
-            return (primal - dual) / max(1.0, abs(primal)), dual
+            return (primal - dual) / max(1.0, abs(primal)), dual, lo
 
         g = np.empty(N)
         accel = Anderson(mem, N)
@@ -298,7 +289,7 @@ class ADMM(Solver):
                    "dual": dd, "alpha": alpha, "beta": beta, "time_s": time.perf_counter() - t0}
             if max(p1, p2, dd) <= tol and it >= next_check:
                 next_check = it + check_every
-                gap, dual_bound = relative_gap(X, A)
+                gap, dual_bound, lo = relative_gap(X, A)
                 rec["relative_gap"] = gap
                 if gap <= gap_tol:
                     history.append(rec)
@@ -324,13 +315,14 @@ class ADMM(Solver):
 
         X, A = views(g)[0], views(g)[3]
         if termination != Termination.OPTIMAL:  # say how far the returned point is
-            gap, dual_bound = relative_gap(X, A)
+            gap, dual_bound, lo = relative_gap(X, A)
         Xt = np.ascontiguousarray(feasible(X))
         scaled = float(np.sqrt(np.sum(Xt * Xt) / max(float(np.sum(X * X)), 1e-300)))
         kernel = KernelFactor(Xt)
         beta_pairs = pair_multipliers(A)
-        # the trace multiplier that makes M(β) + λI ⪰ 0 (the dual function's own choice)
-        lam_cap = max(0.0, -_min_eigenvalue((Lt + P.weighted_matrix(beta_pairs)).tocsr()))
+        # the trace multiplier that makes M(β) + λI ⪰ 0 (the dual function's own choice);
+        # λ_min(M(β)) comes from the last certificate, taken at this very point
+        lam_cap = max(0.0, -lo)
         return Result(formulation=f.name, solver=self.name, termination=termination,
                       point=PointStatus.FEASIBLE_POINT, objective=objective(Xt), kernel=kernel,
                       duals={"beta": beta_pairs, "lam": lam_cap},
