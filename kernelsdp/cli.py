@@ -193,7 +193,11 @@ def make_parser() -> argparse.ArgumentParser:
         q.add_argument("--tol", type=float, default=None, help="tolerance of an iterative fast solver")
         q.add_argument("--max-iter", type=int, default=None, help="iteration limit of a fast solver")
         q.add_argument("--rank", type=int, default=None,
-                       help="rank r of the ADMM factor K = XᵀX (default: largest r(r+1)/2 ≤ m)")
+                       help="largest rank r of the ADMM factor K = XᵀX (default: largest "
+                            "r(r+1)/2 ≤ m)")
+        q.add_argument("--rank-start", type=int, default=None,
+                       help="rank the ADMM factor starts at, widened while saturated (default: "
+                            "min(r, 16); r gives the seed's fixed-rank algorithm)")
     p = sub.add_parser("verify", help="cross-check solvers on one problem")
     for q in _formulation_subparsers(p, "verify").values():
         q.add_argument("--solvers", required=True, help="comma-separated solver names")
@@ -234,7 +238,8 @@ def _checked_solver(f, name: str):
 def _progress(rec: dict) -> None:
     sys.stderr.write(f"  iter {rec['iteration']:4d}  primal {rec['primal']:.8g}  dual "
                      f"{rec['dual']:.8g}  rel.gap {rec['relative_gap']:.2e}  "
-                     f"{rec['time_s']:.1f}s\n")
+                     + (f"rank {rec['rank']}  " if "rank" in rec else "")
+                     + f"{rec['time_s']:.1f}s\n")
 
 
 def _write_npz_atomically(path: str, arrays: dict) -> None:
@@ -257,7 +262,8 @@ def cmd_solve(args) -> int:
     if reason is not None:
         raise KernelSDPError(f"solver {args.solver!r} cannot solve this problem: {reason}.")
     opts = {k: v for k, v in (("tol", args.tol), ("max_iter", args.max_iter),
-                              ("rank", getattr(args, "rank", None))) if v is not None}
+                              ("rank", getattr(args, "rank", None)),
+                              ("rank_start", getattr(args, "rank_start", None))) if v is not None}
     opts = opts if isinstance(f, NPKL) else {}
     if s.kind == "generic":
         opts = {"verbose": args.verbose}

@@ -15,7 +15,8 @@ from kernelsdp.errors import InvalidParameterError, UnsupportedProblemError
 from kernelsdp.formulations import NPKL
 from kernelsdp.result import PointStatus, Termination
 from kernelsdp.solvers import solve
-from kernelsdp.solvers.admm import default_rank, iteration_memory_bytes, prox_loss
+from kernelsdp.solvers.admm import (_ball_solve, check_spacing, default_rank,
+                                    iteration_memory_bytes, prox_loss)
 from kernelsdp.tolerances import ADMM_GAP_TOL
 from kernelsdp.verify import verify, verify_twins
 
@@ -40,6 +41,30 @@ def test_each_z_step_is_the_prox_of_its_loss(loss, c, t, lam, alpha):
     z = float(prox_loss(loss, np.array([c]), np.array([t]), lam, alpha)[0])
     ref = minimize_scalar(phi, bounds=(-10, 10), method="bounded", options={"xatol": 1e-12})
     assert phi(z) <= ref.fun + 1e-9
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), B=st.floats(0.01, 100.0), alpha=st.floats(1e-3, 10.0),
+       beta=st.floats(1e-2, 10.0))
+def test_factor_step_keeps_the_trace_ball_with_its_kkt_multiplier(seed, B, alpha, beta):
+    """The X/Y step with tr K ≤ B: U(βI + αG + μI) = R, ‖U‖² ≤ B, μ ≥ 0, μ(‖U‖² − B) = 0."""
+    rng = np.random.default_rng(seed)
+    F, R = rng.standard_normal((30, 4)), rng.standard_normal((30, 4)) * rng.uniform(0.01, 30)
+    G = F.T @ F
+    U = np.empty_like(R)
+    mu = _ball_solve(R, G, alpha, beta, B, out=U)
+    assert mu >= 0 and np.sum(U * U) <= B * (1 + 1e-9)
+    np.testing.assert_allclose(U @ ((beta + mu) * np.eye(4) + alpha * G), R, atol=1e-8 * (1 + abs(R).max()))
+    assert mu == 0 or np.sum(U * U) == pytest.approx(B, rel=1e-8)
+
+
+def test_certificates_are_spaced_by_cost_and_by_the_gap_s_rate():
+    assert check_spacing([], 1e-3, 25, cost=3.0) == 25
+    assert check_spacing([(100, 1e-2)], 1e-3, 25, cost=60.4) == 61
+    # the gap halves every 25 iterations: 10 halvings (250 iterations) left, check after 125
+    assert check_spacing([(100, 2**-0), (125, 2**-1)], 2**-11, 25, cost=1.0) == 125
+    assert check_spacing([(100, 1.0), (125, 0.999)], 1e-3, 25, cost=1.0) == 200  # capped
+    assert check_spacing([(100, 0.5), (125, 0.6)], 1e-3, 25, cost=1.0) == 25  # rising gap
 
 
 def _fixture(name, n):
@@ -91,6 +116,21 @@ def test_admm_agrees_with_simplenpkl_where_the_problems_coincide():
     assert np.linalg.norm(K - B / n * np.outer(y, y)) <= 0.05 * B
 
 
+def test_rank_grows_from_a_narrow_start_to_the_certified_optimum(uci_fixtures):
+    """Starting one column wide, the factor widens while saturated (never past ``rank``) and
+    ends at the same certified optimum; ``rank_start=rank`` keeps the seed's fixed width."""
+    L, pairs = uci_fixtures["wine-60"]
+    f = NPKL(L=L, pairs=pairs, loss="hinge", capacity="trace", C=1.0, B=60.0)
+    grown = solve(f, "admm", rank=8, rank_start=1)
+    fixed = solve(f, "admm", rank=8, rank_start=8)
+    assert grown.ok and fixed.ok
+    assert 1 < grown.info["rank"] <= 8 and fixed.info["rank"] == 8
+    widths = [h["rank"] for h in grown.history]
+    assert widths == sorted(widths) and widths[0] == 1
+    assert grown.objective == pytest.approx(fixed.objective, rel=2 * ADMM_GAP_TOL)
+    assert grown.kernel.trace() <= f.B * (1 + 1e-9)
+
+
 def test_verify_twins_compares_only_where_the_problems_coincide(uci_fixtures):
     _, pairs, L, _ = _two_class_complete()
     f = NPKL(L=L, pairs=pairs, loss="squared-hinge", capacity="trace", C=1.0, B=4.0)
@@ -117,7 +157,7 @@ def test_history_and_two_level_status_on_the_iteration_limit(iris_small):
 @pytest.mark.parametrize("options, match", [
     ({"rank": 0}, "'rank'"), ({"rank": 2.5}, "'rank'"), ({"tol": 0.0}, "'tol'"),
     ({"tol": -1e-3}, "'tol'"), ({"gap_tol": float("nan")}, "'gap_tol'"),
-    ({"max_iter": 0}, "'max_iter'"),
+    ({"max_iter": 0}, "'max_iter'"), ({"rank_start": 0}, "'rank_start'"),
 ])
 def test_bad_parameters_are_clear_errors(iris_small, options, match):
     L, pairs, _ = iris_small

@@ -8,30 +8,46 @@ Augmented Lagrangian (seed 001 eq. 5; multipliers A for Z = XᵀY, H for X = Y):
 
     tr(ZL) + λℓ + A•(Z − XᵀY) + (α/2)‖Z − XᵀY‖² + H•(X − Y) + (β/2)‖X − Y‖².
 
-**Steps** (seed eqs. 6–8, re-derived by setting each block's gradient to zero):
+**Steps** (seed eqs. 6–8, re-derived by setting each block's gradient to zero), with the
+trace capacity tr K ≤ B kept by the factor steps as the ball ‖X‖_F² ≤ B (and ‖Y‖_F² ≤ B):
 
-- X: −Y(A + α(Z − XᵀY))ᵀ + H + β(X − Y) = 0  ⇒  (βI + αYYᵀ) X = Y(A + αZ + βI)ᵀ − H
-  (the seed calls this r×r matrix "A^k"; it is not the multiplier);
-- Y: −X(A + α(Z − XᵀY)) − H − β(X − Y) = 0  ⇒  (βI + αXXᵀ) Y = X(A + αZ + βI) + H, with
-  the new X;
+- X: −Y(A + α(Z − XᵀY))ᵀ + H + β(X − Y) + μX = 0  ⇒  (βI + αYYᵀ + μI) X = Y(A + αZ + βI)ᵀ − H
+  (the seed calls the r×r matrix "A^k"; it is not the multiplier), with μ ≥ 0 the ball's
+  multiplier: μ = 0 if that X has ‖X‖² ≤ B, else the root of ‖X(μ)‖² = B, a secular
+  equation in the eigenbasis of YYᵀ (``_ball_solve``: r×r work, no extra pass over n);
+- Y: −X(A + α(Z − XᵀY)) − H − β(X − Y) + μY = 0  ⇒  (βI + αXXᵀ + μI) Y = X(A + αZ + βI) + H,
+  with the new X and its own μ;
 - Z, entrywise, with S = XᵀY (the seed's "X L X" is a typo) and c = S − (A + L)/α:
   off Ω, z = c; on Ω, z = argmin (λ/2)ℓ̃(z) + (α/2)(z − c)², i.e. with λ' = λ/2
   ℓ2: z = (αc + λ'T)/(α + λ');  hinge: θ = clip(α(1 − Tc)/T², 0, λ'), z = c + θT/α;
   squared hinge: θ = max(α(1 − Tc)/(T² + α/λ'), 0), z = c + θT/α (the seed's λ + T² is
-  wrong); ℓ1: z = T + soft_{λ'/α}(c − T).  With the trace capacity the diagonal (never in
-  Ω) is projected on Σ z_ii ≤ B: z_ii = c_ii − ν/α, ν = max(0, α(Σ c_ii − B)/n);
+  wrong); ℓ1: z = T + soft_{λ'/α}(c − T);
 - A += α(Z − XᵀY);  H += β(X − Y).
 
-**Implicit Z.**  Off Ω ∪ diag the Z-step gives z = c, so A becomes −L there after one
-step and stays: we start from A⁰ = −L (the seed's A⁰ = 0 reaches it after one
-iteration).  Then Z = XᵀY + E with E and A + L supported on Q = Ω ∪ Ωᵀ ∪ diag, and the
-X/Y right-hand sides need only W = A + αE = −L + (A + L + αE)|_Q, a sparse matrix on
-supp(L) ∪ Q.  Nothing n×n is formed.  **Memory** of one iteration, in float64 words:
-X, Y, H and three work arrays (6rn), the Anderson history (2p·N with N = 3rn + 2q words of
-state and p = ``anderson`` pairs), q = 2m + n values for each of A, E, S, c, z (5q), W
-(nnz(L) + q values and their indices) and the r×r Gram matrices: about
-8·(6rn + 2p(3rn + 2q) + 5q + 2(nnz(L) + q) + 3r²) bytes.  Cost per iteration
+The seed has no capacity.  Kept instead on the diagonal of Z (projecting Σ z_ii ≤ B), the
+trace's multiplier moves by α/n per unit of violation per step: measured at n = 5,000,
+tr K started at 1.6 B and took 400 iterations to come down.  In the factor steps it is
+exact at every iterate, every returned K is feasible, and the iterations to tolerance
+fell by 10–40 % (UCI fixtures, digits, n = 5,000).
+
+**Implicit Z.**  Off Ω the Z-step gives z = c, so A becomes −L there after one step and
+stays: we start from A⁰ = −L (the seed's A⁰ = 0 reaches it after one iteration).  Then
+Z = XᵀY + E with E and A + L supported on Q = Ω ∪ Ωᵀ, and the X/Y right-hand sides need
+only W = A + αE = −L + (A + L + αE)|_Q, a sparse matrix on supp(L) ∪ Q.  Nothing n×n is
+formed.  **Memory** of one iteration, in float64 words: X, Y, H and three work arrays
+(6rn), the Anderson history (2p·N with N = 3rn + 2q words of state and p = ``anderson``
+pairs), q = 2m values for each of A, E, S, c, z (5q), W (nnz(L) + q values and their
+indices) and the r×r Gram and eigenvector matrices: about
+8·(6rn + 2p(3rn + 2q) + 5q + 2(nnz(L) + q) + 4r²) bytes.  Cost per iteration
 O(r²n + r·(nnz(L) + m)).  The learned kernel is K = XᵀX, returned as the factor Xᵀ.
+
+**Rank.**  ``rank`` (default: the largest r with r(r+1)/2 ≤ m, seed 001 §4 after Pataki)
+bounds the factor's width; the iteration starts ``rank_start`` wide (default
+min(rank, ``RANK_START``)) and widens by max(4, r/2) columns while K has no spare
+direction (``_grow``: K's smallest eigenvalue above ``RANK_SATURATION`` of its largest),
+with the lowest eigenvectors of M(β) as the new columns.  ``rank_start=rank`` is the
+seed's fixed-rank algorithm.  The optima met here have far lower rank than Pataki's bound
+(17–45 against 68–218 for n = 2,000–20,000), and an iteration costs O(r²n).
 
 **Penalties.**  Eqs. 15–16 (double α when Δprimal₁ > 10Δdual, halve it when Δdual >
 10Δprimal₁; the same for β with Δprimal₂), with the residuals of eq. 14 relative to ‖X‖
@@ -62,7 +78,9 @@ Z-step: (λ/2)∂ℓ̃(z_ij) = −(A_ij + L_ij)) give the dual bound g(β) = B·
 Σ h*(β_ij), valid for every β, with M(β) = L + Σβ_ij E_ij.
 The factorisation is non-convex, so the residuals alone can stop far from the optimum
 (measured: 29 % off at tolerance 1e-4); the gap cannot.  It is evaluated only once the
-residuals pass, at most every ``check_every`` iterations.
+residuals pass, at most every ``check_every`` iterations, and, since one λ_min (ARPACK,
+restarted from the last eigenvector) can cost tens of iterations, no more often than
+keeps the certificates' time below the iterations' time.
 """
 
 from __future__ import annotations
@@ -71,15 +89,15 @@ import time
 from typing import Callable
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.optimize import brentq
 
 from threadpoolctl import threadpool_limits
 
 from ..errors import InvalidParameterError, check_positive
 from ..formulations.losses import LOSSES
-from ..formulations.npkl import NPKL, largest_eigenvalue
+from ..formulations.npkl import NPKL
 from ..result import KernelFactor, PointStatus, Result, Termination
 from ..tolerances import ADMM_GAP_TOL, ADMM_RESIDUAL_TOL
 from .anderson import Anderson
@@ -91,12 +109,26 @@ DENSE_N = 1500
 WARM_START_EIGENPAIRS = 32
 #: below this n·r the iteration runs on one BLAS thread (see ``solve``)
 SINGLE_THREAD_BELOW = 5_000_000
+#: the factor starts this wide (at most ``rank``) and grows while saturated (see ``_grow``)
+RANK_START = 32
+#: a factor is saturated when K's smallest eigenvalue exceeds this fraction of its largest
+RANK_SATURATION = 1e-4
+#: saturation is judged once the residuals are below this (early iterates fill every column)
+GROW_GATE = 1e-3
+#: ... or when this many iterations passed without (a factor too narrow may never get there)
+GROW_PATIENCE = 500
+#: iterations after a widening before the next: the new columns must first grow or decay
+#: (measured at n = 20,000: without it 32 → 48 → 72 columns 50 iterations apart, 119-128 s;
+#: with it 48 columns, 97 s)
+GROW_COOLDOWN = 300
+#: relative accuracy of the λ_min solves of the certificate (ARPACK ``tol``)
+EIG_TOL = 1e-10
 
 
 def iteration_memory_bytes(n: int, r: int, m: int, nnz_L: int, anderson: int = 5) -> int:
     """The module docstring's memory formula for one iteration (float64 words × 8)."""
-    q = 2 * m + n
-    words = 6 * r * n + 2 * anderson * (3 * r * n + 2 * q) + 5 * q + 2 * (nnz_L + q) + 3 * r * r
+    q = 2 * m
+    words = 6 * r * n + 2 * anderson * (3 * r * n + 2 * q) + 5 * q + 2 * (nnz_L + q) + 4 * r * r
     return 8 * words
 
 
@@ -124,10 +156,6 @@ def _check_int(value, name: str, low: int) -> int:
     return int(value)
 
 
-def _min_eigenvalue(M: sp.csr_matrix) -> float:
-    return -largest_eigenvalue(-M)
-
-
 def warm_start(f: NPKL, r: int, seed: int) -> np.ndarray:
     """Xᵀ⁰ (n×r): the r (large n: ``WARM_START_EIGENPAIRS``) leading eigenvectors of C·T − L,
     weighted by √(w/w₁), plus 1e-3 noise (a start away from the saddle X = 0), scaled to
@@ -150,6 +178,21 @@ def warm_start(f: NPKL, r: int, seed: int) -> np.ndarray:
     return Xt * np.sqrt(f.B / float(np.sum(Xt * Xt)))
 
 
+class LowestEigenpair:
+    """λ_min of a sequence of nearby sparse symmetric matrices M(β): ARPACK started from the
+    previous call's eigenvector (dense LAPACK for n ≤ 400)."""
+
+    def __init__(self):
+        self.vector = None
+
+    def __call__(self, M: sp.csr_matrix) -> float:
+        if M.shape[0] <= 400:
+            return float(np.linalg.eigvalsh(M.toarray())[0])
+        w, V = spla.eigsh(M, k=1, which="SA", v0=self.vector, tol=EIG_TOL)
+        self.vector = V[:, 0]
+        return float(w[0])
+
+
 class ADMM(Solver):
     """Algorithm 1 of seed 001 for NPKL with losses ℓ2, hinge, squared hinge, ℓ1."""
 
@@ -170,11 +213,12 @@ class ADMM(Solver):
                     "add --capacity trace --B ...)")
         return None
 
-    def solve(self, f: NPKL, rank: int | None = None, tol: float = ADMM_RESIDUAL_TOL,
-              gap_tol: float = ADMM_GAP_TOL, max_iter: int = 5000, anderson: int = 5,
-              check_every: int = 25, seed: int = 0,
+    def solve(self, f: NPKL, rank: int | None = None, rank_start: int | None = None,
+              tol: float = ADMM_RESIDUAL_TOL, gap_tol: float = ADMM_GAP_TOL, max_iter: int = 5000,
+              anderson: int = 5, check_every: int = 25, seed: int = 0,
               progress: Callable[[dict], None] | None = None, **_) -> Result:
         r = default_rank(f.pairs.m) if rank is None else _check_int(rank, "rank", 1)
+        r0 = min(r, RANK_START) if rank_start is None else min(r, _check_int(rank_start, "rank_start", 1))
         tol, gap_tol = check_positive(tol, "tol", "ADMM"), check_positive(gap_tol, "gap_tol", "ADMM")
         max_iter = _check_int(max_iter, "max_iter", 1)
         mem = _check_int(anderson, "anderson", 0)
@@ -183,18 +227,17 @@ class ADMM(Solver):
         # n = 20,000, r = 218 one thread took 0.98 s and two 1.2 s
         threads = 1 if f.n * r < SINGLE_THREAD_BELOW else None
         with threadpool_limits(limits=threads, user_api="blas"):
-            return self._run(f, r, tol, gap_tol, max_iter, mem, check_every, seed, progress)
+            return self._run(f, r, r0, tol, gap_tol, max_iter, mem, check_every, seed, progress)
 
-    def _run(self, f: NPKL, r: int, tol: float, gap_tol: float, max_iter: int, mem: int,
-             check_every: int, seed: int, progress) -> Result:
+    def _run(self, f: NPKL, r_cap: int, r: int, tol: float, gap_tol: float, max_iter: int,
+             mem: int, check_every: int, seed: int, progress) -> Result:
         t0 = time.perf_counter()
         n, P, m = f.n, f.pairs, f.pairs.m
         lam = f.C / 2.0  # per ordered entry
         loss = LOSSES[f.loss]
 
-        # ---- the pattern: Q = Ω ∪ Ωᵀ ∪ diag inside W's sparsity supp(L) ∪ Q ----
-        qi = np.concatenate([P.i, P.j, np.arange(n)])
-        qj = np.concatenate([P.j, P.i, np.arange(n)])
+        # ---- the pattern: Q = Ω ∪ Ωᵀ inside W's sparsity supp(L) ∪ Q ----
+        qi, qj = np.concatenate([P.i, P.j]), np.concatenate([P.j, P.i])
         q = qi.size
         Lt = f.L.tocsr().copy()
         Lt.eliminate_zeros()
@@ -206,15 +249,14 @@ class ADMM(Solver):
         Lq = Lw[pos]
         Tq = np.concatenate([P.t, P.t])
 
-        # ---- state: one flat vector (X, Y, H as n×r, then A, E on Q) ----
-        nr = n * r
-        N = 3 * nr + 2 * q
-
+        # ---- state: one flat vector (X, Y, H as n×r, then A, E on Q); r may grow ----
         def views(v):
-            return (v[:nr].reshape(n, r), v[nr:2 * nr].reshape(n, r),
-                    v[2 * nr:3 * nr].reshape(n, r), v[3 * nr:3 * nr + q], v[3 * nr + q:])
+            nr = (v.size - 2 * q) // 3
+            shape = (n, nr // n)
+            return (v[:nr].reshape(shape), v[nr:2 * nr].reshape(shape),
+                    v[2 * nr:3 * nr].reshape(shape), v[3 * nr:3 * nr + q], v[3 * nr + q:])
 
-        v = np.zeros(N)
+        v = np.zeros(3 * n * r + 2 * q)
         X0, Y0, _, A0, _ = views(v)
         X0[:] = warm_start(f, r, seed)
         Y0[:] = X0
@@ -222,7 +264,6 @@ class ADMM(Solver):
         beta = 3.0 * max(float(abs(f.L).max()), lam)
         alpha = beta / float(np.linalg.norm(X0, 2)) ** 2
         floors = (alpha, beta)
-        eye = np.eye(r)
         nu = 0.0
         z_pairs = None
 
@@ -232,51 +273,54 @@ class ADMM(Solver):
             Xn, Yn, Hn, An, En = views(v_out)
             W.data[:] = -Lw
             W.data[pos] = A + alpha * E
+            # the right-hand sides are built in place: at n = 20,000 every n×r temporary
+            # costs about as much as the arithmetic on it
             GY = Y.T @ Y
-            Xn[:] = (W @ Y + alpha * (X @ GY) + beta * Y - H) @ _spd_inverse(beta * eye + alpha * GY)
-            GX = Xn.T @ Xn
-            Yn[:] = ((W.T @ Xn + alpha * (Y @ (X.T @ Xn)) + beta * Xn + H)
-                     @ _spd_inverse(beta * eye + alpha * GX))
+            R = W @ Y
+            R += X @ (alpha * GY)
+            R += beta * Y
+            R -= H
+            _ball_solve(R, GY, alpha, beta, f.B, out=Xn)
+            R = W.T @ Xn
+            R += Y @ (alpha * (X.T @ Xn))
+            R += beta * Xn
+            R += H
+            nu = _ball_solve(R, Xn.T @ Xn, alpha, beta, f.B, out=Yn)
             # S = XᵀY on Q from four gathers of m rows; the pairs of K = XᵀX come for free
             Xi, Xj, Yi, Yj = Xn[P.i], Xn[P.j], Yn[P.i], Yn[P.j]
-            S = np.concatenate([(Xi * Yj).sum(1), (Xj * Yi).sum(1), (Xn * Yn).sum(1)])
-            z_pairs = (Xi * Xj).sum(1)
-            c = S - (A + Lq) / alpha
-            z = c.copy()
-            z[:2 * m] = prox_loss(f.loss, c[:2 * m], Tq, lam, alpha)
-            nu = max(0.0, alpha * (float(c[2 * m:].sum()) - f.B) / n)
-            z[2 * m:] -= nu / alpha
-            En[:] = z - S
-            An[:] = A + alpha * En
-            Hn[:] = H + beta * (Xn - Yn)
+            S = np.concatenate([_dot_rows(Xi, Yj), _dot_rows(Xj, Yi)])
+            z_pairs = _dot_rows(Xi, Xj)
+            np.subtract(prox_loss(f.loss, S - (A + Lq) / alpha, Tq, lam, alpha), S, out=En)
+            np.add(A, alpha * En, out=An)
+            np.subtract(Xn, Yn, out=Hn)
+            Hn *= beta
+            Hn += H
 
         def objective(Xt, zp=None):
             zp = _rowdot(Xt, Xt, P.i, P.j) if zp is None else zp
             return float(np.sum(Xt * (Lt @ Xt))) + float(np.sum(loss.value(zp, P.t, f.C)))
 
         def pair_multipliers(A):
-            return -(A[:m] + A[m:2 * m] + 2 * Lq[:m])
+            return -(A[:m] + A[m:] + 2 * Lq[:m])
 
-        def feasible(Xt):  # the returned point: tr K ≤ B restored if the last step overshot
-            tr = float(np.sum(Xt * Xt))
-            return Xt * np.sqrt(f.B / tr) if tr > f.B else Xt
+        lowest = LowestEigenpair()
 
         def relative_gap(Xt, A) -> tuple[float, float, float]:
-            """(P(K) − g(β)) / max(1, |P(K)|) at the feasible point K that would be returned,
-            g(β), and λ_min(M(β))."""
-            Xt = feasible(Xt)
+            """(P(K) − g(β)) / max(1, |P(K)|) at K = XᵀX (tr K ≤ B by the X-step), g(β), and
+            λ_min(M(β))."""
             b = pair_multipliers(A)
-            lo = _min_eigenvalue((Lt + P.weighted_matrix(b)).tocsr())
-            conj = float(np.sum(loss.conjugate(b, P.t, f.C)))
+            lo = lowest((Lt + P.weighted_matrix(b)).tocsr())
             primal = objective(Xt)
-            dual = f.B * min(0.0, lo) - conj
+            dual = f.B * min(0.0, lo) - float(np.sum(loss.conjugate(b, P.t, f.C)))
             return (primal - dual) / max(1.0, abs(primal)), dual, lo
 
-        g = np.empty(N)
-        accel = Anderson(mem, N)
+        g = np.empty(v.size)
+        accel = Anderson(mem, v.size)
         history: list[dict] = []
         termination = Termination.ITERATION_LIMIT
-        gap, dual_bound, next_check = np.nan, np.nan, 0
+        gap, dual_bound, lo, next_check, cert_s = np.nan, np.nan, 0.0, 0, 0.0
+        checks: list[tuple[int, float]] = []
+        grown_at = 0
         for it in range(1, max_iter + 1):
             step(v, g)
             X, Y, _, A, E = views(g)
@@ -285,20 +329,36 @@ class ADMM(Solver):
             p1 = float(np.linalg.norm(E)) / xn**2
             p2 = float(np.linalg.norm(X - Y)) / xn
             dd = float(np.linalg.norm(X - Xin)) / xn
+            now = time.perf_counter() - t0
             rec = {"iteration": it, "objective": objective(X, z_pairs), "primal_1": p1, "primal_2": p2,
-                   "dual": dd, "alpha": alpha, "beta": beta, "time_s": time.perf_counter() - t0}
+                   "dual": dd, "alpha": alpha, "beta": beta, "rank": X.shape[1], "time_s": now}
             if max(p1, p2, dd) <= tol and it >= next_check:
-                next_check = it + check_every
+                tc = time.perf_counter()
                 gap, dual_bound, lo = relative_gap(X, A)
                 rec["relative_gap"] = gap
                 if gap <= gap_tol:
                     history.append(rec)
                     termination = Termination.OPTIMAL
                     break
+                t_cert = time.perf_counter() - tc
+                cert_s += t_cert
+                checks.append((it, gap))
+                next_check = it + check_spacing(checks, gap_tol, check_every,
+                                                t_cert * it / max(now - cert_s, 1e-9))
             history.append(rec)
             if progress is not None and (it == 1 or it % 50 == 0):
                 progress({**rec, "primal": rec["objective"], "dual": dual_bound,
                           "relative_gap": gap})
+            if (X.shape[1] < r_cap and it % check_every == 0 and it < max_iter
+                    and (max(p1, p2, dd) <= GROW_GATE or it >= grown_at + GROW_PATIENCE)
+                    and it >= grown_at + GROW_COOLDOWN):
+                grown = _grow(views(g), r_cap, seed + it,
+                              lambda: (Lt + P.weighted_matrix(pair_multipliers(A))).tocsr())
+                if grown is not None:  # rank saturated: continue from the wider point
+                    grown_at = it
+                    v, g = grown, np.empty(grown.size)
+                    accel = Anderson(mem, v.size)
+                    continue
             # eqs. 15–16 with the scale-aware floors
             old = (alpha, beta)
             if p1 > 10 * dd:
@@ -316,34 +376,95 @@ class ADMM(Solver):
         X, A = views(g)[0], views(g)[3]
         if termination != Termination.OPTIMAL:  # say how far the returned point is
             gap, dual_bound, lo = relative_gap(X, A)
-        Xt = np.ascontiguousarray(feasible(X))
-        scaled = float(np.sqrt(np.sum(Xt * Xt) / max(float(np.sum(X * X)), 1e-300)))
-        kernel = KernelFactor(Xt)
-        beta_pairs = pair_multipliers(A)
+        Xt = np.ascontiguousarray(X)
         # the trace multiplier that makes M(β) + λI ⪰ 0 (the dual function's own choice);
         # λ_min(M(β)) comes from the last certificate, taken at this very point
-        lam_cap = max(0.0, -lo)
         return Result(formulation=f.name, solver=self.name, termination=termination,
-                      point=PointStatus.FEASIBLE_POINT, objective=objective(Xt), kernel=kernel,
-                      duals={"beta": beta_pairs, "lam": lam_cap},
+                      point=PointStatus.FEASIBLE_POINT, objective=objective(Xt),
+                      kernel=KernelFactor(Xt),
+                      duals={"beta": pair_multipliers(A), "lam": max(0.0, -lo)},
                       solve_time_s=time.perf_counter() - t0, iterations=len(history),
                       history=history,
-                      info={"rank": r, "relative_gap": gap, "dual_bound": dual_bound,
-                            "residual": max(p1, p2, dd), "final_alpha": alpha,
-                            "final_beta": beta, "pattern_entries": int(W.nnz),
-                            "feasibility_rescale": scaled, "anderson": mem,
-                            "last_step_trace_multiplier": nu})
+                      info={"rank": Xt.shape[1], "rank_cap": r_cap, "relative_gap": gap,
+                            "dual_bound": dual_bound, "residual": max(p1, p2, dd),
+                            "final_alpha": alpha, "final_beta": beta,
+                            "pattern_entries": int(W.nnz), "anderson": mem,
+                            "certificate_s": cert_s, "last_step_trace_multiplier": nu})
 
 
-def _spd_inverse(M: np.ndarray) -> np.ndarray:
-    """M⁻¹ of the r×r system matrix βI + αYYᵀ (SPD, eigenvalues ≥ β), by Cholesky: one
-    r×r inverse and a GEMM beat a triangular solve with n right-hand sides."""
-    return sla.cho_solve(sla.cho_factor(M), np.eye(M.shape[0]))
+def check_spacing(checks: list[tuple[int, float]], gap_tol: float, check_every: int,
+                  cost: float) -> int:
+    """Iterations until the next certificate, given the (iteration, gap) of those so far and
+    the cost of one in iterations.
+
+    At least ``check_every``, and at least ``cost`` (the certificates then take no longer
+    than the iterations between them).  While the gap falls, its geometric rate over the
+    last two checks predicts the iterations left to ``gap_tol``; the next check comes after
+    half of them, at most ``8·check_every`` later (measured at n = 20,000: 34 checks of
+    0.65 s each, 22 s of a 160 s solve, at the fixed spacing of 25)."""
+    spacing = max(check_every, int(np.ceil(cost)))
+    if len(checks) >= 2:
+        (i0, g0), (i1, g1) = checks[-2], checks[-1]
+        if 0 < g1 < g0 and g1 > gap_tol:
+            left = np.log(gap_tol / g1) / (np.log(g1 / g0) / (i1 - i0))
+            spacing = max(spacing, min(int(left / 2), 8 * check_every))
+    return spacing
+
+
+def _grow(state, r_cap: int, seed: int, M: Callable[[], sp.csr_matrix]) -> np.ndarray | None:
+    """The state with more columns when the rank is saturated, else None.
+
+    Saturated: the smallest eigenvalue of K = XᵀX is above ``RANK_SATURATION`` times the
+    largest, so no column is spare.  Then k = max(4, r/2) columns (at most up to ``r_cap``)
+    are added to X and Y alike (X = Y stays satisfied), with H = 0 on them and A, E
+    unchanged: the k lowest eigenvectors of M(β) at the current multipliers (the directions
+    in which the certificate says K should grow), each of norm² equal to K's smallest
+    eigenvalue."""
+    X, Y, H, A, E = state
+    n, r = X.shape
+    ev = np.linalg.eigvalsh(X.T @ X)
+    if ev[0] <= RANK_SATURATION * ev[-1]:
+        return None
+    k = min(r_cap, r + max(4, r // 2)) - r
+    Mb = M()
+    if n <= 400 or k >= n // 4:
+        V = np.linalg.eigh(Mb.toarray())[1][:, :k]
+    else:
+        v0 = np.random.default_rng(seed).standard_normal(n)
+        V = spla.eigsh(Mb, k=k, which="SA", tol=1e-3, v0=v0)[1]
+    G = V * np.sqrt(ev[0])
+    return np.concatenate([np.hstack([X, G]).ravel(), np.hstack([Y, G]).ravel(),
+                           np.hstack([H, np.zeros((n, k))]).ravel(), A, E])
+
+
+def _ball_solve(R: np.ndarray, G: np.ndarray, alpha: float, beta: float, B: float,
+                out: np.ndarray) -> float:
+    """The X- or Y-step with the trace capacity as the ball ‖U‖_F² ≤ B: argmin over U (n×r) of
+    ½ tr(U(βI + αG)Uᵀ) − tr(RᵀU) s.t. ‖U‖² ≤ B, with its multiplier μ (G = FᵀF, F the other
+    factor), written into ``out``.
+
+    KKT: U(βI + αG + μI) = R with μ ≥ 0, μ(‖U‖² − B) = 0.  With G = V diag(d) Vᵀ and
+    s = β + αd, ‖U(μ)‖² = Σ_k a_k/(s_k + μ)² with a = diag(Vᵀ RᵀR V), decreasing in μ: μ = 0
+    if that is ≤ B, else the root on [0, √(Σa/B)] (Brent)."""
+    d, V = np.linalg.eigh(G)
+    s = beta + alpha * np.maximum(d, 0.0)
+    a = np.einsum("ij,ij->j", V, (R.T @ R) @ V)
+    mu = 0.0
+    if float(np.sum(a / s**2)) > B:
+        hi = float(np.sqrt(a.sum() / B))
+        mu = brentq(lambda t: float(np.sum(a / (s + t) ** 2)) - B, 0.0, hi, xtol=1e-14 * hi)
+    np.matmul(R, (V / (s + mu)) @ V.T, out=out)
+    return mu
+
+
+def _dot_rows(U: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """Row-wise inner products ⟨U_k, V_k⟩ (no m×r temporary)."""
+    return np.einsum("ij,ij->i", U, V)
 
 
 def _rowdot(U: np.ndarray, V: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     """(UVᵀ)_ij for index vectors i, j: the kernel entries on a pattern, never UVᵀ itself."""
-    return (U[i] * V[j]).sum(axis=1)
+    return _dot_rows(U[i], V[j])
 
 
 def _positions(W: sp.csr_matrix, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:

@@ -2,8 +2,9 @@
 
 With the last p differences of residuals f = g(v) − v and of values g, the next point is
 g_k − ΔG γ with γ = argmin ‖f_k − ΔF γ‖ (normal equations, Tikhonov 1e-10·trace).  The
-Gram matrix ΔFᵀΔF is updated one row per step, so a step costs O(p·N) for a state of N
-numbers and the history holds 2p·N.  Safeguard: the history is dropped whenever the
+Gram matrix ΔFᵀΔF is updated one row per step, and ΔFᵀf_k = ΔFᵀf_{k-1} + (that row) for
+the older columns, so a step reads the history twice (O(2p·N) for a state of N numbers)
+and holds 2p·N.  Safeguard: the history is dropped whenever the
 residual norm grows (and by the caller whenever the map itself changes), after which the
 plain step g is taken.
 """
@@ -21,6 +22,7 @@ class Anderson:
         self.dF = np.zeros((memory, size))
         self.dG = np.zeros((memory, size))
         self.gram = np.zeros((memory, memory))
+        self.cross = np.zeros(memory)  # ΔFᵀ f at the last point
         self.reset()
         self.last_norm = np.inf
 
@@ -44,11 +46,13 @@ class Anderson:
             row = self.dF[:self.filled] @ self.dF[self.head]
             self.gram[self.head, :self.filled] = row
             self.gram[:self.filled, self.head] = row
+            self.cross[:self.filled] += row  # ΔF_iᵀ f = ΔF_iᵀ f_prev + ΔF_iᵀ ΔF_new
+            self.cross[self.head] = float(self.dF[self.head] @ f)
             self.head = (self.head + 1) % self.memory
         self.f_prev, self.g_prev = f, g.copy()
         if not self.filled:
             return g.copy()
         k = self.filled
         G = self.gram[:k, :k] + (1e-10 * float(np.trace(self.gram[:k, :k])) + 1e-300) * np.eye(k)
-        gamma = np.linalg.solve(G, self.dF[:k] @ f)
+        gamma = np.linalg.solve(G, self.cross[:k])
         return g - gamma @ self.dG[:k]
