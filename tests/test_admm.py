@@ -15,8 +15,9 @@ from kernelsdp.errors import InvalidParameterError, UnsupportedProblemError
 from kernelsdp.formulations import NPKL
 from kernelsdp.result import PointStatus, Termination
 from kernelsdp.solvers import solve
-from kernelsdp.solvers.admm import (_ball_solve, check_spacing, default_rank,
-                                    iteration_memory_bytes, prox_loss)
+from kernelsdp.solvers.admm import iteration_memory_bytes
+from kernelsdp.solvers.factor_steps import ball_step, default_rank, prox_loss
+from kernelsdp.solvers.gap_certificate import check_spacing
 from kernelsdp.tolerances import ADMM_GAP_TOL
 from kernelsdp.verify import verify, verify_twins
 
@@ -52,7 +53,7 @@ def test_factor_step_keeps_the_trace_ball_with_its_kkt_multiplier(seed, B, alpha
     F, R = rng.standard_normal((30, 4)), rng.standard_normal((30, 4)) * rng.uniform(0.01, 30)
     G = F.T @ F
     U = np.empty_like(R)
-    mu = _ball_solve(R, G, alpha, beta, B, out=U)
+    mu = ball_step(R, G, alpha, beta, B, out=U)
     assert mu >= 0 and np.sum(U * U) <= B * (1 + 1e-9)
     np.testing.assert_allclose(U @ ((beta + mu) * np.eye(4) + alpha * G), R, atol=1e-8 * (1 + abs(R).max()))
     assert mu == 0 or np.sum(U * U) == pytest.approx(B, rel=1e-8)

@@ -14,7 +14,7 @@ trace capacity tr K ≤ B kept by the factor steps as the ball ‖X‖_F² ≤ B
 - X: −Y(A + α(Z − XᵀY))ᵀ + H + β(X − Y) + μX = 0  ⇒  (βI + αYYᵀ + μI) X = Y(A + αZ + βI)ᵀ − H
   (the seed calls the r×r matrix "A^k"; it is not the multiplier), with μ ≥ 0 the ball's
   multiplier: μ = 0 if that X has ‖X‖² ≤ B, else the root of ‖X(μ)‖² = B, a secular
-  equation in the eigenbasis of YYᵀ (``_ball_solve``: r×r work, no extra pass over n);
+  equation in the eigenbasis of YYᵀ (``factor_steps.ball_step``: r×r work, no extra pass over n);
 - Y: −X(A + α(Z − XᵀY)) − H − β(X − Y) + μY = 0  ⇒  (βI + αXXᵀ + μI) Y = X(A + αZ + βI) + H,
   with the new X and its own μ;
 - Z, entrywise, with S = XᵀY (the seed's "X L X" is a typo) and c = S − (A + L)/α:
@@ -44,7 +44,7 @@ O(r²n + r·(nnz(L) + m)).  The learned kernel is K = XᵀX, returned as the fac
 **Rank.**  ``rank`` (default: the largest r with r(r+1)/2 ≤ m, seed 001 §4 after Pataki)
 bounds the factor's width; the iteration starts ``rank_start`` wide (default
 min(rank, ``RANK_START``)) and widens by max(4, r/2) columns while K has no spare
-direction (``_grow``: K's smallest eigenvalue above ``RANK_SATURATION`` of its largest),
+direction (``factor_steps.widen``: K's smallest eigenvalue above ``factor_steps.RANK_SATURATION`` of its largest),
 with the lowest eigenvectors of M(β) as the new columns.  ``rank_start=rank`` is the
 seed's fixed-rank algorithm.  The optima met here have far lower rank than Pataki's bound
 (17–45 against 68–218 for n = 2,000–20,000), and an iteration costs O(r²n).
@@ -90,8 +90,6 @@ from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
-from scipy.optimize import brentq
 
 from threadpoolctl import threadpool_limits
 
@@ -102,17 +100,13 @@ from ..result import KernelFactor, PointStatus, Result, Termination
 from ..tolerances import ADMM_GAP_TOL, ADMM_RESIDUAL_TOL
 from .anderson import Anderson
 from .base import Solver
+from .factor_steps import ball_step, default_rank, prox_loss, warm_start, widen
+from .gap_certificate import LowestEigenpair, check_spacing
 
-#: below this n the warm start uses dense LAPACK, above it ARPACK
-DENSE_N = 1500
-#: above DENSE_N the warm start uses this many leading eigenpairs (ARPACK), the rest noise
-WARM_START_EIGENPAIRS = 32
 #: below this n·r the iteration runs on one BLAS thread (see ``solve``)
 SINGLE_THREAD_BELOW = 5_000_000
-#: the factor starts this wide (at most ``rank``) and grows while saturated (see ``_grow``)
+#: the factor starts this wide (at most ``rank``) and grows while saturated (see ``factor_steps.widen``)
 RANK_START = 32
-#: a factor is saturated when K's smallest eigenvalue exceeds this fraction of its largest
-RANK_SATURATION = 1e-4
 #: saturation is judged once the residuals are below this (early iterates fill every column)
 GROW_GATE = 1e-3
 #: ... or when this many iterations passed without (a factor too narrow may never get there)
@@ -121,8 +115,6 @@ GROW_PATIENCE = 500
 #: (measured at n = 20,000: without it 32 → 48 → 72 columns 50 iterations apart, 119-128 s;
 #: with it 48 columns, 97 s)
 GROW_COOLDOWN = 300
-#: relative accuracy of the λ_min solves of the certificate (ARPACK ``tol``)
-EIG_TOL = 1e-10
 
 
 def iteration_memory_bytes(n: int, r: int, m: int, nnz_L: int, anderson: int = 5) -> int:
@@ -132,65 +124,11 @@ def iteration_memory_bytes(n: int, r: int, m: int, nnz_L: int, anderson: int = 5
     return 8 * words
 
 
-def default_rank(m: int) -> int:
-    """Largest r with r(r+1)/2 ≤ m (seed 001 §4, after Pataki)."""
-    return max(1, int((np.sqrt(8 * m + 1) - 1) // 2))
-
-
-def prox_loss(loss: str, c: np.ndarray, T: np.ndarray, lam: float, alpha: float) -> np.ndarray:
-    """argmin_z lam·ℓ̃(z; T) + (alpha/2)(z − c)², entrywise (seed eqs. 9–13, corrected)."""
-    if loss == "l2":
-        return (alpha * c + lam * T) / (alpha + lam)
-    if loss == "hinge":
-        return c + np.clip(alpha * (1 - T * c) / (T * T), 0.0, lam) * T / alpha
-    if loss == "squared-hinge":
-        return c + np.maximum(alpha * (1 - T * c) / (T * T + alpha / lam), 0.0) * T / alpha
-    d = c - T  # l1
-    return T + np.sign(d) * np.maximum(np.abs(d) - lam / alpha, 0.0)
-
-
 def _check_int(value, name: str, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
         raise InvalidParameterError(f"The {name!r} parameter of ADMM must be an int >= {low}. "
                                     f"Got {value!r} instead.")
     return int(value)
-
-
-def warm_start(f: NPKL, r: int, seed: int) -> np.ndarray:
-    """Xᵀ⁰ (n×r): the r (large n: ``WARM_START_EIGENPAIRS``) leading eigenvectors of C·T − L,
-    weighted by √(w/w₁), plus 1e-3 noise (a start away from the saddle X = 0), scaled to
-    tr K = B."""
-    A = (f.C * f.pairs.matrix() - f.L).tocsr()
-    n = f.n
-    if n <= DENSE_N:
-        k = min(r, n - 1)
-        w, V = np.linalg.eigh(A.toarray())
-        w, V = w[::-1][:k], V[:, ::-1][:, :k]
-    else:  # a few leading directions suffice to start; r = 218 eigenpairs took 20-30 s
-        k = min(r, WARM_START_EIGENPAIRS)
-        w, V = spla.eigsh(A, k=k, which="LA", tol=1e-3)
-        w, V = w[::-1], V[:, ::-1]
-    rng = np.random.default_rng(seed)
-    Xt = 1e-3 * rng.standard_normal((n, r)) / np.sqrt(n)
-    keep = w > 0
-    if keep.any():
-        Xt[:, :k][:, keep] += V[:, keep] * np.sqrt(w[keep] / w[0])
-    return Xt * np.sqrt(f.B / float(np.sum(Xt * Xt)))
-
-
-class LowestEigenpair:
-    """λ_min of a sequence of nearby sparse symmetric matrices M(β): ARPACK started from the
-    previous call's eigenvector (dense LAPACK for n ≤ 400)."""
-
-    def __init__(self):
-        self.vector = None
-
-    def __call__(self, M: sp.csr_matrix) -> float:
-        if M.shape[0] <= 400:
-            return float(np.linalg.eigvalsh(M.toarray())[0])
-        w, V = spla.eigsh(M, k=1, which="SA", v0=self.vector, tol=EIG_TOL)
-        self.vector = V[:, 0]
-        return float(w[0])
 
 
 class ADMM(Solver):
@@ -280,12 +218,12 @@ class ADMM(Solver):
             R += X @ (alpha * GY)
             R += beta * Y
             R -= H
-            _ball_solve(R, GY, alpha, beta, f.B, out=Xn)
+            ball_step(R, GY, alpha, beta, f.B, out=Xn)
             R = W.T @ Xn
             R += Y @ (alpha * (X.T @ Xn))
             R += beta * Xn
             R += H
-            nu = _ball_solve(R, Xn.T @ Xn, alpha, beta, f.B, out=Yn)
+            nu = ball_step(R, Xn.T @ Xn, alpha, beta, f.B, out=Yn)
             # S = XᵀY on Q from four gathers of m rows; the pairs of K = XᵀX come for free
             Xi, Xj, Yi, Yj = Xn[P.i], Xn[P.j], Yn[P.i], Yn[P.j]
             S = np.concatenate([_dot_rows(Xi, Yj), _dot_rows(Xj, Yi)])
@@ -352,7 +290,7 @@ class ADMM(Solver):
             if (X.shape[1] < r_cap and it % check_every == 0 and it < max_iter
                     and (max(p1, p2, dd) <= GROW_GATE or it >= grown_at + GROW_PATIENCE)
                     and it >= grown_at + GROW_COOLDOWN):
-                grown = _grow(views(g), r_cap, seed + it,
+                grown = widen(views(g), r_cap, seed + it,
                               lambda: (Lt + P.weighted_matrix(pair_multipliers(A))).tocsr())
                 if grown is not None:  # rank saturated: continue from the wider point
                     grown_at = it
@@ -390,71 +328,6 @@ class ADMM(Solver):
                             "final_alpha": alpha, "final_beta": beta,
                             "pattern_entries": int(W.nnz), "anderson": mem,
                             "certificate_s": cert_s, "last_step_trace_multiplier": nu})
-
-
-def check_spacing(checks: list[tuple[int, float]], gap_tol: float, check_every: int,
-                  cost: float) -> int:
-    """Iterations until the next certificate, given the (iteration, gap) of those so far and
-    the cost of one in iterations.
-
-    At least ``check_every``, and at least ``cost`` (the certificates then take no longer
-    than the iterations between them).  While the gap falls, its geometric rate over the
-    last two checks predicts the iterations left to ``gap_tol``; the next check comes after
-    half of them, at most ``8·check_every`` later (measured at n = 20,000: 34 checks of
-    0.65 s each, 22 s of a 160 s solve, at the fixed spacing of 25)."""
-    spacing = max(check_every, int(np.ceil(cost)))
-    if len(checks) >= 2:
-        (i0, g0), (i1, g1) = checks[-2], checks[-1]
-        if 0 < g1 < g0 and g1 > gap_tol:
-            left = np.log(gap_tol / g1) / (np.log(g1 / g0) / (i1 - i0))
-            spacing = max(spacing, min(int(left / 2), 8 * check_every))
-    return spacing
-
-
-def _grow(state, r_cap: int, seed: int, M: Callable[[], sp.csr_matrix]) -> np.ndarray | None:
-    """The state with more columns when the rank is saturated, else None.
-
-    Saturated: the smallest eigenvalue of K = XᵀX is above ``RANK_SATURATION`` times the
-    largest, so no column is spare.  Then k = max(4, r/2) columns (at most up to ``r_cap``)
-    are added to X and Y alike (X = Y stays satisfied), with H = 0 on them and A, E
-    unchanged: the k lowest eigenvectors of M(β) at the current multipliers (the directions
-    in which the certificate says K should grow), each of norm² equal to K's smallest
-    eigenvalue."""
-    X, Y, H, A, E = state
-    n, r = X.shape
-    ev = np.linalg.eigvalsh(X.T @ X)
-    if ev[0] <= RANK_SATURATION * ev[-1]:
-        return None
-    k = min(r_cap, r + max(4, r // 2)) - r
-    Mb = M()
-    if n <= 400 or k >= n // 4:
-        V = np.linalg.eigh(Mb.toarray())[1][:, :k]
-    else:
-        v0 = np.random.default_rng(seed).standard_normal(n)
-        V = spla.eigsh(Mb, k=k, which="SA", tol=1e-3, v0=v0)[1]
-    G = V * np.sqrt(ev[0])
-    return np.concatenate([np.hstack([X, G]).ravel(), np.hstack([Y, G]).ravel(),
-                           np.hstack([H, np.zeros((n, k))]).ravel(), A, E])
-
-
-def _ball_solve(R: np.ndarray, G: np.ndarray, alpha: float, beta: float, B: float,
-                out: np.ndarray) -> float:
-    """The X- or Y-step with the trace capacity as the ball ‖U‖_F² ≤ B: argmin over U (n×r) of
-    ½ tr(U(βI + αG)Uᵀ) − tr(RᵀU) s.t. ‖U‖² ≤ B, with its multiplier μ (G = FᵀF, F the other
-    factor), written into ``out``.
-
-    KKT: U(βI + αG + μI) = R with μ ≥ 0, μ(‖U‖² − B) = 0.  With G = V diag(d) Vᵀ and
-    s = β + αd, ‖U(μ)‖² = Σ_k a_k/(s_k + μ)² with a = diag(Vᵀ RᵀR V), decreasing in μ: μ = 0
-    if that is ≤ B, else the root on [0, √(Σa/B)] (Brent)."""
-    d, V = np.linalg.eigh(G)
-    s = beta + alpha * np.maximum(d, 0.0)
-    a = np.einsum("ij,ij->j", V, (R.T @ R) @ V)
-    mu = 0.0
-    if float(np.sum(a / s**2)) > B:
-        hi = float(np.sqrt(a.sum() / B))
-        mu = brentq(lambda t: float(np.sum(a / (s + t) ** 2)) - B, 0.0, hi, xtol=1e-14 * hi)
-    np.matmul(R, (V / (s + mu)) @ V.T, out=out)
-    return mu
 
 
 def _dot_rows(U: np.ndarray, V: np.ndarray) -> np.ndarray:

@@ -1,0 +1,105 @@
+"""The factor blocks of low-rank NPKL's ADMM (seed 001; see :mod:`.admm`): the start, the
+Z-step's prox, the X/Y step inside the trace ball, and the widening of a saturated factor."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from scipy.optimize import brentq
+
+from ..formulations.npkl import NPKL
+
+#: below this n the warm start uses dense LAPACK, above it ARPACK
+DENSE_N = 1500
+#: above DENSE_N the warm start uses this many leading eigenpairs (ARPACK), the rest noise
+WARM_START_EIGENPAIRS = 32
+#: a factor is saturated when K's smallest eigenvalue exceeds this fraction of its largest
+RANK_SATURATION = 1e-4
+
+
+def default_rank(m: int) -> int:
+    """Largest r with r(r+1)/2 ≤ m (seed 001 §4, after Pataki)."""
+    return max(1, int((np.sqrt(8 * m + 1) - 1) // 2))
+
+
+def prox_loss(loss: str, c: np.ndarray, T: np.ndarray, lam: float, alpha: float) -> np.ndarray:
+    """argmin_z lam·ℓ̃(z; T) + (alpha/2)(z − c)², entrywise (seed eqs. 9–13, corrected)."""
+    if loss == "l2":
+        return (alpha * c + lam * T) / (alpha + lam)
+    if loss == "hinge":
+        return c + np.clip(alpha * (1 - T * c) / (T * T), 0.0, lam) * T / alpha
+    if loss == "squared-hinge":
+        return c + np.maximum(alpha * (1 - T * c) / (T * T + alpha / lam), 0.0) * T / alpha
+    d = c - T  # l1
+    return T + np.sign(d) * np.maximum(np.abs(d) - lam / alpha, 0.0)
+
+
+def warm_start(f: NPKL, r: int, seed: int) -> np.ndarray:
+    """Xᵀ⁰ (n×r): the r (large n: ``WARM_START_EIGENPAIRS``) leading eigenvectors of C·T − L,
+    weighted by √(w/w₁), plus 1e-3 noise (a start away from the saddle X = 0), scaled to
+    tr K = B."""
+    A = (f.C * f.pairs.matrix() - f.L).tocsr()
+    n = f.n
+    if n <= DENSE_N:
+        k = min(r, n - 1)
+        w, V = np.linalg.eigh(A.toarray())
+        w, V = w[::-1][:k], V[:, ::-1][:, :k]
+    else:  # a few leading directions suffice to start; r = 218 eigenpairs took 20-30 s
+        k = min(r, WARM_START_EIGENPAIRS)
+        w, V = spla.eigsh(A, k=k, which="LA", tol=1e-3)
+        w, V = w[::-1], V[:, ::-1]
+    rng = np.random.default_rng(seed)
+    Xt = 1e-3 * rng.standard_normal((n, r)) / np.sqrt(n)
+    keep = w > 0
+    if keep.any():
+        Xt[:, :k][:, keep] += V[:, keep] * np.sqrt(w[keep] / w[0])
+    return Xt * np.sqrt(f.B / float(np.sum(Xt * Xt)))
+
+
+def ball_step(R: np.ndarray, G: np.ndarray, alpha: float, beta: float, B: float,
+                out: np.ndarray) -> float:
+    """The X- or Y-step with the trace capacity as the ball ‖U‖_F² ≤ B: argmin over U (n×r) of
+    ½ tr(U(βI + αG)Uᵀ) − tr(RᵀU) s.t. ‖U‖² ≤ B, with its multiplier μ (G = FᵀF, F the other
+    factor), written into ``out``.
+
+    KKT: U(βI + αG + μI) = R with μ ≥ 0, μ(‖U‖² − B) = 0.  With G = V diag(d) Vᵀ and
+    s = β + αd, ‖U(μ)‖² = Σ_k a_k/(s_k + μ)² with a = diag(Vᵀ RᵀR V), decreasing in μ: μ = 0
+    if that is ≤ B, else the root on [0, √(Σa/B)] (Brent)."""
+    d, V = np.linalg.eigh(G)
+    s = beta + alpha * np.maximum(d, 0.0)
+    a = np.einsum("ij,ij->j", V, (R.T @ R) @ V)
+    mu = 0.0
+    if float(np.sum(a / s**2)) > B:
+        hi = float(np.sqrt(a.sum() / B))
+        mu = brentq(lambda t: float(np.sum(a / (s + t) ** 2)) - B, 0.0, hi, xtol=1e-14 * hi)
+    np.matmul(R, (V / (s + mu)) @ V.T, out=out)
+    return mu
+
+
+def widen(state, r_cap: int, seed: int, M: Callable[[], sp.csr_matrix]) -> np.ndarray | None:
+    """The state with more columns when the rank is saturated, else None.
+
+    Saturated: the smallest eigenvalue of K = XᵀX is above ``RANK_SATURATION`` times the
+    largest, so no column is spare.  Then k = max(4, r/2) columns (at most up to ``r_cap``)
+    are added to X and Y alike (X = Y stays satisfied), with H = 0 on them and A, E
+    unchanged: the k lowest eigenvectors of M(β) at the current multipliers (the directions
+    in which the certificate says K should grow), each of norm² equal to K's smallest
+    eigenvalue."""
+    X, Y, H, A, E = state
+    n, r = X.shape
+    ev = np.linalg.eigvalsh(X.T @ X)
+    if ev[0] <= RANK_SATURATION * ev[-1]:
+        return None
+    k = min(r_cap, r + max(4, r // 2)) - r
+    Mb = M()
+    if n <= 400 or k >= n // 4:
+        V = np.linalg.eigh(Mb.toarray())[1][:, :k]
+    else:
+        v0 = np.random.default_rng(seed).standard_normal(n)
+        V = spla.eigsh(Mb, k=k, which="SA", tol=1e-3, v0=v0)[1]
+    G = V * np.sqrt(ev[0])
+    return np.concatenate([np.hstack([X, G]).ravel(), np.hstack([Y, G]).ravel(),
+                           np.hstack([H, np.zeros((n, k))]).ravel(), A, E])
