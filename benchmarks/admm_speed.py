@@ -5,19 +5,20 @@ Every figure is measured side by side in one run on this machine (shared and noi
 test asserts a wall-clock time).  Each part runs in its own subprocess, so its peak memory
 (max RSS) is its own.
 
-    python benchmarks/admm_speed.py              # all parts (about 15 minutes)
+    python benchmarks/admm_speed.py              # all parts (about 7 minutes)
     python benchmarks/admm_speed.py --quick      # small sizes, about a minute
     python benchmarks/admm_speed.py --part digits
 
 Parts
   fixtures  ADMM vs Clarabel on UCI subsets n = 40…100 (trace capacity B = n, C = 1), all
             four losses: relative objective difference (bar 1e-3) and time ratio
-  digits    the odd-even stand-in (scikit-learn digits, n = 1,797, m = 2,156, default
-            rank 65): seconds to the stopping tolerance per loss (bar 10 s)
-  scaling   hinge loss, two-Gaussian data, m = 1.2 n, default rank, n = 1,000 … 20,000:
-            seconds per iteration, iterations and seconds to the tolerance (where reached
-            within the iteration cap), peak memory, and growth exponents fitted by least
-            squares on log t = a + b log n
+  digits    the odd-even stand-in (scikit-learn digits, n = 1,797, m = 2,156, rank at most
+            65): seconds to the stopping tolerance per loss (bar 10 s), beside the seed's
+            fixed-rank algorithm (rank_start = rank = 65) in the same run
+  scaling   hinge loss, two-Gaussian data, m = 1.2 n, default rank cap, n = 1,000 … 20,000:
+            iterations, seconds per iteration and seconds to the tolerance (bar at
+            n = 20,000: 120 s, 4 GB), the width the factor reached, peak memory, and
+            growth exponents fitted by least squares on log t = a + b log n
 """
 
 from __future__ import annotations
@@ -71,12 +72,15 @@ def part_digits(quick: bool) -> dict:
     rows = []
     for loss in (("hinge",) if quick else LOSSES):
         f = NPKL(L=L, pairs=pairs, loss=loss, capacity="trace", C=1.0, B=float(len(y)))
-        t = time.perf_counter()
-        r = solve(f, "admm")
-        residual_met = next((h["time_s"] for h in r.history if "relative_gap" in h), None)
-        rows.append({"loss": loss, "seconds": time.perf_counter() - t, "iterations": r.iterations,
-                     "status": r.termination.value, "gap": r.info["relative_gap"],
-                     "residuals_met_s": residual_met, "rank": r.info["rank"]})
+        for mode in (("adaptive",) if quick else ("adaptive", "fixed")):
+            opts = {"rank_start": 10**9} if mode == "fixed" else {}  # capped at the rank
+            t = time.perf_counter()
+            r = solve(f, "admm", **opts)
+            residual_met = next((h["time_s"] for h in r.history if "relative_gap" in h), None)
+            rows.append({"loss": loss, "mode": mode, "seconds": time.perf_counter() - t,
+                         "iterations": r.iterations, "status": r.termination.value,
+                         "gap": r.info["relative_gap"], "residuals_met_s": residual_met,
+                         "rank": r.info["rank"], "objective": r.objective})
     return {"n": len(y), "m": pairs.m, "rows": rows, "peak_rss_gib": peak_rss_gib()}
 
 
@@ -90,7 +94,8 @@ def _scaling_one(n: int, cap: int) -> dict:
     total = time.perf_counter() - t
     h = r.history
     per_it = (h[-1]["time_s"] - h[0]["time_s"]) / max(1, len(h) - 1)
-    return {"n": n, "m": pairs.m, "rank": r.info["rank"], "iterations": r.iterations,
+    return {"n": n, "m": pairs.m, "rank": r.info["rank"], "rank_cap": r.info["rank_cap"],
+            "certificate_s": r.info["certificate_s"], "iterations": r.iterations,
             "status": r.termination.value, "gap": r.info["relative_gap"], "seconds": total,
             "setup_s": h[0]["time_s"], "per_iteration_s": per_it,
             "formula_gib": iteration_memory_bytes(n, r.info["rank"], pairs.m, L.nnz) / 2**30,
@@ -99,7 +104,7 @@ def _scaling_one(n: int, cap: int) -> dict:
 
 def part_scaling(quick: bool) -> dict:
     plan = [(1000, 3000), (2000, 3000)] if quick else [
-        (1000, 5000), (2000, 5000), (5000, 2000), (10000, 300), (20000, 60)]
+        (1000, 5000), (2000, 5000), (5000, 5000), (10000, 5000), (20000, 5000)]
     rows = []
     for n, cap in plan:
         out = subprocess.run([sys.executable, __file__, "--scaling-one", str(n), str(cap)],
@@ -135,18 +140,24 @@ def report(name: str, res: dict) -> None:
         print(f"n = {res['n']}, m = {res['m']}, peak RSS {res['peak_rss_gib']:.2f} GiB")
         for r in res["rows"]:
             met = f"{r['residuals_met_s']:.1f}" if r["residuals_met_s"] is not None else "-"
-            print(f"  {r['loss']:<14} {r['seconds']:7.1f} s  {r['iterations']:5d} its  {r['status']:<16} "
-                  f"gap {r['gap']:.1e}  (eq. 14 residuals first met at {met} s; rank {r['rank']})")
+            print(f"  {r['loss']:<14} {r['mode']:<9} {r['seconds']:7.1f} s  {r['iterations']:5d} its  "
+                  f"{r['status']:<16} gap {r['gap']:.1e}  objective {r['objective']:.4f}  "
+                  f"(eq. 14 residuals first met at {met} s; rank {r['rank']})")
+        fixed = {r["loss"]: r["seconds"] for r in res["rows"] if r["mode"] == "fixed"}
+        for r in res["rows"]:
+            if r["mode"] == "adaptive" and r["loss"] in fixed:
+                print(f"  {r['loss']:<14} fixed-rank / adaptive time: {fixed[r['loss']] / r['seconds']:.1f}x")
     else:
-        print(f"{'n':>6}{'m':>6}{'r':>5}{'setup s':>9}{'s/iter':>8}{'its':>6}{'status':>17}"
-              f"{'gap':>9}{'total s':>9}{'RSS GiB':>9}{'formula':>9}")
+        print(f"{'n':>6}{'m':>6}{'r/cap':>8}{'setup s':>9}{'s/iter':>8}{'its':>6}{'status':>17}"
+              f"{'gap':>9}{'cert s':>8}{'total s':>9}{'RSS GiB':>9}{'formula':>9}")
         for r in res["rows"]:
             if "failed" in r:
                 print(f"{r['n']:>6}  failed (exit {r['failed']})")
                 continue
-            print(f"{r['n']:>6}{r['m']:>6}{r['rank']:>5}{r['setup_s']:>9.2f}{r['per_iteration_s']:>8.3f}"
-                  f"{r['iterations']:>6}{r['status']:>17}{r['gap']:>9.1e}{r['seconds']:>9.1f}"
-                  f"{r['peak_rss_gib']:>9.2f}{r['formula_gib']:>9.2f}")
+            width = f"{r['rank']}/{r['rank_cap']}"
+            print(f"{r['n']:>6}{r['m']:>6}{width:>8}{r['setup_s']:>9.2f}{r['per_iteration_s']:>8.3f}"
+                  f"{r['iterations']:>6}{r['status']:>17}{r['gap']:>9.1e}{r['certificate_s']:>8.1f}"
+                  f"{r['seconds']:>9.1f}{r['peak_rss_gib']:>9.2f}{r['formula_gib']:>9.2f}")
         for k, v in res["fit"].items():
             print(f"  {k}: {v:.2f}" if isinstance(v, float) else f"  {k}: {v}")
 

@@ -7,6 +7,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 from hypothesis import given, settings, strategies as st
 from scipy.optimize import minimize_scalar
 
@@ -17,7 +18,7 @@ from kernelsdp.result import PointStatus, Termination
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.admm import iteration_memory_bytes
 from kernelsdp.solvers.factor_steps import ball_step, default_rank, prox_loss
-from kernelsdp.solvers.gap_certificate import check_spacing
+from kernelsdp.solvers.gap_certificate import LowestEigenpair, check_spacing
 from kernelsdp.tolerances import ADMM_GAP_TOL
 from kernelsdp.verify import verify, verify_twins
 
@@ -66,6 +67,18 @@ def test_certificates_are_spaced_by_cost_and_by_the_gap_s_rate():
     assert check_spacing([(100, 2**-0), (125, 2**-1)], 2**-11, 25, cost=1.0) == 125
     assert check_spacing([(100, 1.0), (125, 0.999)], 1e-3, 25, cost=1.0) == 200  # capped
     assert check_spacing([(100, 0.5), (125, 0.6)], 1e-3, 25, cost=1.0) == 25  # rising gap
+
+
+def test_lowest_eigenvalue_falls_back_to_a_valid_bound_when_arpack_fails(monkeypatch):
+    A = sp.random(600, 600, density=0.01, random_state=0)
+    M = (A + A.T - 3 * sp.eye(600)).tocsr()
+    exact = np.linalg.eigvalsh(M.toarray())[0]
+    assert LowestEigenpair()(M) == pytest.approx(exact, abs=1e-8)
+
+    def no_convergence(*args, **kwargs):
+        raise spla.ArpackNoConvergence("no convergence", np.zeros(0), np.zeros((600, 0)))
+    monkeypatch.setattr(spla, "eigsh", no_convergence)
+    assert LowestEigenpair()(M) <= exact  # Gershgorin: weaker, still a lower bound
 
 
 def _fixture(name, n):

@@ -13,7 +13,9 @@ EIG_TOL = 1e-10
 
 class LowestEigenpair:
     """λ_min of a sequence of nearby sparse symmetric matrices M(β): ARPACK started from the
-    previous call's eigenvector (dense LAPACK for n ≤ 400)."""
+    previous call's eigenvector (dense LAPACK for n ≤ 400).  Should ARPACK not converge,
+    Gershgorin's bound min_i (M_ii − Σ_{j≠i} |M_ij|) ≤ λ_min stands in: weaker, but still
+    a bound, so a certificate built on it stays valid."""
 
     def __init__(self):
         self.vector = None
@@ -21,7 +23,12 @@ class LowestEigenpair:
     def __call__(self, M: sp.csr_matrix) -> float:
         if M.shape[0] <= 400:
             return float(np.linalg.eigvalsh(M.toarray())[0])
-        w, V = spla.eigsh(M, k=1, which="SA", v0=self.vector, tol=EIG_TOL)
+        try:
+            w, V = spla.eigsh(M, k=1, which="SA", v0=self.vector, tol=EIG_TOL)
+        except spla.ArpackNoConvergence:
+            self.vector = None
+            d = M.diagonal()
+            return float(np.min(d - (np.asarray(abs(M).sum(axis=1)).ravel() - np.abs(d))))
         self.vector = V[:, 0]
         return float(w[0])
 
