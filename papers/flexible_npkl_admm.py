@@ -7,7 +7,8 @@ Protocol (seed 001 §4 and Table 1; our choices where it is silent, marked *):
 - pairs: m random pairs labelled by class agreement, m as in Table 1 (1.2·n; odd-even
   4,800 for 4,000 points, here round(1.2·1,797) = 2,156);
 - features standardised per column*; mutual 5-NN graph*, L = I − D^{-1/2}SD^{-1/2};
-- ADMM: rank r = largest with r(r+1)/2 ≤ m (the seed's rule); C = 1*; trace capacity
+- ADMM: rank at most r = largest with r(r+1)/2 ≤ m (the seed's rule), starting from
+  min(r, 32) columns and widening while saturated*; C = 1*; trace capacity
   tr K ≤ B = n* (the seed states no capacity: without one, hinge and squared hinge have no
   attained optimum and ℓ2/ℓ1 optima of rank above r were measured; with B = n the ADMM
   and the SDP solve the same well-posed problem, so their objectives can be compared);
