@@ -295,7 +295,7 @@ class ADMM(Solver):
                           "relative_gap": gap})
             if (X.shape[1] < r_cap and it % check_every == 0 and it < max_iter
                     and (max(p1, p2, dd) <= GROW_GATE or it >= grown_at + GROW_PATIENCE)
-                    and it >= grown_at + GROW_COOLDOWN):
+                    and (grown_at == 0 or it >= grown_at + GROW_COOLDOWN)):
                 grown = widen(views(g), r_cap, seed + it,
                               lambda: (Lt + P.weighted_matrix(pair_multipliers(A))).tocsr())
                 if grown is not None:  # rank saturated: continue from the wider point
