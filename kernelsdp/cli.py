@@ -28,6 +28,7 @@ from .errors import InvalidDataError, KernelSDPError, SolverUnavailableError
 from .formulations import CAPACITIES, FORMULATIONS, LOSSES, get_formulation
 from .formulations.npkl import NPKL
 from .solvers import get_solver, registry
+from .solvers.admm import RANK_START
 from .verify import verify
 
 
@@ -197,7 +198,7 @@ def make_parser() -> argparse.ArgumentParser:
                             "r(r+1)/2 ≤ m)")
         q.add_argument("--rank-start", type=int, default=None,
                        help="rank the ADMM factor starts at, widened while saturated (default: "
-                            "min(r, 16); r gives the seed's fixed-rank algorithm)")
+                            f"min(r, {RANK_START}); r gives the seed's fixed-rank algorithm)")
     p = sub.add_parser("verify", help="cross-check solvers on one problem")
     for q in _formulation_subparsers(p, "verify").values():
         q.add_argument("--solvers", required=True, help="comma-separated solver names")
