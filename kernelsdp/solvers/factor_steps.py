@@ -60,7 +60,7 @@ def warm_start(f: NPKL, r: int, seed: int) -> np.ndarray:
 
 
 def ball_step(R: np.ndarray, G: np.ndarray, alpha: float, beta: float, B: float,
-                out: np.ndarray) -> float:
+              out: np.ndarray) -> float:
     """The X- or Y-step with the trace capacity as the ball ‖U‖_F² ≤ B: argmin over U (n×r) of
     ½ tr(U(βI + αG)Uᵀ) − tr(RᵀU) s.t. ‖U‖² ≤ B, with its multiplier μ (G = FᵀF, F the other
     factor), written into ``out``.
