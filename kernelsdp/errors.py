@@ -8,6 +8,8 @@ never an exception: it is a status in the :class:`~kernelsdp.result.Result`.
 
 from __future__ import annotations
 
+import numpy as np
+
 
 class KernelSDPError(Exception):
     """Base class of every error that the user can fix."""
@@ -65,6 +67,15 @@ def check_positive(value, name: str, owner: str) -> float:
             f"The {name!r} parameter of {owner} must be a float in the range (0, inf). "
             f"Got {value!r} instead.")
     return x
+
+
+def check_int(value, name: str, owner: str, low: int = 1) -> int:
+    """Return ``value`` as an int if it is an integer (not a bool) >= ``low``, else raise the
+    standard error."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {owner} must be an int >= {low}. Got {value!r} instead.")
+    return int(value)
 
 
 def check_choice(value, name: str, owner: str, choices) -> str:

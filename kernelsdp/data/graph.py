@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
-from ..errors import InvalidDataError, InvalidParameterError
+from ..errors import InvalidDataError, check_int
 
 #: Relative asymmetry above which a user-supplied Laplacian is rejected.
 SYMMETRY_RTOL = 1e-10
@@ -23,9 +23,7 @@ def mutual_knn_graph(X: np.ndarray, k: int = 5) -> sp.csr_matrix:
     if X.ndim != 2 or not np.all(np.isfinite(X)):
         raise InvalidDataError("points must be a finite (n, d) array.")
     n = X.shape[0]
-    if not isinstance(k, (int, np.integer)) or k < 1:
-        raise InvalidParameterError(f"The 'k' parameter of the graph must be an int in the range [1, n-1]. Got {k!r} instead.")
-    k = int(min(k, n - 1))
+    k = min(check_int(k, "k", "the graph (n-1 at most is used)"), n - 1)
     nn = NearestNeighbors(n_neighbors=k).fit(X)
     A = nn.kneighbors_graph(X, n_neighbors=k, mode="connectivity")  # excludes self
     S = A.multiply(A.T).tocsr()

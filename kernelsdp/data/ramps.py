@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import InvalidDataError, InvalidParameterError
+from ..errors import InvalidDataError, check_int
 
 CHUNK = 100_000
 
@@ -43,8 +43,7 @@ class RampBasis:
         X = np.asarray(X, dtype=float)
         if X.ndim != 2 or len(X) < 2 or not np.all(np.isfinite(X)):
             raise InvalidDataError("X must be a finite (n, D) array with n >= 2.")
-        if not isinstance(J, (int, np.integer)) or J < 1:
-            raise InvalidParameterError(f"The 'ramps' parameter must be an int >= 1. Got {J!r} instead.")
+        J = check_int(J, "ramps", "the ramp basis")
         sample = X if len(X) <= 200_000 else X[np.random.default_rng(0).choice(len(X), 200_000, replace=False)]
         knots = np.quantile(sample, np.linspace(0, 1, J + 1), axis=0)
         knots = np.maximum.accumulate(knots, axis=0)

@@ -70,7 +70,7 @@ class NPKL(Formulation):
         if self.pairs.m == 0:
             raise InvalidDataError("at least one pairwise constraint is needed.")
         if self.loss == "linear" and self.capacity == "none":
-            top = largest_eigenvalue(self.C * self.pairs.matrix() - self.L)
+            top = _largest_eigenvalue(self.C * self.pairs.matrix() - self.L)
             if top > 1e-9:
                 raise UnboundedProblemError(
                     "NPKL with linear loss and no capacity constraint is unbounded here "
@@ -167,7 +167,7 @@ class NPKL(Formulation):
         return (self.L + self.pairs.weighted_matrix(beta)).tocsr()
 
 
-def largest_eigenvalue(M: sp.spmatrix) -> float:
+def _largest_eigenvalue(M: sp.spmatrix) -> float:
     """λ_max of a sparse symmetric matrix (dense LAPACK for n ≤ 400, else ARPACK)."""
     n = M.shape[0]
     if n <= 400:

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..errors import InvalidParameterError
+from ..errors import check_int
 from ..formulations.npkl import NPKL
 from ..result import KernelFactor
 
@@ -30,9 +30,7 @@ def margins(f: NPKL, kernel: KernelFactor) -> np.ndarray:
 
 def select_active(f: NPKL, kernel: KernelFactor, k: int) -> NPKL:
     """The problem restricted to the pairs touching the k most uncertain points."""
-    if not isinstance(k, (int, np.integer)) or k < 1:
-        raise InvalidParameterError(
-            f"The 'k' parameter of active constraint selection must be an int >= 1. Got {k!r} instead.")
+    k = check_int(k, "k", "active constraint selection")
     m = margins(f, kernel)
     constrained = np.flatnonzero(np.isfinite(m))
     chosen = constrained[np.argsort(m[constrained], kind="stable")[:k]]

@@ -99,7 +99,7 @@ import scipy.sparse as sp
 
 from threadpoolctl import threadpool_limits
 
-from ..errors import InvalidParameterError, check_positive
+from ..errors import check_int, check_positive
 from ..formulations.losses import LOSSES
 from ..formulations.npkl import NPKL
 from ..result import KernelFactor, PointStatus, Result, Termination
@@ -130,13 +130,6 @@ def iteration_memory_bytes(n: int, r: int, m: int, nnz_L: int, anderson: int = 5
     return 8 * words
 
 
-def _check_int(value, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise InvalidParameterError(f"The {name!r} parameter of ADMM must be an int >= {low}. "
-                                    f"Got {value!r} instead.")
-    return int(value)
-
-
 class ADMM(Solver):
     """Algorithm 1 of seed 001 for NPKL with losses ℓ2, hinge, squared hinge, ℓ1."""
 
@@ -161,11 +154,11 @@ class ADMM(Solver):
               tol: float = ADMM_RESIDUAL_TOL, gap_tol: float = ADMM_GAP_TOL, max_iter: int = 5000,
               anderson: int = 5, check_every: int = 25, seed: int = 0,
               progress: Callable[[dict], None] | None = None, **_) -> Result:
-        r = default_rank(f.pairs.m) if rank is None else _check_int(rank, "rank", 1)
-        r0 = min(r, RANK_START) if rank_start is None else min(r, _check_int(rank_start, "rank_start", 1))
+        r = default_rank(f.pairs.m) if rank is None else check_int(rank, "rank", "ADMM")
+        r0 = min(r, RANK_START) if rank_start is None else min(r, check_int(rank_start, "rank_start", "ADMM"))
         tol, gap_tol = check_positive(tol, "tol", "ADMM"), check_positive(gap_tol, "gap_tol", "ADMM")
-        max_iter = _check_int(max_iter, "max_iter", 1)
-        mem = _check_int(anderson, "anderson", 0)
+        max_iter = check_int(max_iter, "max_iter", "ADMM")
+        mem = check_int(anderson, "anderson", "ADMM", low=0)
         # measured on this 2-core machine: at n = 1,797, r = 65 one BLAS thread takes 7.5 ms
         # per iteration and two 40 ms (small r×r solves and GEMMs do not share well); at
         # n = 20,000, r = 218 one thread took 0.98 s and two 1.2 s
