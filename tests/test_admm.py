@@ -18,7 +18,8 @@ from kernelsdp.result import PointStatus, Termination
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.admm import iteration_memory_bytes
 from kernelsdp.solvers.factor_steps import ball_step, default_rank, prox_loss
-from kernelsdp.solvers.gap_certificate import LowestEigenpair, check_spacing
+from kernelsdp.linalg.extreme import LowestEigenpair
+from kernelsdp.solvers.gap_certificate import check_spacing
 from kernelsdp.tolerances import ADMM_GAP_TOL
 from kernelsdp.verify import verify, verify_twins
 

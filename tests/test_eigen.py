@@ -4,7 +4,7 @@ import numpy as np
 import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
-from kernelsdp.solvers.eigen import extrapolate_positive_count, positive_eigenpairs
+from kernelsdp.linalg.positive_part import extrapolate_positive_count, positive_eigenpairs
 from kernelsdp.solvers.proposition1 import closed_form_kernel
 
 

@@ -24,12 +24,13 @@ from typing import Any, ClassVar
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from ..data.graph import knn_laplacian, validate_laplacian
 from ..data.pairs import PairwiseConstraints
 from ..errors import (IllPosedWarning, InvalidDataError, UnboundedProblemError,
                       check_choice, check_positive)
+from ..linalg.extreme import largest_eigenvalue, lowest_eigenvalue
+from ..linalg.positive_part import positive_eigenpairs
 from ..result import KernelFactor
 from .base import CvxpyModel, Formulation, require_keys
 from .losses import LOSSES
@@ -70,7 +71,7 @@ class NPKL(Formulation):
         if self.pairs.m == 0:
             raise InvalidDataError("at least one pairwise constraint is needed.")
         if self.loss == "linear" and self.capacity == "none":
-            top = _largest_eigenvalue(self.C * self.pairs.matrix() - self.L)
+            top = largest_eigenvalue(self.C * self.pairs.matrix() - self.L)
             if top > 1e-9:
                 raise UnboundedProblemError(
                     "NPKL with linear loss and no capacity constraint is unbounded here "
@@ -166,13 +167,35 @@ class NPKL(Formulation):
         """M(β) = L + Σ β_ij (e_i e_jᵀ + e_j e_iᵀ)/2 — the Lagrangian's linear term in K."""
         return (self.L + self.pairs.weighted_matrix(beta)).tocsr()
 
+    # ----- the dual function: one formula for ADMM, the saddle point and verify ---------
+    def dual_spectrum(self, beta: np.ndarray) -> float:
+        """The spectral quantity g(β) needs: λ_min(M(β)) (trace, none) or ‖M(β)₋‖_F
+        (Frobenius; = ‖(−M)₊‖_F, from the positive part of −M)."""
+        M = self.dual_matrix(beta)
+        if self.capacity == "frobenius":
+            return positive_eigenpairs((-M).tocsr()).frobenius
+        return lowest_eigenvalue(M)
 
-def _largest_eigenvalue(M: sp.spmatrix) -> float:
-    """λ_max of a sparse symmetric matrix (dense LAPACK for n ≤ 400, else ARPACK)."""
-    n = M.shape[0]
-    if n <= 400:
-        return float(np.linalg.eigvalsh(M.toarray())[-1])
-    return float(spla.eigsh(M, k=1, which="LA", return_eigenvectors=False)[0])
+    def dual_value(self, beta: np.ndarray, spectrum: float | None = None) -> float:
+        """The dual function (formulations.md §2), valid for every β in the domain of h*:
+
+            g(β) = min_{K ⪰ 0, cap(K) ≤ B} tr(M(β)K) − Σ h*(β_ij)
+                 = B·min(0, λ_min(M))  − Σ h*(β)     (trace:     tr K ≤ B)
+                 = −√B·‖M₋‖_F          − Σ h*(β)     (Frobenius: tr KK ≤ B)
+                 = −Σ h*(β) if M ⪰ 0, else −inf      (none)
+
+        so g(β) ≤ the optimum, for any β.  ``spectrum`` is :meth:`dual_spectrum` when the
+        caller already has it (the saddle point from its K-step, ADMM from its warm-started
+        Lanczos); it is computed here otherwise."""
+        beta = np.asarray(beta, dtype=float)
+        if spectrum is None:
+            spectrum = self.dual_spectrum(beta)
+        conj = float(np.sum(LOSSES[self.loss].conjugate(beta, self.pairs.t, self.C)))
+        if self.capacity == "frobenius":
+            return -np.sqrt(self.B) * spectrum - conj
+        if self.capacity == "trace":
+            return self.B * min(0.0, spectrum) - conj
+        return -conj if spectrum >= 0 else -np.inf
 
 
 def simple_npkl(**kw) -> NPKL:

@@ -107,7 +107,8 @@ from ..tolerances import ADMM_GAP_TOL, ADMM_RESIDUAL_TOL
 from .anderson import Anderson
 from .base import Solver
 from .factor_steps import ball_step, default_rank, prox_loss, warm_start, widen
-from .gap_certificate import LowestEigenpair, check_spacing
+from ..linalg.extreme import LowestEigenpair
+from .gap_certificate import check_spacing
 
 #: below this n·r the iteration runs on one BLAS thread (see ``solve``)
 SINGLE_THREAD_BELOW = 5_000_000
@@ -246,9 +247,9 @@ class ADMM(Solver):
             """(P(K) − g(β)) / max(1, |P(K)|) at K = XᵀX (tr K ≤ B by the X-step), g(β), and
             λ_min(M(β))."""
             b = pair_multipliers(A)
-            lo = lowest((Lt + P.weighted_matrix(b)).tocsr())
+            lo = lowest(f.dual_matrix(b))
             primal = objective(Xt)
-            dual = f.B * min(0.0, lo) - float(np.sum(loss.conjugate(b, P.t, f.C)))
+            dual = f.dual_value(b, spectrum=lo)
             return (primal - dual) / max(1.0, abs(primal)), dual, lo
 
         g = np.empty(v.size)
@@ -290,7 +291,7 @@ class ADMM(Solver):
                     and (max(p1, p2, dd) <= GROW_GATE or it >= grown_at + GROW_PATIENCE)
                     and (grown_at == 0 or it >= grown_at + GROW_COOLDOWN)):
                 grown = widen(views(g), r_cap, seed + it,
-                              lambda: (Lt + P.weighted_matrix(pair_multipliers(A))).tocsr())
+                              lambda: f.dual_matrix(pair_multipliers(A)))
                 if grown is not None:  # rank saturated: continue from the wider point
                     grown_at = it
                     v, g = grown, np.empty(grown.size)

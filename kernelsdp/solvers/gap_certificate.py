@@ -1,37 +1,10 @@
-"""The duality-gap certificate's two helpers for iterative NPKL solvers: λ_min of M(β)
-restarted from the last eigenvector, and when to take the next certificate."""
+"""When an iterative NPKL solver takes its next duality-gap certificate (the certificate
+itself is :meth:`kernelsdp.formulations.NPKL.dual_value`, its λ_min
+:class:`kernelsdp.linalg.extreme.LowestEigenpair`)."""
 
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
-
-#: relative accuracy of the λ_min solves of the certificate (ARPACK ``tol``)
-EIG_TOL = 1e-10
-
-
-class LowestEigenpair:
-    """λ_min of a sequence of nearby sparse symmetric matrices M(β): ARPACK started from the
-    previous call's eigenvector (dense LAPACK for n ≤ 400).  Should ARPACK not converge,
-    Gershgorin's bound min_i (M_ii − Σ_{j≠i} |M_ij|) ≤ λ_min stands in: weaker, but still
-    a bound, so a certificate built on it stays valid."""
-
-    def __init__(self):
-        self.vector = None
-
-    def __call__(self, M: sp.csr_matrix) -> float:
-        if M.shape[0] <= 400:
-            return float(np.linalg.eigvalsh(M.toarray())[0])
-        try:
-            w, V = spla.eigsh(M, k=1, which="SA", v0=self.vector, tol=EIG_TOL)
-        except spla.ArpackNoConvergence:
-            self.vector = None
-            d = M.diagonal()
-            return float(np.min(d - (np.asarray(abs(M).sum(axis=1)).ravel() - np.abs(d))))
-        self.vector = V[:, 0]
-        return float(w[0])
-
 
 def check_spacing(checks: list[tuple[int, float]], gap_tol: float, check_every: int,
                   cost: float) -> int:

@@ -24,7 +24,7 @@ import numpy as np
 from ..formulations.npkl import NPKL
 from ..result import KernelFactor, PointStatus, Result, Termination
 from .base import Solver
-from .eigen import PositivePart, positive_eigenpairs
+from ..linalg.positive_part import PositivePart, positive_eigenpairs
 
 
 def closed_form_kernel(part: PositivePart, B: float) -> KernelFactor:

@@ -38,7 +38,7 @@ from ..formulations.npkl import NPKL
 from ..result import KernelFactor, PointStatus, Result, Termination
 from ..tolerances import SADDLE_GAP_TOL
 from .base import Solver
-from .eigen import positive_eigenpairs
+from ..linalg.positive_part import positive_eigenpairs
 from .proposition1 import closed_form_kernel
 
 NONMONOTONE_MEMORY = 5
@@ -91,10 +91,10 @@ class SaddlePoint(Solver):
                 k_hint[0] = int(1.2 * part.count) + 16
             K = closed_form_kernel(part, B)
             s = P.t * K.entries(P.i, P.j)
-            dual = -np.sqrt(B) * part.frobenius + alpha.sum()
+            # M(β) = −A(α) at β = −αT, so ‖M₋‖_F = ‖A₊‖_F: the K-step's spectrum serves g
+            dual = f.dual_value(-alpha * P.t, spectrum=part.frobenius)
             grad = 1.0 - s
             if not hinge:
-                dual -= alpha @ alpha / (2 * C)
                 grad = grad - alpha / C
             return _Point(alpha, K, f.objective(K), float(dual), grad,
                           part.frobenius / (2 * np.sqrt(B)), part.count, part.method)

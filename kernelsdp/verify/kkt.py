@@ -31,7 +31,7 @@ import scipy.sparse.linalg as spla
 from ..formulations.losses import LOSSES
 from ..formulations.npkl import NPKL
 from ..result import KernelFactor
-from ..solvers.eigen import positive_eigenpairs
+from ..linalg.positive_part import positive_eigenpairs
 
 #: above this n, eigenvalues are computed by ARPACK on operators instead of densely
 DENSE_VERIFY_N = 2000
