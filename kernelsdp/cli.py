@@ -48,6 +48,8 @@ def _clean(x):
         return float(x) if math.isfinite(x) else None
     if isinstance(x, np.integer):
         return int(x)
+    if isinstance(x, np.bool_):
+        return bool(x)
     return x
 
 
@@ -307,19 +309,29 @@ def cmd_verify(args) -> int:
         return 0 if rep.passed else 1
     print("problem: " + ", ".join(f"{k}={v}" for k, v in rep.problem.items()))
     for c in rep.checks:
-        obj = f"{c.objective:.10g}" if c.objective is not None else "-"
-        verdict = "pass" if c.passed else "FAIL: " + ", ".join(c.failed)
-        print(f"{c.solver:<14} {c.status:<16} objective {obj:<18} {c.solve_time_s:9.3f}s  "
-              f"{verdict}  (tol {c.kkt_tol:.0e})")
-        shown = [f"{k} {v:.2e}" for k, v in c.residuals.items()
-                 if isinstance(v, float) and k not in ("objective", "dual_objective")]
-        if shown:
-            print("    " + "  ".join(shown))
+        print_check(c)
     for c in rep.comparisons:
-        print(f"  {c.relation}: {c.a} vs {c.b}: {c.relative_difference:.2e} "
-              f"(tol {c.tol:.0e}) {'ok' if c.passed else 'FAIL'}")
+        print(f"  {c.relation}: {c.a} vs {c.b}: separation {c.separation:.2e}, objectives differ "
+              f"by {c.relative_difference:.2e} (tol {c.tol:.0e}) {'ok' if c.passed else 'FAIL'}")
     print("verify: " + ("PASSED" if rep.passed else "FAILED"))
     return 0 if rep.passed else 1
+
+
+def _interval(lower, upper, rigorous: bool) -> str:
+    fmt = lambda v: "-" if v is None else f"{v:.10g}"  # noqa: E731
+    return f"[{fmt(lower)}, {fmt(upper)}] {'rigorous' if rigorous else 'estimate'}"
+
+
+def print_check(c) -> None:
+    """One solver's row of a report: status, objective, certified interval, verdict."""
+    obj = f"{c.objective:.10g}" if c.objective is not None else "-"
+    print(f"{c.solver:<14} {c.status:<16} objective {obj:<18} {c.solve_time_s:9.3f}s  "
+          f"{c.verdict}  (tol {c.kkt_tol:.0e})")
+    print(f"    interval {_interval(c.lower, c.upper, c.rigorous)}"
+          + (f"  ({c.note})" if c.note else ""))
+    shown = [f"{k} {v:.2e}" for k, v in c.residuals.items() if isinstance(v, float)]
+    if shown:
+        print("    " + "  ".join(shown))
 
 
 def cmd_reproduce(args) -> int:

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from .certificate.verdict import relative_width
+
 
 class Termination(str, enum.Enum):
     """Why the solver stopped."""
@@ -108,6 +110,12 @@ class Result:
     history : one dict per iteration for iterative solvers (objective, gap, step, ...).
     info : anything else worth reporting (eigen method, rank, block sizes, ...).
     message : a readable sentence when something went wrong.
+    lower_bound, upper_bound : the objective interval the solver *claims* (its own dual
+        bound and its point's value; a relaxation's bound and its rounded value).  A claim,
+        not a certificate: :func:`kernelsdp.verify.certify` recomputes its own.
+    canonical : the canonical conic point of a generic solve (x, y, ray; see
+        :mod:`kernelsdp.certificate.canonical`), from which the generic certificate is
+        computed; None for fast solvers.
     """
 
     formulation: str
@@ -124,6 +132,16 @@ class Result:
     history: list[dict[str, float]] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    lower_bound: float | None = None
+    upper_bound: float | None = None
+    canonical: Any = field(default=None, repr=False)
+
+    @property
+    def gap(self) -> float | None:
+        """The claimed interval's relative width (upper − lower) / (1 + |lower| + |upper|)."""
+        if self.lower_bound is None or self.upper_bound is None:
+            return None
+        return relative_width(self.lower_bound, self.upper_bound)
 
     @property
     def ok(self) -> bool:
@@ -145,6 +163,9 @@ class Result:
             "status": self.termination.value,
             "point": self.point.value,
             "objective": self.objective,
+            "lower_bound": self.lower_bound,
+            "upper_bound": self.upper_bound,
+            "gap": self.gap,
             "setup_time_s": self.setup_time_s,
             "solve_time_s": self.solve_time_s,
             "iterations": self.iterations,

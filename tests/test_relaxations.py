@@ -51,17 +51,28 @@ def test_shor_of_the_simplex_qcqp_bounds_the_exact_value():
     assert abs(bounds[2] - exact) < 1e-6  # DNN is exact for d <= 4 once X1 = x is imposed
 
 
-def test_200_random_stqp_ordering_and_theorem_2():
+def test_200_random_stqp_certified_ordering_and_theorem_2():
+    """bound <= exact <= rounded, now as certificates: the exact oracle is certified, the
+    relaxation's interval [SDP1 bound, rounded value] overlaps it, and for d <= 3 (Theorem 2:
+    a rank-one optimum of SDP1 exists) the rounded point is certified optimal too."""
     rng = np.random.default_rng(2024)
+    not_tight = 0
     for k in range(200):
         d = int(rng.integers(2, 7))
         Q = rng.standard_normal((d, d)) * rng.choice([0.1, 1.0, 10.0])
         f = StQP(Q)
         rep = verify(f, ["clarabel", "exact"])
-        assert rep.passed, (k, d, [(c.relation, c.relative_difference) for c in rep.comparisons],
-                            [c.failed for c in rep.checks])
+        clar, exact = rep.checks
+        assert exact.passed and exact.rigorous, (k, exact.failed)
+        assert all(c.passed for c in rep.comparisons), (k, d, rep.comparisons)
+        assert clar.lower <= exact.objective + tol.STQP_TOL * max(1, abs(exact.objective))
+        assert set(clar.failed) <= {"interval_width"}, (k, clar.failed)  # valid, maybe not tight
         if d <= 3:
-            assert any(c.relation.startswith("theorem 2") for c in rep.comparisons)
+            assert clar.passed, (k, clar.failed, clar.lower, clar.upper)
+        not_tight += not clar.passed
+    # Theorem 2 guarantees d <= 3 only; measured, the rounding with its face polish reached the
+    # enumerated optimum on all 200 instances (d <= 6): a regression would show here
+    assert not_tight == 0
 
 
 def test_rounding_is_exact_on_rank_one():

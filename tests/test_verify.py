@@ -6,7 +6,7 @@ from dataclasses import replace
 from kernelsdp import tolerances as tol
 from kernelsdp.result import KernelFactor
 from kernelsdp.solvers import solve
-from kernelsdp.verify import certify, dual_value, npkl_residuals, verify
+from kernelsdp.verify import certify, verify
 
 from conftest import make_npkl
 
@@ -14,9 +14,11 @@ from conftest import make_npkl
 def test_exact_certificate_closes_the_gap(iris_small):
     f = make_npkl(iris_small, "linear", "frobenius")
     r = solve(f, "closed-form")
-    res = npkl_residuals(f, r.kernel, r.duals)
-    assert abs(res["relative_duality_gap"]) < 1e-12 and res["complementarity"] < 1e-12
-    assert np.isclose(dual_value(f, r.duals["beta"]), r.objective)
+    c = certify(f, r)
+    assert c.passed and c.rigorous and abs(c.width) < 1e-12
+    assert c.measures["complementarity"] < 1e-12
+    assert np.isclose(f.dual_value(r.duals["beta"]), r.objective)
+    assert np.isclose(c.lower, r.objective) and np.isclose(c.upper, r.objective)
 
 
 def test_truncated_kernel_fails_verification(iris_small):
@@ -26,7 +28,8 @@ def test_truncated_kernel_fails_verification(iris_small):
     U = U * np.sqrt(np.sqrt(f.B) / np.linalg.norm(U.T @ U))  # still feasible
     bad = replace(r, kernel=KernelFactor(U), objective=f.objective(KernelFactor(U)))
     check = certify(f, bad)
-    assert not check.passed and "relative_duality_gap" in check.failed
+    assert not check.passed and "interval_width" in check.failed
+    assert check.lower <= f.objective(r.kernel) + 1e-9  # the bound stays valid
 
 
 def test_wrong_multipliers_fail_verification(iris_small):
@@ -38,16 +41,27 @@ def test_wrong_multipliers_fail_verification(iris_small):
     assert not check.passed and "stationarity_fenchel_young" in check.failed
 
 
-def test_infeasible_dual_is_reported(iris_small):
+def test_infeasible_dual_is_reported_and_the_bound_stays_valid(iris_small):
     f = make_npkl(iris_small, "hinge", "frobenius")
     r = solve(f, "saddle-point")
     wrong = replace(r, duals={**r.duals, "beta": -r.duals["beta"]})  # β·T ∉ [−C, 0]
-    assert "dual_infeasibility" in certify(f, wrong).failed
+    check = certify(f, wrong)
+    assert "dual_infeasibility" in check.failed
+    assert check.rigorous and check.lower <= r.objective  # g at the projected β: still a bound
 
 
-def test_report_compares_objectives_at_named_tolerances(iris_small):
+def test_report_compares_intervals_at_named_tolerances(iris_small):
     f = make_npkl(iris_small, "linear", "frobenius")
     rep = verify(f, ["clarabel", "closed-form"])
     assert rep.passed and rep.comparisons[0].tol == tol.OBJECTIVE_RTOL_EXACT
+    assert rep.comparisons[0].relation == "intervals overlap"
     d = rep.to_dict()
     assert {"problem", "passed", "solvers", "comparisons"} <= set(d)
+    assert all(s["rigorous"] for s in d["solvers"])
+
+
+def test_a_result_without_duals_is_feasibility_only(iris_small):
+    f = make_npkl(iris_small, "linear", "frobenius")
+    r = solve(f, "closed-form")
+    c = certify(f, replace(r, duals={}))
+    assert not c.passed and c.kind == "feasibility only" and c.verdict == "feasibility only"

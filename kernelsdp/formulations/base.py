@@ -4,6 +4,14 @@ A formulation is declared once.  Generic solvers call :meth:`Formulation.build` 
 the CVXPY problem to a conic solver; fast solvers read the same validated data; verify
 evaluates the same objective.  ``NPZ_KEYS`` documents how the formulation is read from a
 ``--problem FILE.npz`` (the one way to feed any formulation from a script).
+
+**Certificates.**  :meth:`Formulation.certificate` is what verify calls.  By default it is
+the generic conic certificate of :mod:`kernelsdp.certificate`, computed from the canonical
+point a generic solver kept, mapped to the formulation's objective by
+:meth:`objective_map`: a new formulation is certified with no code of its own.  A family
+that has a scalable certificate (NPKL's dual function on a kernel factor, a closed-form
+dual bound) overrides it, and then certifies fast solvers' answers too.  An answer with
+neither reads "feasibility only" and never passes.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from typing import Any, ClassVar
 import cvxpy as cp
 import numpy as np
 
+from ..certificate import Certificate, conic_certificate, feasibility_only
 from ..errors import InvalidDataError
 
 
@@ -34,24 +43,33 @@ class Formulation(ABC):
     name: ClassVar[str]
     #: key -> description of the arrays read from ``--problem FILE.npz``
     NPZ_KEYS: ClassVar[dict[str, str]] = {}
+    #: the declared problem maximises its objective
+    maximize: ClassVar[bool] = False
+    #: the CVXPY model is a relaxation of the declared (nonconvex) problem: its optimum
+    #: bounds the declared one, and the point read back from it is rounded
+    relaxed_model: ClassVar[bool] = False
 
     @abstractmethod
     def build(self) -> CvxpyModel:
         """The symbolic CVXPY model of the problem (the single declaration)."""
 
-    @abstractmethod
     def objective(self, point) -> float:
-        """The objective of the declared problem at a point (a kernel factor, weights...)."""
+        """The objective of the declared problem at a point (a kernel factor, weights...);
+        a family whose certificate or fast solvers need it overrides this."""
+        raise NotImplementedError(f"{self.name} does not evaluate its objective at a point")
 
-    @abstractmethod
     def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
         """Read a solved model: keys ``kernel``, ``primal``, ``duals``, ``info`` and, when
-        the model is a relaxation, ``objective`` (the value of the point read back)."""
+        the model is a relaxation, ``objective`` (the value of the point read back).
+        Default: every named variable's value as a primal value."""
+        return {"primal": {k: np.asarray(v.value) for k, v in model.variables.items()
+                           if v.value is not None}}
 
     @property
-    @abstractmethod
     def n(self) -> int:
-        """Number of points (size of the kernel)."""
+        """Number of points (size of the kernel); default: the side of the model's largest
+        PSD block (a family with data overrides this without building the model)."""
+        return psd_side(self.build().problem)
 
     @property
     def psd_dim(self) -> int:
@@ -63,10 +81,33 @@ class Formulation(ABC):
         """Parameters worth printing in a report."""
         return {"formulation": self.name, "n": self.n}
 
+    def objective_map(self) -> tuple[float, float]:
+        """(a, b) with objective = a·(value of the CVXPY model) + b: a model solved in
+        rescaled units, or stated as the minimisation of −f, says so here."""
+        return 1.0, 0.0
+
+    def certificate(self, result, tol: float) -> Certificate:
+        """The certificate of a result with a point (see the module docstring)."""
+        if result.canonical is not None:
+            return conic_certificate(result.canonical, tol).mapped(*self.objective_map())
+        return feasibility_only(tol, {}, result.objective,
+                                f"{result.solver} returned no canonical point and "
+                                f"{self.name} declares no certificate of its own",
+                                maximize=self.maximize)
+
     @classmethod
-    @abstractmethod
     def from_npz(cls, arrays: dict[str, np.ndarray], **params) -> "Formulation":
         """Build from the arrays of a ``--problem`` file (keys in ``NPZ_KEYS``)."""
+        raise InvalidDataError(f"{cls.name} cannot be read from a .npz file.")
+
+
+def psd_side(problem: cp.Problem) -> int:
+    """Side of the largest PSD constraint or PSD-attributed variable of a problem (0 if none)."""
+    sides = [int(c.args[0].shape[-1]) for c in problem.constraints
+             if isinstance(c, cp.constraints.PSD)]
+    sides += [int(v.shape[-1]) for v in problem.variables()
+              if v.attributes.get("PSD") or v.attributes.get("NSD")]
+    return max(sides, default=0)
 
 
 def require_keys(arrays: dict[str, np.ndarray], keys, owner: str) -> None:

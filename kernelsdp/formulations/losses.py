@@ -13,9 +13,11 @@ l2                (C/2)·(z − T)²                 β T + β²/(2C)     (all �
 l1                C·|z − T|                      β T               (|β| ≤ C)
 ================  =============================  ==========================================
 
-The conjugates give the dual of every NPKL variant in one form (see
-:mod:`kernelsdp.verify.kkt`): g(β) = min_{K feasible} tr((L + Σβ_ij E_ij)K) − Σ h*(β_ij),
-and the Fenchel–Young gap h(z) + h*(β) − βz ≥ 0 is zero iff β ∈ ∂h(z).
+The conjugates give the dual of every NPKL variant in one form (:meth:`NPKL.dual_value`):
+g(β) = min_{K feasible} tr((L + Σβ_ij E_ij)K) − Σ h*(β_ij), a lower bound on the optimum
+for every β in the domain of h* (``project`` maps any β there, so the certificate's bound
+stays valid for slightly infeasible multipliers), and the Fenchel–Young gap
+h(z) + h*(β) − βz ≥ 0 is zero iff β ∈ ∂h(z).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class Loss:
     conjugate: Callable[[np.ndarray, np.ndarray, float], np.ndarray]
     #: distance of β from the domain of h* (dual infeasibility, read by verify)
     domain_violation: Callable[[np.ndarray, np.ndarray, float], np.ndarray]
+    #: the nearest β in the domain of h*
+    project: Callable[[np.ndarray, np.ndarray, float], np.ndarray]
 
 
 def _pos(x):
@@ -49,6 +53,7 @@ LINEAR = Loss(
     value=lambda z, T, C: -C * T * z,
     conjugate=lambda b, T, C: np.zeros_like(b),
     domain_violation=lambda b, T, C: np.abs(b + C * T),
+    project=lambda b, T, C: -C * T,
 )
 
 HINGE = Loss(
@@ -57,6 +62,7 @@ HINGE = Loss(
     value=lambda z, T, C: C * _pos(1 - T * z),
     conjugate=lambda b, T, C: b * T,
     domain_violation=lambda b, T, C: _pos(b * T) + _pos(-b * T - C),
+    project=lambda b, T, C: T * np.clip(b * T, -C, 0.0),  # T = ±1
 )
 
 SQUARED_HINGE = Loss(
@@ -65,6 +71,7 @@ SQUARED_HINGE = Loss(
     value=lambda z, T, C: (C / 2) * _pos(1 - T * z) ** 2,
     conjugate=lambda b, T, C: (-b * T) * (-1 + (-b * T) / (2 * C)),
     domain_violation=lambda b, T, C: _pos(b * T),
+    project=lambda b, T, C: T * np.minimum(b * T, 0.0),
 )
 
 L2 = Loss(
@@ -73,6 +80,7 @@ L2 = Loss(
     value=lambda z, T, C: (C / 2) * (z - T) ** 2,
     conjugate=lambda b, T, C: b * T + b * b / (2 * C),
     domain_violation=lambda b, T, C: np.zeros_like(b),
+    project=lambda b, T, C: b,
 )
 
 L1 = Loss(
@@ -81,6 +89,7 @@ L1 = Loss(
     value=lambda z, T, C: C * np.abs(z - T),
     conjugate=lambda b, T, C: b * T,
     domain_violation=lambda b, T, C: _pos(np.abs(b) - C),
+    project=lambda b, T, C: np.clip(b, -C, C),
 )
 
 #: Ordered registry of losses (CLI names).

@@ -34,6 +34,7 @@ from ..linalg.positive_part import positive_eigenpairs
 from ..result import KernelFactor
 from .base import CvxpyModel, Formulation, require_keys
 from .losses import LOSSES
+from .npkl_certificate import npkl_certificate
 
 CAPACITIES = ("none", "trace", "frobenius")
 
@@ -162,6 +163,11 @@ class NPKL(Formulation):
         if self.capacity == "frobenius":
             return kernel.frobenius_sq()
         return 0.0
+
+    def certificate(self, result, tol: float):
+        """NPKL's own certificate on the kernel factor (:mod:`.npkl_certificate`), for every
+        solver, generic or fast."""
+        return npkl_certificate(self, result, tol)
 
     def dual_matrix(self, beta: np.ndarray) -> sp.csr_matrix:
         """M(β) = L + Σ β_ij (e_i e_jᵀ + e_j e_iᵀ)/2 — the Lagrangian's linear term in K."""

@@ -8,6 +8,11 @@ c = Σ_r √λ_r, so that β_r = √λ_r (the base kernel) is feasible.  A d_r =
 ``D_FLOOR``·max d (formulations.md: "add ε").  The closed form
 β* = c D⁻¹1 / 1ᵀD⁻¹1 is positive, so it also solves the β ≥ 0 variant.
 The learned kernel is K_β = Σ β_r² (basis_r)(basis_r)ᵀ: the factor basis·diag(β).
+
+**Certificate**, for any solver returning β and the multiplier ρ of 1ᵀβ = c: the dual
+function g(ρ) = min_β βᵀDβ − ρ(1ᵀβ − c) = ρc − Σ_r ψ(ρ)/(4d_r), with ψ(ρ) = ρ² (β free) or
+(ρ₊)² (β ≥ 0), bounds the optimum below for every ρ; the interval is [g(ρ), βᵀDβ], with the
+equality, sign and stationarity (2Dβ = ρ1, or its complementary form) residuals.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any, ClassVar
 import cvxpy as cp
 import numpy as np
 
+from ..certificate import OPTIMALITY, Certificate, feasibility_only
 from ..errors import InvalidDataError, InvalidParameterError
 from ..data.spectral_basis import (EIG_RTOL, SpectralBasis, choose_landmarks, full_basis,
                                landmark_basis, median_gamma, validate_points_pairs)
@@ -124,6 +130,29 @@ class SpectralMetric(Formulation):
         return {"primal": {"beta": beta}, "kernel": self.kernel(beta),
                 # CVXPY's Lagrangian adds y·(1ᵀβ − c): stationarity 2Dβ + y = 0, so ρ = −y
                 "duals": {"rho": -float(np.ravel(model.constraints["sum"].dual_value)[0])}}
+
+    def dual_value(self, rho: float) -> float:
+        """g(ρ) = ρc − Σ_r ψ(ρ)/(4 d_r): a lower bound on the optimum for every ρ."""
+        psi = max(rho, 0.0) ** 2 if self.nonneg else rho**2
+        return float(rho * self.c - psi * np.sum(1.0 / (4.0 * self.d)))
+
+    def certificate(self, result, tol: float) -> Certificate:
+        """[g(ρ), βᵀDβ] with the KKT residuals of β (see the module docstring)."""
+        beta = np.asarray(result.primal["beta"], dtype=float)
+        measures = {"equality_violation": abs(beta.sum() - self.c) / max(1.0, self.c),
+                    "negativity": float(np.max(np.maximum(-beta, 0.0))) if self.nonneg else 0.0}
+        rho = result.duals.get("rho")
+        if rho is None:
+            return feasibility_only(tol, measures, self.objective(beta))
+        nu = 2 * self.d * beta - rho
+        if self.nonneg:  # ν ≥ 0 and ν_r β_r = 0
+            stat = max(float(np.max(np.maximum(-nu, 0.0))),
+                       float(np.max(np.abs(nu * beta))) / max(self.c, 1e-300))
+        else:
+            stat = float(np.max(np.abs(nu)))
+        measures["stationarity"] = stat / max(abs(rho), 1e-300)
+        return Certificate(OPTIMALITY, tol, self.dual_value(float(rho)), self.objective(beta),
+                           True, measures, note="lower bound: the dual function g(ρ)")
 
     def kernel(self, beta) -> KernelFactor | None:
         return None if self.basis is None else KernelFactor(self.basis * np.asarray(beta)[None])

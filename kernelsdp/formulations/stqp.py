@@ -9,8 +9,18 @@ relaxed bound (``info["bound"]``) and a rounded feasible α whose value is the r
 objective; the exact and local solvers work on Q directly.
 
 ``face_point(S)`` solves the KKT system of the problem restricted to the face
-{α ≥ 0, α_i = 0 for i ∉ S}: Q_SS α_S = μ1, 1ᵀα_S = 1.  The exact solver enumerates
-faces with it; rounding polishes its point with it (formulations.md §6).
+{α ≥ 0, α_i = 0 for i ∉ S}: Q_SS α_S = μ1, 1ᵀα_S = 1.  ``global_minimum`` enumerates
+every face with it (the exact solver, and the certificate's exact lower bound for
+d ≤ ``EXACT_MAX_D``); rounding polishes its point with it (formulations.md §6).
+
+**Certificate** (:meth:`StQP.certificate`): the interval [lower, αᵀQα] for the returned α
+on the simplex, where lower is the largest of (i) the exact minimum by face enumeration
+(d ≤ ``EXACT_MAX_D``: a proof by exhaustion, computed by the certificate itself), (ii) the
+SDP₁ bound of this result's own conic solve, when its generic certificate makes it
+rigorous, and (iii) for larger d without one, the SDP₁ bound of a fresh Clarabel solve,
+certified the same way.  A point passes only when its value meets that bound: a local
+minimum, or a rounding of a relaxation that is not tight, is a feasible point, not a
+certified optimum.
 """
 
 from __future__ import annotations
@@ -20,12 +30,17 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import InvalidDataError
+import itertools
+
+from ..certificate import OPTIMALITY, Certificate, conic_certificate, solve_canonical
+from ..errors import InvalidDataError, TooLargeError
 from ..relaxations import best_rounding, simplex_dnn, tightness, to_simplex
 from .base import CvxpyModel, Formulation, require_keys
 
 #: a face solution counts as interior when all its entries exceed this
 FACE_TOL = 1e-12
+#: face enumeration visits 2^d − 1 faces: above this d it is refused
+EXACT_MAX_D = 16
 
 
 @dataclass
@@ -33,6 +48,7 @@ class StQP(Formulation):
     Q: np.ndarray
 
     name: ClassVar[str] = "stqp"
+    relaxed_model: ClassVar[bool] = True
     NPZ_KEYS: ClassVar[dict[str, str]] = {"Q": "(d, d) matrix (symmetrised as (Q + Qᵀ)/2)"}
 
     def __post_init__(self) -> None:
@@ -110,6 +126,50 @@ class StQP(Formulation):
         support = np.flatnonzero(a > rtol * a.max())
         p = self.face_point(support)
         return p if p is not None and self.objective(p) <= self.objective(a) else a
+
+    def global_minimum(self) -> tuple[np.ndarray, int]:
+        """(α*, faces visited): the best interior stationary point over all 2^d − 1 faces.
+        The global minimum lies in the relative interior of some face, where it is
+        stationary; a face whose system is singular attains its value on a smaller face."""
+        d = self.d
+        if d > EXACT_MAX_D:
+            raise TooLargeError(f"the exact StQP oracle enumerates 2^d faces; d = {d} exceeds "
+                                f"its limit d <= {EXACT_MAX_D}. Use --solver local or a conic "
+                                "solver (SDP1 bound + rounding).")
+        best, best_val, faces = None, np.inf, 0
+        for k in range(1, d + 1):
+            for S in itertools.combinations(range(d), k):
+                faces += 1
+                a = self.face_point(S)
+                if a is not None and self.objective(a) < best_val:
+                    best, best_val = a, self.objective(a)
+        return best, faces
+
+    def certificate(self, result, tol: float) -> Certificate:
+        """[best certified lower bound, αᵀQα] (see the module docstring)."""
+        a = np.asarray(result.primal["alpha"], dtype=float)
+        measures = {"simplex_violation": max(abs(a.sum() - 1.0), max(0.0, -float(a.min()))),
+                    "kkt_violation": self.kkt_violation(a)}
+        bounds: list[tuple[float, str]] = []
+        if result.canonical is not None:
+            c = conic_certificate(result.canonical, tol)
+            if c.rigorous and c.lower is not None:
+                bounds.append((c.lower, "SDP1 bound of this solve (rigorous)"))
+        if self.d <= EXACT_MAX_D:
+            alpha, faces = self.global_minimum()
+            bounds.append((self.objective(alpha), f"exact minimum over {faces} faces"))
+        elif not bounds:
+            c = conic_certificate(solve_canonical(self.build().problem, "CLARABEL"), tol)
+            if c.lower is not None:
+                bounds.append((c.lower, "SDP1 bound, Clarabel, " +
+                               ("rigorous" if c.rigorous else "estimate")))
+        if not bounds:
+            return Certificate(OPTIMALITY, tol, None, self.objective(a), False, measures,
+                               ("kkt_violation",), note="no lower bound could be certified")
+        lower, how = max(bounds)
+        rigorous = "estimate" not in how
+        return Certificate(OPTIMALITY, tol, lower, self.objective(a), rigorous, measures,
+                           ("kkt_violation",), note="lower bound: " + how)
 
     def kkt_violation(self, alpha: np.ndarray) -> float:
         """max_i (μ − (Qα)_i)₊ over the simplex, μ = αᵀQα: 0 at a KKT point."""

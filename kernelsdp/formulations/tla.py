@@ -20,6 +20,14 @@ With Q_ij = (φ_i(X)ᵀy)ᵀ(φ_j(X)ᵀy) = ⟨φ_iᵀφ_j, yyᵀ⟩:
   m ≥ 0, 1ᵀm ≤ 1, tr M ≤ 1: an (n+1)-block, refused above ``BLOCK_MAX_N``.
 - **KA** (eq. 8): max qᵀm s.t. mᵀSm ≤ 1, m ≥ 0 with base kernels K_i = φ_iφ_iᵀ,
   q_i = ⟨K_i, yyᵀ⟩, S_ij = ⟨K_i, K_j⟩ (a convex QCQP; S is a Gram matrix).
+
+**Certificates.**  A conic solve of any of the four is certified by the generic conic
+certificate, mapped to the objective reported here (``objective_map``: KA and MWC-TLA are
+solved in rescaled units).  MWC-TLA has its own, for any solver: ⟨M, Q⟩ ≤ λ_max(Q)·tr M ≤
+max(λ_max(Q), 0) for every feasible M (M ⪰ 0, tr M ≤ 1), so [⟨M, Q⟩, λ_max(Q)₊] is a
+rigorous interval — tight for the untightened relaxation (the closed form), a valid but
+loose bound for the tightened one.  A point with no conic solve behind it and no such bound
+(KA, NC-TLA, LMTL from elsewhere) has its feasibility checked and reads "feasibility only".
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from typing import Any, ClassVar
 import cvxpy as cp
 import numpy as np
 
+from ..certificate import OPTIMALITY, Certificate, feasibility_only
 from ..data.ramps import RampBasis, kernel_gram, label_alignment, validate_labels
 from ..errors import InvalidDataError, TooLargeError
 from ..relaxations import QCQP, numerical_rank, shor
@@ -86,8 +95,30 @@ class _TLA(Formulation):
         extra = {k: v for k, v in params.items() if v}
         return cls.from_data(arrays["X"], arrays["y"], J=J, **extra)
 
+    maximize: ClassVar[bool] = True
+
     def describe(self) -> dict[str, Any]:
         return {"formulation": self.name, "J": self.n, "n": self.n_points}
+
+    def feasibility(self, m: np.ndarray, M: np.ndarray | None) -> dict[str, float]:
+        """Feasibility of (m, M): λ_min([[1, mᵀ], [m, M]]) ≥ 0, m ≥ 0 [, 1ᵀm ≤ 1, tr M ≤ 1]."""
+        m = np.asarray(m, dtype=float)
+        out = {"negativity_m": float(max(0.0, -m.min()))}
+        if M is None:
+            return out
+        M = np.asarray(M, dtype=float)
+        Y = np.block([[np.ones((1, 1)), m[None]], [m[:, None], M]])
+        out["lifted_psd"] = float(max(0.0, -np.linalg.eigvalsh((Y + Y.T) / 2)[0]))
+        if self.BOUNDED_MIXING:
+            out["trace_violation"] = float(max(0.0, np.trace(M) - 1.0))
+            out["sum_violation"] = float(max(0.0, m.sum() - 1.0))
+        return out
+
+    def certificate(self, result, tol: float) -> Certificate:
+        if result.canonical is not None:
+            return super().certificate(result, tol)
+        measures = self.feasibility(result.primal["m"], result.primal.get("M"))
+        return feasibility_only(tol, measures, result.objective, maximize=True)
 
 
 @dataclass
@@ -120,6 +151,21 @@ class MWCTLA(_TLA):
 
     def objective(self, M) -> float:
         return float(np.sum(self.Q * np.asarray(M)))
+
+    def objective_map(self) -> tuple[float, float]:
+        return -max(float(np.abs(self.Q).max()), 1e-300), 0.0  # the model: min −⟨M, Q/scale⟩
+
+    def certificate(self, result, tol: float) -> Certificate:
+        """The generic certificate of a conic solve; otherwise [⟨M, Q⟩, λ_max(Q)₊]."""
+        if result.canonical is not None:
+            return super().certificate(result, tol)
+        m, M = result.primal["m"], result.primal["M"]
+        measures = self.feasibility(m, M)
+        if self.tightened:
+            measures["negativity_M"] = float(max(0.0, -np.asarray(M).min()))
+        top = max(float(np.linalg.eigvalsh(self.Q)[-1]), 0.0)
+        return Certificate(OPTIMALITY, tol, self.objective(M), top, True, measures,
+                           note="upper bound λ_max(Q)₊ (M ⪰ 0, tr M ≤ 1)")
 
     def build(self) -> CvxpyModel:
         rel = shor(self.original(), dnn=self.tightened)
@@ -194,6 +240,7 @@ class LMTL(NCTLA):
     C: float = 1.0
     name: ClassVar[str] = "lmtl"
     BOUNDED_MIXING: ClassVar[bool] = True
+    maximize: ClassVar[bool] = False  # min t (eq. 2)
 
     @classmethod
     def from_data(cls, X, y, J: int = 10, basis=None, C: float = 1.0):
@@ -249,6 +296,15 @@ class KA(_TLA):
 
     def objective(self, m) -> float:
         return float(self.q @ np.asarray(m))
+
+    def objective_map(self) -> tuple[float, float]:
+        # the model maximises (q/‖q‖_∞)ᵀm' with m' = √σ·m
+        return max(float(np.abs(self.q).max()), 1e-300) / np.sqrt(self._sigma()), 0.0
+
+    def feasibility(self, m, M=None) -> dict[str, float]:
+        m = np.asarray(m, dtype=float)
+        return {"negativity_m": float(max(0.0, -m.min())),
+                "quadratic_violation": float(max(0.0, m @ self.S @ m - 1.0))}
 
     def _sigma(self) -> float:
         return max(float(np.abs(self.S).max()), 1e-300)

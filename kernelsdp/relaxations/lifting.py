@@ -96,7 +96,10 @@ def simplex_dnn(Q: np.ndarray) -> Relaxation:
     Q = np.asarray(Q, dtype=float)
     d = Q.shape[0]
     Z = cp.Variable((d, d), symmetric=True, name="Z")
-    cons = {"psd": [Z >> 0], "nonnegativity": [Z >= 0], "normalisation": [cp.sum(Z) == 1]}
+    # tr Z ≤ 1 is implied (Z ≥ 0, 1ᵀZ1 = 1) and redundant; stated, it is the a-priori bound
+    # that makes the certificate's lower bound rigorous (kernelsdp.certificate.bounds)
+    cons = {"psd": [Z >> 0], "nonnegativity": [Z >= 0], "normalisation": [cp.sum(Z) == 1],
+            "implied_trace": [cp.trace(Z) <= 1]}
     problem = cp.Problem(cp.Minimize(cp.trace(Q @ Z)), [c for g in cons.values() for c in g])
     qcqp = QCQP.build(Q, A=np.ones((1, d)), b=[1.0], nonneg=True)
     return Relaxation("sdp1", qcqp, problem, Z, True, cons)

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import functools
 import time
-import warnings
 
 import cvxpy as cp
 from cvxpy.constraints import PSD, SOC
 from cvxpy.constraints.psd import SvecPSD
 from cvxpy.reductions.solvers import defines
 
+from ..certificate import solve_canonical
 from ..errors import TooLargeError
 from ..formulations.base import Formulation
 from ..result import PointStatus, Result, Termination
@@ -32,6 +32,9 @@ OPTIONAL_EXTRAS = {"MOSEK": "pip install 'kernelsdp[mosek]' (and a MOSEK licence
 INTERIOR_POINT_BYTES_PER_ENTRY = 48
 FIRST_ORDER = {"SCS"}
 GENERIC_MEMORY_LIMIT = 8 * 2**30
+
+#: Each solver's own name for a wall-clock limit in seconds (MOSEK: see time_limit_options).
+TIME_LIMIT_OPTION = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}
 
 #: Accuracy we ask of each solver (CVXPY keyword names).
 DEFAULT_OPTIONS = {
@@ -101,7 +104,11 @@ class ConicSolver(Solver):
             return 8 * 10 * n * n
         return INTERIOR_POINT_BYTES_PER_ENTRY * t * t
 
-    def solve(self, formulation: Formulation, verbose: bool = False, **options) -> Result:
+    def solve(self, formulation: Formulation, verbose: bool = False,
+              time_limit: float | None = None, **options) -> Result:
+        """Solve the formulation's CVXPY model through its canonical form, keeping the point
+        (x, y) for the certificate; ``time_limit`` (seconds) is passed in the solver's own
+        option name."""
         ok, reason = self.availability()
         if not ok:
             return Result.failure(formulation.name, self.name, Termination.SOLVER_UNAVAILABLE,
@@ -116,35 +123,59 @@ class ConicSolver(Solver):
         t0 = time.perf_counter()
         model = formulation.build()
         t1 = time.perf_counter()
-        opts = {**DEFAULT_OPTIONS.get(self.cvxpy_name, {}), **options}
+        opts = {**DEFAULT_OPTIONS.get(self.cvxpy_name, {}), **time_limit_options(self.cvxpy_name, time_limit),
+                **options}
         try:
-            with warnings.catch_warnings():  # "may be inaccurate" is carried by the status
-                warnings.simplefilter("ignore", UserWarning)
-                model.problem.solve(solver=self.cvxpy_name, verbose=verbose, **opts)
+            sol = solve_canonical(model.problem, self.cvxpy_name, verbose=verbose, **opts)
         except cp.error.SolverError as exc:
             return Result.failure(formulation.name, self.name, Termination.NUMERICAL_ERROR,
                                   f"solver {self.name!r} failed: {exc}. Try another solver, or "
                                   "solve with verbose=True for more information.",
                                   setup_time_s=t1 - t0, solve_time_s=time.perf_counter() - t1)
         t2 = time.perf_counter()
-        stats = model.problem.solver_stats
-        termination, point = _STATUS.get(model.problem.status,
-                                          (Termination.NUMERICAL_ERROR, PointStatus.NO_POINT))
+        termination, point = _STATUS.get(sol.status, (Termination.NUMERICAL_ERROR, PointStatus.NO_POINT))
+        setup = t1 - t0 + sol.setup_time_s
         if point is PointStatus.NO_POINT:
             return Result.failure(formulation.name, self.name, termination,
-                                  f"{self.name} reports {model.problem.status}.",
-                                  setup_time_s=t1 - t0, solve_time_s=t2 - t1,
-                                  iterations=stats.num_iters)
+                                  f"{self.name} reports {sol.status}.", setup_time_s=setup,
+                                  solve_time_s=t2 - t1 - sol.setup_time_s,
+                                  iterations=sol.iterations, canonical=sol)
         read = formulation.from_cvxpy(model)
-        objective = read.get("objective", float(model.problem.value))
+        a, b = formulation.objective_map()
+        value = sol.form.sense * sol.form.objective(sol.x)
+        claimed = sorted(a * v + b for v in (value, _dual_objective(sol)))
+        objective = read.get("objective", a * value + b)
+        if formulation.relaxed_model:  # [relaxation's bound, value of the rounded point]
+            claimed = [claimed[0], objective]
         return Result(formulation=formulation.name, solver=self.name, termination=termination,
                       point=point, objective=objective, kernel=read.get("kernel"),
                       primal=read.get("primal", {}), duals=read.get("duals", {}),
-                      setup_time_s=t1 - t0, solve_time_s=time.perf_counter() - t1,
-                      iterations=stats.num_iters,
-                      info={"cvxpy_status": model.problem.status, "relaxed_value":
-                            float(model.problem.value), "solver_time_s": stats.solve_time,
+                      setup_time_s=setup, solve_time_s=t2 - t1 - sol.setup_time_s,
+                      iterations=sol.iterations, lower_bound=claimed[0], upper_bound=claimed[1],
+                      canonical=sol,
+                      info={"cvxpy_status": sol.status, "relaxed_value": float(model.problem.value),
+                            "solver_time_s": sol.stats.get(cp.settings.SOLVE_TIME),
                             **read.get("info", {})})
+
+
+def _dual_objective(sol) -> float:
+    """The dual objective the solver's multipliers claim, in the user's sense (the primal
+    value when there are none)."""
+    f, x = sol.form, sol.x
+    if sol.y is None:
+        return f.sense * f.objective(x)
+    half = 0.0 if f.P is None else 0.5 * float(x @ (f.P @ x))
+    return f.sense * (f.d - float(f.b @ sol.y) - half)
+
+
+def time_limit_options(cvxpy_name: str, seconds: float | None) -> dict:
+    """The solver's own option for a wall-clock limit (none known: no option)."""
+    if seconds is None:
+        return {}
+    if cvxpy_name == "MOSEK":
+        return {"mosek_params": {"MSK_DPAR_OPTIMIZER_MAX_TIME": float(seconds)}}
+    name = TIME_LIMIT_OPTION.get(cvxpy_name)
+    return {name: float(seconds)} if name else {}
 
 
 def generic_solvers() -> list[ConicSolver]:

@@ -4,7 +4,8 @@
 where it is a stationary point of the restricted problem: Q_SS α_S = μ1, 1ᵀα_S = 1,
 α_S > 0.  Enumerating all 2^d − 1 supports and keeping the best interior solution finds
 it (a face whose system is singular attains its value on a smaller face too, which is
-enumerated).  Cost O(2^d d³): refused above ``EXACT_MAX_D``.
+enumerated; :meth:`StQP.global_minimum`).  Cost O(2^d d³): refused above
+``formulations.stqp.EXACT_MAX_D``.
 
 **local** — replicator dynamics on A = c − Q with c = max Q + 1 (A > 0, and
 αᵀAα = c − αᵀQα on the simplex): α_i ← α_i (Aα)_i / αᵀAα increases αᵀAα monotonically
@@ -15,26 +16,24 @@ polished on its face.  For any d.
 
 from __future__ import annotations
 
-import itertools
 import time
 
 import numpy as np
 
-from ..errors import TooLargeError
 from ..formulations.stqp import StQP
 from ..result import PointStatus, Result, Termination
 from .base import Solver
 
-EXACT_MAX_D = 16
 LOCAL_TOL = 1e-12
 
 
 def _result(f: StQP, solver: str, termination: Termination, alpha: np.ndarray, t0: float,
-            iterations: int, info: dict) -> Result:
+            iterations: int, info: dict, lower_bound: float | None = None) -> Result:
     return Result(formulation=f.name, solver=solver, termination=termination,
                   point=PointStatus.FEASIBLE_POINT, objective=f.objective(alpha),
                   primal={"alpha": alpha}, solve_time_s=time.perf_counter() - t0,
-                  iterations=iterations, info=info)
+                  iterations=iterations, info=info, lower_bound=lower_bound,
+                  upper_bound=f.objective(alpha))
 
 
 class ExactStQP(Solver):
@@ -44,23 +43,11 @@ class ExactStQP(Solver):
         return None if isinstance(f, StQP) else "the exact oracle solves StQP problems only"
 
     def solve(self, f: StQP, **_) -> Result:
-        d = f.d
-        if d > EXACT_MAX_D:
-            raise TooLargeError(f"the exact StQP oracle enumerates 2^d faces; d = {d} exceeds "
-                                f"its limit d <= {EXACT_MAX_D}. Use --solver local or a conic "
-                                "solver (SDP1 bound + rounding).")
         t0 = time.perf_counter()
-        best, best_val, faces = None, np.inf, 0
-        for k in range(1, d + 1):
-            for S in itertools.combinations(range(d), k):
-                faces += 1
-                a = f.face_point(S)
-                if a is not None:
-                    v = f.objective(a)
-                    if v < best_val:
-                        best, best_val = a, v
+        best, faces = f.global_minimum()
         return _result(f, self.name, Termination.OPTIMAL, best, t0, faces,
-                       {"faces": faces, "support": [int(i) for i in np.flatnonzero(best)]})
+                       {"faces": faces, "support": [int(i) for i in np.flatnonzero(best)]},
+                       lower_bound=f.objective(best))
 
 
 class LocalStQP(Solver):
@@ -94,5 +81,6 @@ class LocalStQP(Solver):
             v = f.objective(a)
             if v < best_val:
                 best, best_val = a, v
+        # a local method claims no lower bound: upper_bound only
         return _result(f, self.name, Termination.LOCALLY_SOLVED, best, t0, total,
                        {"starts": len(inits), "kkt_violation": f.kkt_violation(best)})

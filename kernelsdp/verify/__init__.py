@@ -1,8 +1,7 @@
-"""Independent certificates and cross-solver checks."""
+"""Certify answers and cross-check solvers: the report layer over :mod:`kernelsdp.certificate`."""
 
-from .kkt import dual_value, npkl_residuals
-from .report import Comparison, SolverCheck, VerifyReport, certify, tolerances_for, verify
+from .report import Comparison, SolverCheck, VerifyReport, certify, compare, tolerances_for, verify
 from .twins import verify_twins
 
-__all__ = ["Comparison", "SolverCheck", "VerifyReport", "certify", "dual_value",
-           "npkl_residuals", "tolerances_for", "verify", "verify_twins"]
+__all__ = ["Comparison", "SolverCheck", "VerifyReport", "certify", "compare", "tolerances_for",
+           "verify", "verify_twins"]

@@ -1,31 +1,35 @@
-"""Cross-check several solvers on one problem and return a report (printing is the CLI's).
+"""Cross-check solvers on one problem and return a report (printing is the CLI's).
 
-For each solver: its status, objective, time and the independent KKT residuals of
-:mod:`.kkt`, passed at the solver's named tolerance.  Between solvers: the relative
-objective difference |f_a − f_b| / max(1, |f_a|, |f_b|), passed at the looser of the two
-solvers' named objective tolerances.
+For each solver: the certificate of its answer — :meth:`Formulation.certificate`, the
+family's own where it has one, the generic conic certificate otherwise — judged at the
+solver's named tolerance, never on its status.  Between solvers: their certified intervals
+must overlap.  Two answers can each look accurate and still disagree; two valid intervals
+cannot be disjoint, so a gap between them, relative to 1 + |bounds| and beyond the looser
+of the two objective tolerances, fails the comparison.  The objectives' relative difference
+is reported beside it.
+
+``verify`` takes a formulation or a plain ``cvxpy.Problem`` (wrapped as
+:class:`~kernelsdp.formulations.cvxpy_problem.CvxpyProblem`): a model the package has never
+seen is certified with no code of its own.
 """
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .. import tolerances as tol
+from ..certificate import Certificate, no_point
 from ..errors import UnsupportedProblemError
 from ..formulations.base import Formulation
-from ..formulations.npkl import NPKL
+from ..formulations.cvxpy_problem import as_formulation
 from ..formulations.spectral_metric import SpectralMetric
-from ..formulations.stqp import StQP
-from ..formulations.tla import KA, NCTLA, MWCTLA
 from ..result import Result
 from ..solvers import get_solver
-from .. import tolerances as tol
-from .kkt import failures, npkl_residuals
-from .qp import CHECKED as QP_CHECKED, qp_residuals
-from .stqp import stqp_failures, stqp_relations, stqp_residuals
-from .tla import tla_failures, tla_residuals
 
-#: named tolerances per solver: (objective agreement, KKT residuals)
+#: named tolerances per solver: (interval overlap / objective agreement, certificate)
 SOLVER_TOLERANCES: dict[str, tuple[float, float]] = {
     "closed-form": (tol.OBJECTIVE_RTOL_EXACT, tol.KKT_TOL),
     "saddle-point": (tol.OBJECTIVE_RTOL_ITERATIVE, tol.KKT_TOL),
@@ -52,7 +56,7 @@ FAMILY_TOLERANCES: dict[type, dict[str, tuple[float, float]]] = {
 
 
 def tolerances_for(solver: str, f: Formulation | None = None) -> tuple[float, float]:
-    """(objective agreement, KKT) tolerances of a solver, on a formulation family."""
+    """(interval overlap, certificate) tolerances of a solver, on a formulation family."""
     family = FAMILY_TOLERANCES.get(type(f)) if f is not None else None
     if family is not None:
         return family.get(solver, family["*"])
@@ -61,6 +65,8 @@ def tolerances_for(solver: str, f: Formulation | None = None) -> tuple[float, fl
 
 @dataclass
 class SolverCheck:
+    """One solver's answer and its certificate, as a report row."""
+
     solver: str
     status: str
     point: str
@@ -72,6 +78,22 @@ class SolverCheck:
     failed: list[str]
     passed: bool
     message: str = ""
+    kind: str = ""
+    lower: float | None = None
+    upper: float | None = None
+    rigorous: bool = False
+    verdict: str = ""
+    note: str = ""
+    dimacs: dict[str, float] | None = None
+    certify_time_s: float = 0.0
+
+    @classmethod
+    def of(cls, result: Result, cert: Certificate, certify_time_s: float = 0.0) -> "SolverCheck":
+        return cls(result.solver, result.termination.value, result.point.value,
+                   result.objective, result.solve_time_s, result.iterations, cert.measures,
+                   cert.tol, cert.failed, cert.passed, result.message, cert.kind, cert.lower,
+                   cert.upper, cert.rigorous, cert.verdict, cert.note, cert.dimacs,
+                   certify_time_s)
 
 
 @dataclass
@@ -81,7 +103,8 @@ class Comparison:
     relative_difference: float
     tol: float
     passed: bool
-    relation: str = "objectives agree"
+    relation: str = "intervals overlap"
+    separation: float = 0.0
 
 
 @dataclass
@@ -101,57 +124,53 @@ class VerifyReport:
                 "comparisons": [asdict(c) for c in self.comparisons]}
 
 
-def certify(f: Formulation, result: Result) -> SolverCheck:
-    """Residuals of one result, checked at its solver's tolerance."""
-    _, kkt_tol = tolerances_for(result.solver, f)
+def certify(f, result: Result, tol_: float | None = None) -> Certificate:
+    """The certificate of one result, at its solver's named tolerance unless ``tol_``."""
+    f = as_formulation(f)
+    t = tolerances_for(result.solver, f)[1] if tol_ is None else tol_
     if not result.ok:
-        return SolverCheck(result.solver, result.termination.value, result.point.value, None,
-                           result.solve_time_s, result.iterations, {}, kkt_tol, ["no point"],
-                           False, result.message)
-    if isinstance(f, NPKL):
-        res = npkl_residuals(f, result.kernel, result.duals, result.info.get("raw_min_eig_K"))
-        bad = failures(res, kkt_tol)
-    elif isinstance(f, StQP):
-        res = stqp_residuals(f, result)
-        bad = stqp_failures(res, result.solver)
-    elif isinstance(f, (KA, NCTLA, MWCTLA)):
-        res = tla_residuals(f, result)
-        bad = tla_failures(res, kkt_tol)
-    elif isinstance(f, SpectralMetric):
-        res = qp_residuals(f, result)
-        bad = [k for k in QP_CHECKED if not res[k] <= kkt_tol]
-    else:  # pragma: no cover - every registered formulation has residuals
-        raise UnsupportedProblemError(f"verify has no residuals for {f.name!r}")
-    return SolverCheck(result.solver, result.termination.value, result.point.value,
-                       result.objective, result.solve_time_s, result.iterations, res, kkt_tol,
-                       bad, not bad, result.message)
+        return no_point(t, result.message or f"{result.solver} returned no point "
+                        f"({result.termination.value})")
+    return f.certificate(result, t)
 
 
-def verify(f: Formulation, solvers: list[str], **options) -> VerifyReport:
-    """Solve ``f`` with each named solver and cross-check the answers."""
+def _side(v: float | None, default: float) -> float:
+    return default if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+
+def compare(a: SolverCheck, b: SolverCheck, t: float) -> Comparison:
+    """Do the two certified intervals overlap (within t, relative to 1 + |bounds|)?"""
+    lo = max(_side(a.lower, -math.inf), _side(b.lower, -math.inf))
+    up = min(_side(a.upper, math.inf), _side(b.upper, math.inf))
+    scale = 1.0 + max((abs(v) for v in (a.lower, a.upper, b.lower, b.upper)
+                       if v is not None and math.isfinite(v)), default=0.0)
+    sep = max(0.0, lo - up) / scale if math.isfinite(lo - up) else 0.0
+    diff = (abs(a.objective - b.objective) / max(1.0, abs(a.objective), abs(b.objective))
+            if a.objective is not None and b.objective is not None else math.nan)
+    return Comparison(a.solver, b.solver, diff, t, sep <= t, separation=sep)
+
+
+def verify(problem, solvers: list[str], **options) -> VerifyReport:
+    """Solve ``problem`` (a formulation or a ``cvxpy.Problem``) with each named solver,
+    certify every answer and compare their intervals; ``options[name]`` are the options of
+    solver ``name``."""
+    f = as_formulation(problem)
     report = VerifyReport(problem=f.describe())
-    results = []
     for name in solvers:
         s = get_solver(type(f), name)
         reason = s.supports(f)
         if reason is not None:
             raise UnsupportedProblemError(f"solver {name!r} cannot solve this problem: {reason}.")
-        r = s.solve(f, **options.get(name, {}))
-        results.append(r)
-        report.checks.append(certify(f, r))
-    if isinstance(f, StQP):
-        # the solvers need not agree (rounded and local values may exceed the optimum):
-        # what must hold is the ordering bound <= exact <= value, and Theorem 2
-        for relation, between, amount, ok in stqp_relations(f, results):
-            a, b = between.split(", ")
-            report.comparisons.append(Comparison(a, b, float(amount), tol.STQP_TOL, ok, relation))
-        return report
-    for x in range(len(results)):
-        for y in range(x + 1, len(results)):
-            a, b = results[x], results[y]
-            if a.objective is None or b.objective is None:
-                continue
-            rel = abs(a.objective - b.objective) / max(1.0, abs(a.objective), abs(b.objective))
-            t = max(tolerances_for(a.solver, f)[0], tolerances_for(b.solver, f)[0])
-            report.comparisons.append(Comparison(a.solver, b.solver, rel, t, rel <= t))
+    for name in solvers:
+        r = get_solver(type(f), name).solve(f, **options.get(name, {}))
+        t0 = time.perf_counter()
+        cert = certify(f, r)
+        report.checks.append(SolverCheck.of(r, cert, time.perf_counter() - t0))
+    checks = report.checks
+    for x in range(len(checks)):
+        for y in range(x + 1, len(checks)):
+            a, b = checks[x], checks[y]
+            if a.kind == b.kind == "optimality":
+                t = max(tolerances_for(a.solver, f)[0], tolerances_for(b.solver, f)[0])
+                report.comparisons.append(compare(a, b, t))
     return report

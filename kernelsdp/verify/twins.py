@@ -22,7 +22,7 @@ from ..errors import UnsupportedProblemError
 from ..formulations.npkl import NPKL
 from ..result import KernelFactor
 from ..solvers import get_solver
-from .report import Comparison, VerifyReport, certify, tolerances_for
+from .report import Comparison, SolverCheck, VerifyReport, certify, tolerances_for
 
 
 def is_rank_one(kernel: KernelFactor) -> bool:
@@ -45,7 +45,7 @@ def verify_twins(f: NPKL, trace_solver: str = "admm",
         if reason is not None:
             raise UnsupportedProblemError(f"solver {name!r} cannot solve this problem: {reason}.")
         r = s.solve(problem)
-        report.checks.append(certify(problem, r))
+        report.checks.append(SolverCheck.of(r, certify(problem, r)))
         results.append(r)
     a, b = results
     if a.kernel is None or b.kernel is None:

@@ -1,0 +1,168 @@
+"""A CVXPY problem in its canonical conic form, solved so that the point behind the answer
+is kept: the one path by which every generic solver runs.
+
+    (P)  min  ½xᵀPx + cᵀx + d   s.t.  s = Ax + b ∈ K
+    (D)  the Lagrangian ½xᵀPx + cᵀx + d − yᵀ(Ax + b), y ∈ K* (y free on the zero cone)
+
+is what ``problem.get_problem_data(solver)`` hands the solver (``data["param_prob"]``, the
+program after ``format_constraints``; P = 0 unless the solver takes a quadratic objective).
+:func:`solve_canonical` runs ``get_problem_data`` → ``solve_via_data`` → the solver's
+``invert`` (which gives x and one dual vector per canonical constraint, in CVXPY's sign
+convention, checked above for every row: stationarity reads Px + c − Aᵀy = 0) →
+``unpack_results`` (so the user's variables get their values as after ``problem.solve``).
+A Maximize problem is canonicalised as the minimisation of −f: ``sense`` = −1 maps back.
+
+For an unbounded problem CVXPY drops the primal ray; it is read from the solver's raw
+result (``x`` of Clarabel's and SCS's), where such a field exists.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+import scipy.sparse as sp
+from cvxpy.constraints import PSD, SOC, ExpCone, NonNeg, PowCone3D, Zero
+from cvxpy.constraints.psd import SvecPSD
+
+from .cones import Block
+
+
+@dataclass
+class CanonicalForm:
+    """The data of (P): P (or None), c, d, A (CSR), b, the cone blocks, and the sense."""
+
+    c: np.ndarray
+    d: float
+    A: sp.csr_matrix
+    b: np.ndarray
+    blocks: list[Block]
+    sense: float = 1.0  # −1 when the user's problem is a Maximize
+    P: sp.csr_matrix | None = None
+    constraint_ids: list[int] = field(default_factory=list)
+    constraint_sizes: list[int] = field(default_factory=list)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.A.shape
+
+    @classmethod
+    def from_problem_data(cls, data: dict, chain, problem: cp.Problem) -> "CanonicalForm":
+        prog = data[cp.settings.PARAM_PROB]
+        quad = "P" in data
+        out = prog.apply_parameters(quad_obj=quad)
+        P, (c, d, A, b) = (sp.csr_matrix(out[0]), out[1:]) if quad else (None, out)
+        solver = chain.solver
+        blocks, ids, sizes, row = [], [], [], 0
+        for con in prog.constraints:
+            ids.append(con.id)
+            sizes.append(con.size)
+            blocks.extend(_blocks(con, row, solver))
+            row += con.size
+        if row != A.shape[0]:  # pragma: no cover - a CVXPY layout we do not know
+            raise NotImplementedError(f"canonical rows {A.shape[0]} != constraint sizes {row}")
+        sense = -1.0 if isinstance(problem.objective, cp.Maximize) else 1.0
+        return cls(np.asarray(c, float).ravel(), float(np.asarray(d)), sp.csr_matrix(A),
+                   np.asarray(b, float).ravel(), blocks, sense, P, ids, sizes)
+
+    def objective(self, x: np.ndarray) -> float:
+        """½xᵀPx + cᵀx + d (the minimised objective)."""
+        quad = 0.0 if self.P is None else 0.5 * float(x @ (self.P @ x))
+        return quad + float(self.c @ x) + self.d
+
+
+def _blocks(con, start: int, solver) -> list[Block]:
+    """The cone blocks of one canonical constraint, in row order."""
+    if isinstance(con, Zero):
+        return [Block("zero", start, start + con.size)]
+    if isinstance(con, NonNeg):
+        return [Block("nonneg", start, start + con.size)]
+    if isinstance(con, SOC):
+        out, r = [], start
+        for k in con.cone_sizes():
+            out.append(Block("soc", r, r + k))
+            r += k
+        return out
+    if isinstance(con, (SvecPSD, PSD)):
+        svec = isinstance(con, SvecPSD)
+        n = con._n if svec else int(con.args[0].shape[-1])
+        step = n * (n + 1) // 2 if svec else n * n
+        return [Block("psd", r, r + step, side=n,
+                      triangle=solver.PSD_TRIANGLE_KIND if svec else None,
+                      sqrt2=bool(getattr(solver, "PSD_SQRT2_SCALING", False)) if svec else False)
+                for r in range(start, start + con.size, step)]
+    if isinstance(con, ExpCone):
+        order = tuple(solver.EXP_CONE_ORDER or (0, 1, 2))
+        return [Block("exp", r, r + 3, order=order) for r in range(start, start + con.size, 3)]
+    if isinstance(con, PowCone3D):
+        alpha = np.ravel(con.alpha.value)
+        return [Block("pow3d", start + 3 * k, start + 3 * k + 3, alpha=float(a))
+                for k, a in enumerate(alpha)]
+    raise NotImplementedError(f"no certificate for the cone {type(con).__name__}")
+
+
+@dataclass
+class CanonicalSolution:
+    """What a solver returned, in canonical terms: x, y (stacked in row order), a primal
+    ray when the solver reports unboundedness, CVXPY's status, and the timings."""
+
+    form: CanonicalForm
+    status: str
+    x: np.ndarray | None
+    y: np.ndarray | None
+    ray: np.ndarray | None = None
+    solver: str = ""
+    setup_time_s: float = 0.0
+    solve_time_s: float = 0.0
+    iterations: int | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def replace_point(self, x=None, y=None, ray=None) -> "CanonicalSolution":
+        """A copy with another point (for perturbation tests and what-ifs)."""
+        from dataclasses import replace
+        return replace(self, x=self.x if x is None else np.asarray(x, float),
+                       y=self.y if y is None else np.asarray(y, float),
+                       ray=self.ray if ray is None else np.asarray(ray, float))
+
+
+def solve_canonical(problem: cp.Problem, solver: str, verbose: bool = False,
+                    **options) -> CanonicalSolution:
+    """Solve ``problem`` with the CVXPY solver ``solver`` (a name in ``cp.installed_solvers()``),
+    keeping the canonical point; the user's variables and constraints get their values too.
+
+    Raises ``cp.error.SolverError`` when the solver fails outright (no status to read) and
+    CVXPY's own errors for a problem it cannot canonicalise (not DCP, unsupported cone).
+    """
+    t0 = time.perf_counter()
+    data, chain, inverse = problem.get_problem_data(solver, solver_opts=dict(options))
+    form = CanonicalForm.from_problem_data(data, chain, problem)
+    t1 = time.perf_counter()
+    # CVXPY's solver interfaces add to the options dict they are given: pass a copy
+    raw = chain.solve_via_data(problem, data, False, verbose, dict(options))
+    t2 = time.perf_counter()
+    sol = chain.solver.invert(raw, inverse[-1])
+    prog = data[cp.settings.PARAM_PROB]
+    x = sol.primal_vars.get(prog.x.id) if sol.primal_vars else None
+    duals = sol.dual_vars or {}
+    y = None
+    if duals and all(i in duals for i in form.constraint_ids):
+        y = np.concatenate([np.ravel(np.asarray(duals[i], dtype=float))
+                            for i in form.constraint_ids])
+    ray = None
+    if sol.status in (cp.UNBOUNDED, cp.UNBOUNDED_INACCURATE):
+        raw_x = getattr(raw, "x", None) if not isinstance(raw, dict) else raw.get("x")
+        ray = None if raw_x is None else np.asarray(raw_x, dtype=float).ravel()
+    with warnings.catch_warnings():  # "may be inaccurate" is carried by the status
+        warnings.simplefilter("ignore", UserWarning)
+        try:
+            problem.unpack_results(raw, chain, inverse)
+        except cp.error.SolverError:
+            pass  # the status below says the solver failed
+    stats = dict(sol.attr or {})
+    return CanonicalSolution(form, sol.status, None if x is None else np.asarray(x, float).ravel(),
+                             y, ray, solver.lower(), t1 - t0, t2 - t1,
+                             stats.get(cp.settings.NUM_ITERS), stats)

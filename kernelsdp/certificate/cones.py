@@ -1,0 +1,111 @@
+"""The cones of CVXPY's canonical form, one block per cone, and what a certificate needs of
+each: the smallest "eigenvalue" of a vector in the cone and in its dual cone, its Jordan
+trace, and where a PSD block keeps its diagonal.
+
+Rows follow the layout CVXPY's conic solvers receive (``ConicSolver.format_constraints``):
+
+- ``zero``: s = 0 (equalities; the dual is free);
+- ``nonneg``: s ≥ 0 entrywise; λ_min is the smallest entry;
+- ``soc``: one cone per contiguous run (t, x), t ≥ ‖x‖; λ_min = (t − ‖x‖)/√2, the smaller
+  Jordan eigenvalue, and tr = √2·t (so ⟨y, s⟩ ≥ λ_min(y)·tr(s) for s in the cone);
+- ``psd``: a symmetric matrix, as the scaled triangle (``SvecPSD``: the solver's triangle
+  kind, off-diagonals × √2, so that inner products are preserved) or the full column-major
+  n² vector; λ_min of the unpacked matrix;
+- ``exp`` and ``pow3d``: three rows per cone (x, y, z) in the solver's order; no spectral
+  decomposition, so "λ_min" is minus the Euclidean distance to the cone (CVXPY's own
+  projection), 0 inside.  The dual cones are mapped onto the primal ones:
+  (u, v, w) ∈ K*_exp ⇔ (−v, −u, e·w) ∈ K_exp, and (u, v, w) ∈ K*_α ⇔
+  (u/α, v/(1 − α), w) ∈ K_α.
+
+Every cone here is self-dual except exp and pow3d (and zero, whose dual is free).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cvxpy as cp
+import numpy as np
+from cvxpy.utilities.psd_utils import TriangleKind, tri_to_full
+
+KINDS = ("zero", "nonneg", "soc", "psd", "exp", "pow3d")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One cone of the canonical form: its kind, its rows, and how to read them."""
+
+    kind: str
+    start: int
+    stop: int
+    side: int = 0                         # psd: matrix side
+    triangle: TriangleKind | None = None  # psd: None for the full n² vector
+    sqrt2: bool = False                   # psd: off-diagonals scaled by √2
+    order: tuple[int, ...] = (0, 1, 2)    # exp: where rows of (x, y, z) sit
+    alpha: float = 0.5                    # pow3d
+
+    @property
+    def rows(self) -> slice:
+        return slice(self.start, self.stop)
+
+    @property
+    def size(self) -> int:
+        return self.stop - self.start
+
+    # ----- reading -------------------------------------------------------------------
+    def matrix(self, v: np.ndarray) -> np.ndarray:
+        """The symmetric matrix of a psd block's rows."""
+        if self.triangle is None:
+            M = v.reshape((self.side, self.side), order="F")
+            return (M + M.T) / 2
+        return tri_to_full(v, self.side, self.triangle, self.sqrt2)
+
+    def diagonal_rows(self) -> np.ndarray:
+        """Row offsets (within the block) of a psd block's diagonal entries."""
+        if self.triangle is None:
+            return np.arange(self.side) * (self.side + 1)
+        marks = tri_to_full(np.arange(1.0, self.size + 1), self.side, self.triangle, False)
+        return np.rint(np.diag(marks)).astype(int) - 1
+
+    def _triple(self, v: np.ndarray) -> tuple[float, float, float]:
+        return tuple(float(v[self.order[i]]) for i in range(3))  # type: ignore[return-value]
+
+    # ----- membership ----------------------------------------------------------------
+    def min_eig(self, v: np.ndarray, dual: bool = False) -> float:
+        """λ_min of v in this cone (of the dual cone when ``dual``); ≥ 0 iff v belongs.
+        The zero cone: −max|v| for the primal side, +inf for the (free) dual side."""
+        if self.kind == "zero":
+            return np.inf if dual else -float(np.max(np.abs(v), initial=0.0))
+        if self.kind == "nonneg":
+            return float(np.min(v, initial=np.inf))
+        if self.kind == "soc":
+            return float(v[0] - np.linalg.norm(v[1:])) / np.sqrt(2.0)
+        if self.kind == "psd":
+            return float(np.linalg.eigvalsh(self.matrix(v))[0])
+        x, y, z = self._triple(v)
+        if self.kind == "exp":
+            if dual:
+                x, y, z = -y, -x, np.e * z
+            con = cp.constraints.ExpCone(cp.Constant(x), cp.Constant(y), cp.Constant(z))
+        else:
+            if dual:
+                x, y = x / self.alpha, y / (1.0 - self.alpha)
+            con = cp.constraints.PowCone3D(cp.Constant(x), cp.Constant(y), cp.Constant(z),
+                                           self.alpha)
+        return -float(np.linalg.norm(np.ravel(con.residual)))
+
+    def entry_min(self, v: np.ndarray) -> np.ndarray:
+        """λ_min per separately bounded piece: each entry of a nonneg block, else one value."""
+        if self.kind == "nonneg":
+            return v
+        return np.array([self.min_eig(v, dual=True)])
+
+    def trace(self, v: np.ndarray) -> np.ndarray:
+        """Jordan trace per piece (matching :meth:`entry_min`): ⟨y, s⟩ ≥ λ_min(y)·tr(s)."""
+        if self.kind == "nonneg":
+            return np.maximum(v, 0.0)
+        if self.kind == "soc":
+            return np.array([np.sqrt(2.0) * max(float(v[0]), 0.0)])
+        if self.kind == "psd":
+            return np.array([max(float(np.trace(self.matrix(v))), 0.0)])
+        return np.array([float(np.linalg.norm(v))])  # exp/pow3d: |⟨y, s⟩| ≤ dist·‖s‖

@@ -1,0 +1,107 @@
+"""NPKL's own certificate, on a kernel factor: scalable, and the same for every solver.
+
+With one multiplier β_ij per pair (the dual of z_ij = K_ij), λ for the capacity and Z for
+K ⪰ 0, the Lagrangian of NPKL (seed 000 eq. 4 [+ eq. 5]; formulations.md §2–3) is
+
+    tr(M(β) K) − Σ h*(β_ij) − tr(ZK) + λ (cap(K) − B),   M(β) = L + Σ β_ij E_ij,
+
+(h* the loss conjugates of :mod:`.losses`).  From (K, β, λ[, Z]) alone:
+
+- the interval: upper = P(K), the objective at the returned kernel; lower = g(Π(β)), the
+  dual function :meth:`NPKL.dual_value` at the multipliers projected onto the domain of
+  h* — a lower bound for *every* β, so the interval is rigorous with a capacity (with
+  ``none`` it is one only when M(β) ⪰ 0);
+- primal: K ⪰ 0 (a factor is PSD by construction; a dense solver's K is checked through
+  its smallest eigenvalue), cap(K) ≤ B;
+- dual: Z ⪰ 0 with Z = M + 2λK (Frobenius), M + λI (trace), M (none) — derived from this
+  stationarity, or, when the solver returns its own Z, checked against it — λ ≥ 0, β in
+  the domain of h*;
+- complementarity tr(ZK) = 0, λ(B − cap(K)) = 0, and the Fenchel–Young gap
+  Σ h(K_ij) + h*(β_ij) − β_ij K_ij = 0 (stationarity in z).
+
+Nothing is densified for large n: K stays a factor, M is sparse, and every λ_min comes from
+:mod:`kernelsdp.linalg.extreme` (Lanczos on M + c·UUᵀ as an operator).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..certificate import OPTIMALITY, Certificate, feasibility_only
+from ..linalg.extreme import DENSE_MAX_N, lowest_eigenvalue
+from .losses import LOSSES
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .npkl import NPKL
+
+
+def _primal(f: "NPKL", kernel, raw_min_eig: float | None) -> dict[str, float]:
+    lam_K = raw_min_eig if raw_min_eig is not None else (
+        0.0 if kernel.rank < kernel.n else float(np.linalg.eigvalsh(kernel.U.T @ kernel.U)[0]))
+    scale = 1.0 + max(kernel.trace(), 0.0)
+    cap = f.capacity_value(kernel)
+    return {"primal_psd": max(0.0, -lam_K) / scale,
+            "primal_capacity": (max(0.0, cap - f.B) / max(1.0, f.B)
+                                if f.capacity != "none" else 0.0)}
+
+
+def npkl_certificate(f: "NPKL", result, tol: float) -> Certificate:
+    """The certificate of an NPKL result from its kernel factor and its duals β, λ[, Z]."""
+    kernel = result.kernel
+    primal = f.objective(kernel)
+    measures: dict[str, float | None] = _primal(f, kernel, result.info.get("raw_min_eig_K"))
+    beta = result.duals.get("beta")
+    if beta is None:
+        return feasibility_only(tol, measures, primal)
+    P, loss = f.pairs, LOSSES[f.loss]
+    beta = np.asarray(beta, dtype=float)
+    lam = float(result.duals.get("lam", 0.0) or 0.0)
+    z = kernel.entries(P.i, P.j)
+    M = f.dual_matrix(beta)
+    obj_scale = 1.0 + abs(primal)
+    m_scale = 1.0 + float(abs(M).max())
+    cap_value = f.capacity_value(kernel)
+    Zs = result.duals.get("Z")
+    stat_Z = None
+    if Zs is not None and f.n <= DENSE_MAX_N:
+        # the solver's own Z: check it, and stationarity M + ∂cap − Z = 0 separately
+        Zs = np.asarray(Zs, dtype=float)
+        Zk = M.toarray() + (2 * lam * kernel.dense() if f.capacity == "frobenius"
+                            else lam * np.eye(f.n) if f.capacity == "trace" else 0.0)
+        Zmin = float(np.linalg.eigvalsh((Zs + Zs.T) / 2)[0])
+        trZK = kernel.trace_product(Zs)
+        stat_Z = float(np.linalg.norm(Zk - Zs)) / (1.0 + float(np.linalg.norm(Zk)))
+    elif f.capacity == "frobenius":
+        Zmin = lowest_eigenvalue(M, kernel.U, 2 * lam)
+        trZK = kernel.trace_product(M) + 2 * lam * kernel.frobenius_sq()
+    else:
+        lo_M = lowest_eigenvalue(M)
+        Zmin = lo_M + (lam if f.capacity == "trace" else 0.0)
+        trZK = kernel.trace_product(M) + (lam * kernel.trace() if f.capacity == "trace" else 0.0)
+    fy = loss.value(z, P.t, f.C) + loss.conjugate(beta, P.t, f.C) - beta * z
+    measures.update({
+        "dual_infeasibility": max(max(0.0, -Zmin) / m_scale, max(0.0, -lam),
+                                  float(np.max(loss.domain_violation(beta, P.t, f.C),
+                                               initial=0.0))),
+        "complementarity": abs(trZK) / obj_scale,
+        "capacity_complementarity": (abs(lam * (f.B - cap_value)) / obj_scale
+                                     if f.capacity != "none" else 0.0),
+        "stationarity_fenchel_young": float(np.sum(fy)) / obj_scale,
+    })
+    if stat_Z is not None:
+        measures["stationarity_Z"] = stat_Z
+    # the lower side: g at the projected multipliers (one spectral solve of M(Πβ))
+    beta_p = loss.project(beta, P.t, f.C)
+    if f.capacity != "frobenius" and Zs is None and np.array_equal(beta_p, beta):
+        spectrum = lo_M  # M(Πβ) = M(β): its λ_min is already known
+    else:
+        spectrum = f.dual_spectrum(beta_p)
+    lower = f.dual_value(beta_p, spectrum)
+    rigorous = np.isfinite(lower)
+    note = "rigorous lower bound: the dual function at the projected multipliers"
+    if not rigorous:  # no capacity and M(β) ⋡ 0: report the estimate −Σh*(β)
+        lower = -float(np.sum(loss.conjugate(beta_p, P.t, f.C)))
+        note = "estimate: without a capacity g(β) is −inf unless M(β) ⪰ 0"
+    return Certificate(OPTIMALITY, tol, float(lower), primal, bool(rigorous), measures, note=note)
