@@ -3,10 +3,11 @@
     kernelsdp solvers [--json]
     kernelsdp solve FORMULATION --solver NAME [--json] [--out FILE.npz] [input] [params]
     kernelsdp verify FORMULATION --solvers A,B,... [--json] [input] [params]
+    kernelsdp certify FILE|FOLDER [--solvers A,B] [--json] [--time-limit S] [--tol T]
     kernelsdp reproduce PAPER [--quick]
 
 A user mistake prints one line ``kernelsdp: error: ...`` on stderr and exits 2; a failed
-verification exits 1; nothing is written unless the whole result is ready.
+verification or certificate exits 1; nothing is written unless the whole result is ready.
 """
 
 from __future__ import annotations
@@ -20,15 +21,18 @@ import sys
 import tempfile
 import zipfile
 
+import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
 from .data import DATASETS, PairwiseConstraints, load
-from .errors import InvalidDataError, KernelSDPError, SolverUnavailableError
+from .errors import InvalidDataError, KernelSDPError, SolverUnavailableError, check_positive
 from .formulations import CAPACITIES, FORMULATIONS, LOSSES, get_formulation
+from .formulations.cvxpy_problem import CvxpyProblem
 from .formulations.npkl import NPKL
 from .solvers import get_solver, registry
 from .solvers.admm import RANK_START
+from .tolerances import CERTIFY_TOL
 from .verify import verify
 
 
@@ -204,6 +208,19 @@ def make_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify", help="cross-check solvers on one problem")
     for q in _formulation_subparsers(p, "verify").values():
         q.add_argument("--solvers", required=True, help="comma-separated solver names")
+    p = sub.add_parser("certify", help="solve any conic problem and certify every answer",
+                       description="Solve an SDPA file (.dat-s), a .py file defining problem() "
+                       "that returns a cvxpy.Problem, or every such file in a folder, with each "
+                       "solver; certify each answer from its point and duals (DIMACS err1-err6, "
+                       "objective interval). Exit 0: all certified; 1: some answer failed.")
+    p.add_argument("path", metavar="FILE", help="a .dat-s file, a .py file, or a folder of them")
+    p.add_argument("--solvers", default="clarabel", help="comma-separated generic solvers "
+                   "(default clarabel; see 'kernelsdp solvers')")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--time-limit", type=float, default=None, metavar="S",
+                   help="wall-clock limit per solve, in seconds")
+    p.add_argument("--tol", type=float, default=CERTIFY_TOL,
+                   help=f"bar for every measure and the interval width (default {CERTIFY_TOL:g})")
     p = sub.add_parser("reproduce", help="run a paper reproduction")
     p.add_argument("paper", metavar="PAPER")
     p.add_argument("--quick", action="store_true", help="small, fast version")
@@ -317,6 +334,83 @@ def cmd_verify(args) -> int:
     return 0 if rep.passed else 1
 
 
+def _certify_row(name: str, c) -> dict:
+    return {"solver": c.solver, "status": c.status, "objective": c.objective,
+            "dimacs": c.dimacs, "lower": c.lower, "upper": c.upper, "rigorous": c.rigorous,
+            "passed": c.passed, "failed": c.failed, "solve_time_s": c.solve_time_s,
+            "certify_time_s": c.certify_time_s, "kind": c.kind, "note": c.note}
+
+
+def _print_certify_row(name: str, c) -> None:
+    errs = " ".join(f"{c.dimacs[k]:8.1e}" for k in sorted(c.dimacs)) if c.dimacs else \
+        " ".join(["       -"] * 6)
+    obj = f"{c.objective:.8g}" if c.objective is not None else "-"
+    lo = "-" if c.lower is None else f"{c.lower:.8g}"
+    up = "-" if c.upper is None else f"{c.upper:.8g}"
+    print(f"{name[:22]:<22} {c.solver:<9} {c.status:<15} {obj:>15} {errs} "
+          f"[{lo}, {up}]{'' if c.rigorous else '~'}  {c.solve_time_s:7.2f}s  {c.verdict}",
+          flush=True)
+
+
+def cmd_certify(args) -> int:
+    from .verify.files import load_problem, problem_paths
+    names = [x.strip() for x in args.solvers.split(",") if x.strip()]
+    if not names:
+        raise KernelSDPError("--solvers needs at least one solver name.")
+    check_positive(args.tol, "tol", "certify")
+    if args.time_limit is not None:
+        check_positive(args.time_limit, "time_limit", "certify")
+    for name in names:
+        _checked_solver(CvxpyProblem(cp.Problem(cp.Minimize(0))), name)
+    options = {n: {"time_limit": args.time_limit} for n in names} if args.time_limit else {}
+    paths = problem_paths(args.path)
+    reports, unreadable = [], 0
+    if not args.json:
+        print(f"{'problem':<22} {'solver':<9} {'status':<15} {'objective':>15} "
+              + " ".join(f"{'err' + str(k):>8}" for k in range(1, 7))
+              + "  interval (~ estimate)  time  verdict", flush=True)
+    for path in paths:
+        try:
+            pf = load_problem(path)
+            rep = verify(pf.problem, names, tol_=args.tol, **options)
+        except KernelSDPError as exc:
+            if len(paths) == 1:
+                raise
+            unreadable += 1
+            sys.stderr.write(f"kernelsdp: error: {exc}\n")
+            continue
+        rep.problem.update(name=pf.name, path=path)
+        reports.append(rep)
+        if not args.json:
+            for c in rep.checks:
+                _print_certify_row(pf.name, c)
+            for c in rep.comparisons:
+                if not c.passed:
+                    print(f"  {c.relation}: {c.a} vs {c.b} FAIL (separation {c.separation:.1e})")
+    passed = all(r.passed for r in reports)
+    out = [{"problem": r.problem, "passed": r.passed,
+            "solvers": [_certify_row(r.problem["name"], c) for c in r.checks]} for r in reports]
+    if args.json:
+        print(json.dumps(_clean(out[0] if len(paths) == 1 else out), indent=2))
+    else:
+        _print_certify_summary(reports, names, args.tol)
+    if unreadable:
+        return 2
+    return 0 if passed else 1
+
+
+def _print_certify_summary(reports, names, tol: float) -> None:
+    print(f"summary at tol {tol:g}: {len(reports)} problem(s)")
+    for name in names:
+        rows = [c for r in reports for c in r.checks if c.solver == name]
+        claimed = [c for c in rows if c.status in ("optimal", "almost_optimal")]
+        wrong = [c for c in claimed if not c.passed]
+        print(f"  {name:<9} {len(rows)} answers, {sum(c.passed for c in rows)} certified; "
+              f"{len(claimed)} called optimal, {len(wrong)} of them failed the certificate"
+              + (": " + ", ".join(sorted({r.problem["name"] for r in reports for c in r.checks
+                                          if c in wrong})) if wrong else ""))
+
+
 def _interval(lower, upper, rigorous: bool) -> str:
     fmt = lambda v: "-" if v is None else f"{v:.10g}"  # noqa: E731
     return f"[{fmt(lower)}, {fmt(upper)}] {'rigorous' if rigorous else 'estimate'}"
@@ -346,7 +440,7 @@ def cmd_reproduce(args) -> int:
 
 
 COMMANDS = {"solvers": cmd_solvers, "solve": cmd_solve, "verify": cmd_verify,
-            "reproduce": cmd_reproduce}
+            "certify": cmd_certify, "reproduce": cmd_reproduce}
 
 
 def main(argv: list[str] | None = None) -> int:

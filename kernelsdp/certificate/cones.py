@@ -94,6 +94,36 @@ class Block:
                                            self.alpha)
         return -float(np.linalg.norm(np.ravel(con.residual)))
 
+    def project(self, v: np.ndarray) -> np.ndarray:
+        """The nearest point of this (self-dual) cone: nonneg, soc, psd only."""
+        if self.kind == "nonneg":
+            return np.maximum(v, 0.0)
+        if self.kind == "soc":
+            t, x = float(v[0]), v[1:]
+            nx_ = float(np.linalg.norm(x))
+            if nx_ <= t:
+                return v.copy()
+            if nx_ <= -t:
+                return np.zeros_like(v)
+            a = (t + nx_) / 2
+            return np.concatenate([[a], a * x / nx_])
+        if self.kind == "psd":
+            w, V = np.linalg.eigh(self.matrix(v))
+            P = (V * np.maximum(w, 0.0)) @ V.T
+            return self.vector(P)
+        raise ValueError(f"no projection onto the {self.kind} cone here")
+
+    def vector(self, M: np.ndarray) -> np.ndarray:
+        """The rows of a psd block holding the symmetric matrix M (inverse of matrix())."""
+        if self.triangle is None:
+            return M.reshape(-1, order="F")
+        marks = tri_to_full(np.arange(1.0, self.size + 1), self.side, self.triangle, False)
+        out = np.zeros(self.size)
+        idx = np.rint(marks).astype(int) - 1
+        scale = np.where(np.eye(self.side, dtype=bool), 1.0, np.sqrt(2.0) if self.sqrt2 else 1.0)
+        out[idx.ravel()] = (M * scale).ravel()
+        return out
+
     def entry_min(self, v: np.ndarray) -> np.ndarray:
         """λ_min per separately bounded piece: each entry of a nonneg block, else one value."""
         if self.kind == "nonneg":

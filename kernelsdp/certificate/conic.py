@@ -20,7 +20,8 @@ multipliers'.  Each is checked at the tolerance; err5 and err6 by magnitude.
 **The interval.**  upper = p, the value of the returned point (its infeasibility is err1–2).
 lower: y is first corrected to satisfy stationarity exactly — the weighted least-norm δ with
 Aᵀδ = g − Aᵀy, moving free (zero-cone) rows and bounded blocks rather than the others, one
-sparse factorisation of AᵀW⁻¹A — and then, for every feasible x',
+sparse factorisation of AᵀW⁻¹A; an unbounded block pushed out of K* is projected back and
+held, and the correction redone (:func:`dual_correction`) — and then, for every feasible x',
 
     f(x') ≥ q(y') + Σ_j min(0, λ_min(y'_j))·s̄_j,      s̄_j ≥ tr(s'_j) a-priori,
 
@@ -61,7 +62,7 @@ DIMACS = {"primal_equalities": "err1", "primal_cones": "err2", "stationarity": "
 
 def _cone_min(form: CanonicalForm, v: np.ndarray, dual: bool) -> float:
     vals = [blk.min_eig(v[blk.rows], dual) for blk in form.blocks if blk.kind != "zero"]
-    return min(vals, default=np.inf)
+    return float(min(vals, default=np.inf))
 
 
 def _equalities(form: CanonicalForm, s: np.ndarray) -> float:
@@ -77,14 +78,16 @@ def primal_measures(form: CanonicalForm, x: np.ndarray) -> dict[str, float]:
 
 
 def correct_stationarity(form: CanonicalForm, y: np.ndarray, g: np.ndarray,
-                         light_blocks: set[int]) -> np.ndarray:
+                         light_blocks: set[int], frozen: np.ndarray | None = None) -> np.ndarray:
     """y + δ with Aᵀ(y + δ) = g, δ the least Σ w_i δ_i² (w = 1 on zero rows and on the
-    blocks in ``light_blocks``, HEAVY elsewhere)."""
+    blocks in ``light_blocks``, HEAVY elsewhere; rows in ``frozen`` do not move)."""
     A = form.A
     winv = np.full(A.shape[0], 1.0 / HEAVY)
     for j, blk in enumerate(form.blocks):
         if blk.kind == "zero" or j in light_blocks:
             winv[blk.rows] = 1.0
+    if frozen is not None:
+        winv[frozen] = 0.0
     N = (A.T @ sp.diags(winv) @ A).tocsc()
     ridge = 1e-14 * max(float(N.diagonal().max(initial=0.0)), 1e-300)
     with warnings.catch_warnings():
@@ -100,6 +103,36 @@ def correct_stationarity(form: CanonicalForm, y: np.ndarray, g: np.ndarray,
         r = g - A.T @ y
         y += winv * (A @ solve(r))
     return y
+
+
+def dual_correction(form: CanonicalForm, y: np.ndarray, g: np.ndarray,
+                    bounds: dict[int, float], rounds: int = 3) -> np.ndarray:
+    """Exact stationarity for the lower bound, keeping the unbounded cones' duals in K*.
+
+    The least-norm correction may push an unbounded block's dual (one no a-priori bound can
+    absorb) slightly out of K* — e.g. an inactive hinge row's multiplier 3e-9 → −7e-11.  Such
+    entries are then set to their projection (nonneg: 0; soc/psd: eigenvalues clipped), held
+    there, and the correction is redone on the other rows, at most ``rounds`` times."""
+    frozen = np.zeros(form.A.shape[0], dtype=bool)
+    y = y.copy()
+    for _ in range(rounds):
+        yc = correct_stationarity(form, y, g, set(bounds), frozen)
+        moved = False
+        for j, blk in enumerate(form.blocks):
+            if blk.kind not in ("nonneg", "soc", "psd") or j in bounds:
+                continue
+            v = yc[blk.rows]
+            if blk.kind == "nonneg":
+                neg = np.flatnonzero(v < 0)
+                if neg.size:
+                    idx = blk.start + neg
+                    y[idx], frozen[idx], moved = 0.0, True, True
+            elif blk.min_eig(v, dual=True) < 0:
+                y[blk.rows], frozen[blk.rows], moved = blk.project(v), True, True
+        if not moved:
+            return yc
+        y[~frozen] = yc[~frozen]
+    return correct_stationarity(form, y, g, set(bounds), frozen)
 
 
 def _optimality(sol: CanonicalSolution, tol: float) -> Certificate:
@@ -125,7 +158,7 @@ def _optimality(sol: CanonicalSolution, tol: float) -> Certificate:
     }
     # the interval: exact stationarity first, then the cones' negative parts times bounds
     bounds = trace_bounds(form)
-    yc = correct_stationarity(form, y, g, set(bounds))
+    yc = dual_correction(form, y, g, bounds)
     leftover = float(np.linalg.norm(g - A.T @ yc)) / nc
     lower = form.d - float(b @ yc) - half
     rigorous = leftover <= CORRECTION_TOL

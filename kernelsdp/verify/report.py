@@ -21,12 +21,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .. import tolerances as tol
-from ..certificate import Certificate, no_point
+from ..certificate import Certificate, conic_certificate, no_point
 from ..errors import UnsupportedProblemError
 from ..formulations.base import Formulation
 from ..formulations.cvxpy_problem import as_formulation
 from ..formulations.spectral_metric import SpectralMetric
-from ..result import Result
+from ..result import Result, Termination
 from ..solvers import get_solver
 
 #: named tolerances per solver: (interval overlap / objective agreement, certificate)
@@ -128,6 +128,9 @@ def certify(f, result: Result, tol_: float | None = None) -> Certificate:
     """The certificate of one result, at its solver's named tolerance unless ``tol_``."""
     f = as_formulation(f)
     t = tolerances_for(result.solver, f)[1] if tol_ is None else tol_
+    if result.canonical is not None and result.termination in (Termination.INFEASIBLE,
+                                                                Termination.UNBOUNDED):
+        return conic_certificate(result.canonical, t)  # a Farkas certificate or a ray
     if not result.ok:
         return no_point(t, result.message or f"{result.solver} returned no point "
                         f"({result.termination.value})")
@@ -150,10 +153,10 @@ def compare(a: SolverCheck, b: SolverCheck, t: float) -> Comparison:
     return Comparison(a.solver, b.solver, diff, t, sep <= t, separation=sep)
 
 
-def verify(problem, solvers: list[str], **options) -> VerifyReport:
+def verify(problem, solvers: list[str], tol_: float | None = None, **options) -> VerifyReport:
     """Solve ``problem`` (a formulation or a ``cvxpy.Problem``) with each named solver,
     certify every answer and compare their intervals; ``options[name]`` are the options of
-    solver ``name``."""
+    solver ``name``; ``tol_`` holds every solver to one tolerance instead of its own."""
     f = as_formulation(problem)
     report = VerifyReport(problem=f.describe())
     for name in solvers:
@@ -164,13 +167,17 @@ def verify(problem, solvers: list[str], **options) -> VerifyReport:
     for name in solvers:
         r = get_solver(type(f), name).solve(f, **options.get(name, {}))
         t0 = time.perf_counter()
-        cert = certify(f, r)
+        cert = certify(f, r, tol_)
         report.checks.append(SolverCheck.of(r, cert, time.perf_counter() - t0))
     checks = report.checks
     for x in range(len(checks)):
         for y in range(x + 1, len(checks)):
             a, b = checks[x], checks[y]
-            if a.kind == b.kind == "optimality":
-                t = max(tolerances_for(a.solver, f)[0], tolerances_for(b.solver, f)[0])
+            if a.passed and b.passed and a.kind != b.kind:  # e.g. optimal vs infeasible
+                report.comparisons.append(Comparison(a.solver, b.solver, math.nan, 0.0, False,
+                                                     f"certified {a.kind} vs {b.kind}"))
+            elif a.kind == b.kind == "optimality":
+                t = tol_ if tol_ is not None else max(tolerances_for(a.solver, f)[0],
+                                                      tolerances_for(b.solver, f)[0])
                 report.comparisons.append(compare(a, b, t))
     return report

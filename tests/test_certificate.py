@@ -1,0 +1,162 @@
+"""The conformance suite of the certificate layer (issue #11): every available generic solver
+on instances with known answers; accurate answers pass, and each certificate term fails on
+an answer perturbed to break it; the wrong answers that once passed now fail."""
+
+from dataclasses import replace
+
+import cvxpy as cp
+import networkx as nx
+import numpy as np
+import pytest
+
+from kernelsdp import tolerances as tol
+from kernelsdp.certificate import conic_certificate
+from kernelsdp.certificate.bounds import trace_bounds
+from kernelsdp.data.datasets import hyperplane_transformed
+from kernelsdp.data.sdp_instances import (conformance_instances, lovasz_theta, maxcut_sdp,
+                                          theta_value)
+from kernelsdp.formulations import KA, MWCTLA, StQP
+from kernelsdp.formulations.cvxpy_problem import CvxpyProblem
+from kernelsdp.solvers import generic_solvers, solve
+from kernelsdp.verify import certify, verify
+
+from conftest import make_npkl
+
+#: what each kind of solver is held to here: interior point at the certify bar, SCS (first
+#: order, eps 1e-7) at its own named tolerance
+CONFORMANCE_TOL = {"clarabel": tol.CERTIFY_TOL, "mosek": tol.CERTIFY_TOL,
+                   "scs": tol.KKT_TOL_FIRST_ORDER}
+SOLVERS = [s.name for s in generic_solvers() if s.availability()[0]]
+INSTANCES = conformance_instances()
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("inst", INSTANCES, ids=[i.name for i in INSTANCES])
+def test_accurate_answers_pass_with_the_known_optimum_inside(solver, inst):
+    t = CONFORMANCE_TOL.get(solver, tol.CERTIFY_TOL)
+    rep = verify(inst.problem, [solver], tol_=t)
+    c = rep.checks[0]
+    assert c.passed, (c.verdict, c.residuals, c.note)
+    assert c.kind == {"optimal": "optimality", "infeasible": "infeasibility",
+                      "unbounded": "unboundedness"}[inst.expect]
+    if inst.optimum is not None:
+        scale = 1 + abs(inst.optimum)
+        assert c.lower - t * scale <= inst.optimum <= c.upper + t * scale, (c.lower, c.upper)
+        if c.rigorous:  # a rigorous side holds up to rounding, not just to the tolerance
+            side = c.upper if isinstance(inst.problem.objective, cp.Maximize) else c.lower
+            assert (side >= inst.optimum - 1e-9 * scale if side is c.upper
+                    else side <= inst.optimum + 1e-9 * scale)
+
+
+def _clarabel(problem):
+    return solve(CvxpyProblem(problem), "clarabel").canonical
+
+
+def _rows(form, kind):
+    return [b for b in form.blocks if b.kind == kind]
+
+
+def test_each_term_fails_on_a_perturbed_answer():
+    sol = _clarabel(lovasz_theta(nx.cycle_graph(7)))
+    form, x, y = sol.form, sol.x, sol.y
+    t = tol.CERTIFY_TOL
+    assert conic_certificate(sol, t).passed
+    zero, psd = _rows(form, "zero")[0], _rows(form, "psd")[0]
+    diag = psd.start + psd.diagonal_rows()
+    col_of = {r: form.A[r].indices[0] for r in diag}      # the psd block picks X's entries
+    bump = np.zeros_like(x)
+    bump[form.A[zero.start].indices[0]] = 1e-2
+    cases = {
+        "primal_equalities": sol.replace_point(x=x + bump),
+        "primal_cones": sol.replace_point(x=x - 1e-2 * np.isin(np.arange(x.size),
+                                                                list(col_of.values()))),
+        "stationarity": sol.replace_point(y=y + 1e-2 * (np.arange(y.size) == zero.start)),
+        "dual_cones": sol.replace_point(y=y - 1e-1 * np.isin(np.arange(y.size), diag)),
+        "duality_gap": sol.replace_point(y=1.05 * y),
+        "complementarity": sol.replace_point(y=y + 1e-1 * np.isin(np.arange(y.size), diag)),
+    }
+    for term, bad in cases.items():
+        c = conic_certificate(bad, t)
+        assert term in c.failed, (term, c.failed, c.measures)
+    # a feasible, suboptimal point (X = I/n) with the optimal duals: only the interval fails
+    X = np.eye(7) / 7
+    xs = x.copy()
+    for r in psd.start + np.arange(psd.size):
+        xs[form.A[r].indices[0]] = 0.0
+    for a, r in enumerate(diag):
+        xs[col_of[r]] = X[a, a]
+    c = conic_certificate(sol.replace_point(x=xs), t)
+    assert c.measures["primal_equalities"] < 1e-12 and c.measures["primal_cones"] < 1e-12
+    assert "interval_width" in c.failed and c.lower <= theta_value(7) + 1e-9
+
+
+def test_farkas_and_ray_fail_when_perturbed():
+    inf, unb = INSTANCES[-2], INSTANCES[-1]
+    sol = _clarabel(inf.problem)
+    assert sol.status == "infeasible" and conic_certificate(sol, tol.CERTIFY_TOL).passed
+    bad = sol.replace_point(y=sol.y + 1e-2)
+    assert "farkas_stationarity" in conic_certificate(bad, tol.CERTIFY_TOL).failed
+    assert conic_certificate(sol.replace_point(y=-sol.y), tol.CERTIFY_TOL).failed == ["farkas_sign"]
+    sol = _clarabel(unb.problem)
+    assert sol.status == "unbounded" and conic_certificate(sol, tol.CERTIFY_TOL).passed
+    # in one dimension (min −x, [[x, 0], [0, 1]] ⪰ 0) the only wrong ray points backwards
+    wrong = sol.replace_point(ray=np.array([-1.0]))  # cᵀx̂ > 0: not an improving ray
+    assert conic_certificate(wrong, tol.CERTIFY_TOL).failed == ["ray_sign"]
+
+
+def test_the_three_wrong_answers_fail():
+    """MWC-TLA at m = 0, M = 0 (true optimum λ_max(Q)), KA at m = 0, and the StQP barycentre
+    reported by the local solver all passed verify's old feasibility checks."""
+    X, y = hyperplane_transformed(300, "quadratic", seed=0)
+    f = MWCTLA.from_data(X, y, J=10)
+    r = solve(f, "closed-form")
+    assert certify(f, r).passed
+    zero = replace(r, primal={"m": np.zeros(f.n), "M": np.zeros((f.n, f.n))}, objective=0.0)
+    c = certify(f, zero)
+    assert not c.passed and c.failed == ["interval_width"] and c.upper > 1000
+    k = KA.from_data(X[:50], y[:50], J=5)
+    r = solve(k, "clarabel")
+    assert certify(k, r).passed
+    c = certify(k, replace(r, primal={"m": np.zeros(k.n)}, objective=0.0, canonical=None))
+    assert not c.passed and c.kind == "feasibility only"
+    s = StQP(np.random.default_rng(0).standard_normal((8, 8)))
+    r = solve(s, "local")
+    assert certify(s, r).passed  # replicator dynamics found the optimum here
+    bary = np.full(8, 1 / 8)
+    c = certify(s, replace(r, primal={"alpha": bary}, objective=s.objective(bary)))
+    assert not c.passed and "interval_width" in c.failed and "exact minimum" in c.note
+
+
+def test_trace_bounds_are_read_off_the_model(iris_small):
+    for problem, expect in ((lovasz_theta(nx.cycle_graph(5)), 1.0),
+                            (maxcut_sdp(nx.cycle_graph(5)), 5.0)):
+        form = _clarabel(problem).form
+        assert list(trace_bounds(form).values()) == [pytest.approx(expect)]
+    f = make_npkl(iris_small, "hinge", "trace", B=24.0)
+    r = solve(f, "clarabel")
+    assert list(trace_bounds(r.canonical.form).values()) == [pytest.approx(24.0)]
+    generic = conic_certificate(r.canonical, tol.KKT_TOL_INTERIOR_POINT)
+    own = certify(f, r)
+    assert generic.passed and generic.rigorous and own.passed and own.rigorous
+    assert abs(generic.lower - own.lower) <= 1e-6 * (1 + abs(own.lower))  # two certificates, one bound
+
+
+def test_maximize_and_explicit_slacks_follow_cvxpy_sign_conventions():
+    rng = np.random.default_rng(3)
+    A = np.vstack([np.eye(3), -np.eye(3), rng.standard_normal((3, 3))])  # a bounded polytope
+    b, c = rng.uniform(1, 2, 9), rng.standard_normal(3)
+    x = cp.Variable(3)
+    plain = verify(cp.Problem(cp.Maximize(c @ x), [A @ x <= b]), ["clarabel"]).checks[0]
+    negated = verify(cp.Problem(cp.Minimize(-c @ x), [A @ x <= b]), ["clarabel"]).checks[0]
+    s = cp.Variable(9, nonneg=True)
+    slack = verify(cp.Problem(cp.Maximize(c @ x), [A @ x + s == b]), ["clarabel"]).checks[0]
+    assert plain.passed and negated.passed and slack.passed and plain.kind == "optimality"
+    assert plain.lower == pytest.approx(-negated.upper) and plain.upper == pytest.approx(-negated.lower)
+    assert slack.lower == pytest.approx(plain.lower, rel=1e-7)
+
+
+def test_a_result_stopped_early_is_not_certified():
+    p = lovasz_theta(nx.cycle_graph(11))
+    rep = verify(p, ["scs"], tol_=tol.CERTIFY_TOL, scs={"max_iters": 5})
+    c = rep.checks[0]
+    assert not c.passed and c.status != "optimal"
