@@ -57,7 +57,7 @@ def main() -> int:
         build = time.perf_counter() - t
         r = solve(f, "clarabel")
         loc = solve(f, "local")
-        print(f"{n:>8} {build:>9.2f} {r.solve_time_s:>8.2f} {r.info['bound']:>12.6g} "
+        print(f"{n:>8} {build:>9.2f} {r.solve_time_s:>8.2f} {r.lower_bound:>12.6g} "
               f"{r.objective:>12.6g} {loc.objective:>12.6g} {r.info['rank']:>5}", flush=True)
     return 0
 

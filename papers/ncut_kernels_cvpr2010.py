@@ -110,7 +110,7 @@ def run_task(name: str, seed: int) -> dict:
               "best single": Ks[single]}
     out = {k: evaluate(K, tr, te, y, seed) for k, K in combos.items()}
     noisy = [i for i, nm in enumerate(names) if nm.startswith("noise")]
-    out["info"] = {"noise_weight": float(alpha[noisy].sum()), "bound": r.info["bound"],
+    out["info"] = {"noise_weight": float(alpha[noisy].sum()), "bound": r.lower_bound,
                    "rounded": r.objective, "exact": exact.objective, "rank": r.info["rank"],
                    "sdp_s": sdp_s, "single": names[single],
                    "top": [names[i] for i in np.argsort(alpha)[::-1][:3] if alpha[i] > 1e-3]}

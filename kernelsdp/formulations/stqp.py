@@ -5,7 +5,7 @@
 The nonconvex problem is declared once here; its convex CVXPY model is the doubly
 nonnegative relaxation SDP₁ built by :func:`kernelsdp.relaxations.simplex_dnn`
 (min tr(QZ) s.t. 1ᵀZ1 = 1, Z ⪰ 0, Z ≥ 0).  A generic conic solver therefore returns the
-relaxed bound (``info["bound"]``) and a rounded feasible α whose value is the result's
+relaxed bound (the result's ``lower_bound``) and a rounded feasible α whose value is the result's
 objective; the exact and local solvers work on Q directly.
 
 ``face_point(S)`` solves the KKT system of the problem restricted to the face
@@ -96,7 +96,7 @@ class StQP(Formulation):
             values[scheme] = self.objective(alpha)
         rep = tightness(rel.name, rel.bound, Z, alpha, self.objective(alpha), scheme, values)
         return {"objective": self.objective(alpha), "primal": {"alpha": alpha},
-                "info": {"bound": rel.bound, "tightness": rep.to_dict(), "rank": rep.rank,
+                "info": {"tightness": rep.to_dict(), "rank": rep.rank,
                          "rounding": scheme, "theorem1_condition": rep.elementwise_positive}}
 
     # ----- faces --------------------------------------------------------------------------

@@ -11,7 +11,7 @@ Inverse (rounding) map: a point of the original problem from (x, X) — see
 :mod:`.rounding`; when rank Y = 1, x itself is optimal.  Duals: the multiplier of each
 lifted quadratic constraint is a Lagrange multiplier of the original constraint (Shor's
 relaxation is the Lagrangian dual's dual), and the multiplier of Y ⪰ 0 certifies the
-bound; ``dual_bound`` returns the relaxed optimum, a lower bound on the QCQP's.
+bound; ``Relaxation.bound`` is the relaxed optimum, a lower bound on the QCQP's.
 """
 
 from __future__ import annotations

@@ -315,16 +315,18 @@ class ADMM(Solver):
         if termination != Termination.OPTIMAL:  # say how far the returned point is
             gap, dual_bound, lo = relative_gap(X, A)
         Xt = np.ascontiguousarray(X)
+        value = objective(Xt)
         # the trace multiplier that makes M(β) + λI ⪰ 0 (the dual function's own choice);
         # λ_min(M(β)) comes from the last certificate, taken at this very point
         return Result(formulation=f.name, solver=self.name, termination=termination,
-                      point=PointStatus.FEASIBLE_POINT, objective=objective(Xt),
+                      point=PointStatus.FEASIBLE_POINT, objective=value,
                       kernel=KernelFactor(Xt),
                       duals={"beta": pair_multipliers(A), "lam": max(0.0, -lo)},
                       solve_time_s=time.perf_counter() - t0, iterations=len(history),
                       history=history,
+                      lower_bound=dual_bound, upper_bound=value,
                       info={"rank": Xt.shape[1], "rank_cap": r_cap, "relative_gap": gap,
-                            "dual_bound": dual_bound, "residual": max(p1, p2, dd),
+                            "residual": max(p1, p2, dd),
                             "final_alpha": alpha, "final_beta": beta,
                             "pattern_entries": int(W.nnz), "anderson": mem,
                             "certificate_s": cert_s, "last_step_trace_multiplier": nu})

@@ -153,8 +153,7 @@ class ConicSolver(Solver):
                       setup_time_s=setup, solve_time_s=t2 - t1 - sol.setup_time_s,
                       iterations=sol.iterations, lower_bound=claimed[0], upper_bound=claimed[1],
                       canonical=sol,
-                      info={"cvxpy_status": sol.status, "relaxed_value": float(model.problem.value),
-                            "solver_time_s": sol.stats.get(cp.settings.SOLVE_TIME),
+                      info={"cvxpy_status": sol.status, "solver_time_s": sol.stats.get(cp.settings.SOLVE_TIME),
                             **read.get("info", {})})
 
 

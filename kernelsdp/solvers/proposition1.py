@@ -56,10 +56,14 @@ class ClosedForm(Solver):
         kernel = closed_form_kernel(part, f.B)
         t2 = time.perf_counter()
         lam = part.frobenius / (2 * np.sqrt(f.B))
+        beta = -f.C * f.pairs.t
+        value = -np.sqrt(f.B) * part.frobenius
         return Result(
             formulation=f.name, solver=self.name, termination=Termination.OPTIMAL,
-            point=PointStatus.FEASIBLE_POINT, objective=-np.sqrt(f.B) * part.frobenius,
-            kernel=kernel, duals={"beta": -f.C * f.pairs.t, "lam": lam},
+            point=PointStatus.FEASIBLE_POINT, objective=value,
+            kernel=kernel, duals={"beta": beta, "lam": lam},
+            # M(β) = L − C·T = −A, so ‖M₋‖_F = ‖A₊‖_F: the dual value from the same spectrum
+            lower_bound=f.dual_value(beta, spectrum=part.frobenius), upper_bound=value,
             setup_time_s=t1 - t0, solve_time_s=t2 - t1, iterations=1,
             info={"eigen_method": part.method, "positive_eigenvalues": part.count,
                   **{f"eigen_{k}": (str(v) if isinstance(v, list) else v)

@@ -148,8 +148,8 @@ class SaddlePoint(Solver):
         return Result(
             formulation=f.name, solver=self.name, termination=termination,
             point=PointStatus.FEASIBLE_POINT, objective=best_p.primal, kernel=best_p.kernel,
-            duals={"beta": -best_d.alpha * P.t, "alpha": best_d.alpha, "lam": best_d.lam,
-                   "dual_objective": best_d.dual},
+            duals={"beta": -best_d.alpha * P.t, "alpha": best_d.alpha, "lam": best_d.lam},
+            lower_bound=best_d.dual, upper_bound=best_p.primal,
             setup_time_s=0.0, solve_time_s=t2 - t0, iterations=len(history), history=history,
             info={"relative_gap": history[-1]["relative_gap"], "eigen_decompositions": evaluations,
                   "eigen_method": best_p.eigen_method, "positive_eigenvalues": best_p.kernel.rank,

@@ -29,4 +29,5 @@ class SpectralClosedForm(Solver):
         return Result(formulation=f.name, solver=self.name, termination=Termination.OPTIMAL,
                       point=PointStatus.FEASIBLE_POINT, objective=f.objective(beta),
                       primal={"beta": beta}, kernel=f.kernel(beta), duals={"rho": rho},
+                      lower_bound=f.dual_value(rho), upper_bound=f.objective(beta),
                       solve_time_s=time.perf_counter() - t0, iterations=1)

@@ -35,5 +35,6 @@ class TopEigenpair(Solver):
         M, m = np.outer(v, v), np.zeros(f.n)
         return Result(formulation=f.name, solver=self.name, termination=Termination.OPTIMAL,
                       point=PointStatus.FEASIBLE_POINT, objective=float(w[-1]),
+                      lower_bound=float(w[-1]), upper_bound=max(float(w[-1]), 0.0),
                       primal={"m": m, "M": M}, solve_time_s=time.perf_counter() - t0, iterations=1,
                       info=weights_report(m, M))
