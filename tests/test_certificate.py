@@ -160,3 +160,17 @@ def test_a_result_stopped_early_is_not_certified():
     rep = verify(p, ["scs"], tol_=tol.CERTIFY_TOL, scs={"max_iters": 5})
     c = rep.checks[0]
     assert not c.passed and c.status != "optimal"
+
+
+def test_exp_and_power_cone_distances_bound_the_true_distance():
+    """The closed-form distances (no solver inside a certificate) are upper bounds on the
+    Euclidean distance CVXPY's projection finds, and 0 inside the cone."""
+    from kernelsdp.certificate.cones import exp_distance, pow_distance
+    rng = np.random.default_rng(0)
+    for v in rng.standard_normal((8, 3)):
+        true = cp.constraints.ExpCone(*map(cp.Constant, v)).residual
+        assert true - 1e-6 <= exp_distance(*v) <= 2 * true + 1e-6
+        true = cp.constraints.PowCone3D(*map(cp.Constant, v), 0.3).residual
+        assert pow_distance(*v, 0.3) >= true - 1e-6
+    assert exp_distance(0.0, 1.0, 1.0) == 0.0 and exp_distance(-1.0, 0.0, 0.0) == 0.0
+    assert pow_distance(1.0, 1.0, 0.5, 0.3) == 0.0

@@ -120,6 +120,9 @@ class CanonicalSolution:
     solve_time_s: float = 0.0
     iterations: int | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    #: each user constraint's own violation at the returned point (CVXPY's ``violation()``;
+    #: exponential and power cones skipped: CVXPY solves a problem to measure those)
+    violations: dict[str, float] = field(default_factory=dict)
 
     def replace_point(self, x=None, y=None, ray=None) -> "CanonicalSolution":
         """A copy with another point (for perturbation tests and what-ifs)."""
@@ -165,4 +168,19 @@ def solve_canonical(problem: cp.Problem, solver: str, verbose: bool = False,
     stats = dict(sol.attr or {})
     return CanonicalSolution(form, sol.status, None if x is None else np.asarray(x, float).ravel(),
                              y, ray, solver.lower(), t1 - t0, t2 - t1,
-                             stats.get(cp.settings.NUM_ITERS), stats)
+                             stats.get(cp.settings.NUM_ITERS), stats,
+                             constraint_violations(problem) if x is not None else {})
+
+
+def constraint_violations(problem: cp.Problem) -> dict[str, float]:
+    """``#k Type(shape)`` → the largest violation of the user's constraint k at its value."""
+    out = {}
+    for k, c in enumerate(problem.constraints):
+        if isinstance(c, (ExpCone, PowCone3D, cp.constraints.PowConeND)):
+            continue
+        try:
+            v = c.violation()
+        except (ValueError, TypeError):  # no value to measure
+            continue
+        out[f"#{k} {type(c).__name__}{tuple(c.shape)}"] = float(np.max(v, initial=0.0))
+    return out

@@ -12,8 +12,9 @@ Rows follow the layout CVXPY's conic solvers receive (``ConicSolver.format_const
   kind, off-diagonals × √2, so that inner products are preserved) or the full column-major
   n² vector; λ_min of the unpacked matrix;
 - ``exp`` and ``pow3d``: three rows per cone (x, y, z) in the solver's order; no spectral
-  decomposition, so "λ_min" is minus the Euclidean distance to the cone (CVXPY's own
-  projection), 0 inside.  The dual cones are mapped onto the primal ones:
+  decomposition, so "λ_min" is minus an upper bound on the Euclidean distance to the cone
+  (the distance to the nearest of a few points of the cone, closed form: no solver runs
+  inside a certificate), 0 inside.  The dual cones are mapped onto the primal ones:
   (u, v, w) ∈ K*_exp ⇔ (−v, −u, e·w) ∈ K_exp, and (u, v, w) ∈ K*_α ⇔
   (u/α, v/(1 − α), w) ∈ K_α.
 
@@ -24,11 +25,41 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cvxpy as cp
+import math
+
 import numpy as np
 from cvxpy.utilities.psd_utils import TriangleKind, tri_to_full
 
 KINDS = ("zero", "nonneg", "soc", "psd", "exp", "pow3d")
+
+
+def exp_distance(x: float, y: float, z: float) -> float:
+    """An upper bound on the distance of (x, y, z) to K_exp = cl{y·e^(x/y) ≤ z, y > 0}
+    (0 inside): the distance to the nearest of the origin, the face {x ≤ 0, y = 0, z ≥ 0},
+    and the boundary points reached by raising z or lowering x."""
+    if (y > 0 and z > 0 and x <= y * math.log(z / y)) or (y == 0 and x <= 0 and z >= 0):
+        return 0.0
+    cands = [math.sqrt(x * x + y * y + z * z),
+             math.sqrt(max(x, 0.0) ** 2 + y * y + min(z, 0.0) ** 2)]
+    if y > 0:
+        e = x / y
+        if e < 700:  # z raised to y·e^(x/y)
+            cands.append(max(y * math.exp(e) - z, 0.0))
+        if z > 0:    # x lowered to y·log(z/y)
+            cands.append(max(x - y * math.log(z / y), 0.0))
+    return min(cands)
+
+
+def pow_distance(x: float, y: float, z: float, alpha: float) -> float:
+    """An upper bound on the distance of (x, y, z) to K_α = {x^α y^(1−α) ≥ |z|, x, y ≥ 0}
+    (0 inside): to the origin, or to (x₊, y₊, z clipped to ±x₊^α y₊^(1−α))."""
+    xp, yp = max(x, 0.0), max(y, 0.0)
+    cap = xp**alpha * yp ** (1.0 - alpha)
+    if x >= 0 and y >= 0 and abs(z) <= cap:
+        return 0.0
+    clipped = math.copysign(min(abs(z), cap), z)
+    return min(math.sqrt(x * x + y * y + z * z),
+               math.sqrt((x - xp) ** 2 + (y - yp) ** 2 + (z - clipped) ** 2))
 
 
 @dataclass(frozen=True)
@@ -86,13 +117,10 @@ class Block:
         if self.kind == "exp":
             if dual:
                 x, y, z = -y, -x, np.e * z
-            con = cp.constraints.ExpCone(cp.Constant(x), cp.Constant(y), cp.Constant(z))
-        else:
-            if dual:
-                x, y = x / self.alpha, y / (1.0 - self.alpha)
-            con = cp.constraints.PowCone3D(cp.Constant(x), cp.Constant(y), cp.Constant(z),
-                                           self.alpha)
-        return -float(np.linalg.norm(np.ravel(con.residual)))
+            return -exp_distance(x, y, z)
+        if dual:
+            x, y = x / self.alpha, y / (1.0 - self.alpha)
+        return -pow_distance(x, y, z, self.alpha)
 
     def project(self, v: np.ndarray) -> np.ndarray:
         """The nearest point of this (self-dual) cone: nonneg, soc, psd only."""

@@ -98,11 +98,15 @@ def correct_stationarity(form: CanonicalForm, y: np.ndarray, g: np.ndarray,
         except RuntimeError:  # structurally singular: least squares instead
             def solve(r):
                 return spla.lsqr(N, r, atol=1e-15, btol=1e-15)[0]
-    y = y.copy()
+    y0, y = y, y.copy()
     for _ in range(3):  # iterative refinement against the ridge and rounding
         r = g - A.T @ y
-        y += winv * (A @ solve(r))
-    return y
+        with np.errstate(all="ignore"):
+            step = winv * (A @ solve(r))
+        if not np.all(np.isfinite(step)):  # a singular system: keep what we have
+            break
+        y += step
+    return y if np.all(np.isfinite(y)) else y0
 
 
 def dual_correction(form: CanonicalForm, y: np.ndarray, g: np.ndarray,
@@ -178,6 +182,7 @@ def _optimality(sol: CanonicalSolution, tol: float) -> Certificate:
                        {DIMACS[k]: v for k, v in measures.items() if k in DIMACS},
                        note=("rigorous lower bound" if rigorous else
                              "estimate: no a-priori bound absorbs the dual's cone violation"))
+    cert.per_constraint = dict(sol.violations)
     return cert.mapped(form.sense)
 
 

@@ -59,6 +59,8 @@ class Certificate:
     reported: tuple[str, ...] = ()
     dimacs: dict[str, float] | None = None
     note: str = ""
+    #: per-constraint primal violations (the user's constraints, where known): shown only
+    per_constraint: dict[str, float] = field(default_factory=dict)
 
     @property
     def width(self) -> float:

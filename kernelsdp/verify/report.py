@@ -86,6 +86,7 @@ class SolverCheck:
     note: str = ""
     dimacs: dict[str, float] | None = None
     certify_time_s: float = 0.0
+    per_constraint: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def of(cls, result: Result, cert: Certificate, certify_time_s: float = 0.0) -> "SolverCheck":
@@ -93,7 +94,7 @@ class SolverCheck:
                    result.objective, result.solve_time_s, result.iterations, cert.measures,
                    cert.tol, cert.failed, cert.passed, result.message, cert.kind, cert.lower,
                    cert.upper, cert.rigorous, cert.verdict, cert.note, cert.dimacs,
-                   certify_time_s)
+                   certify_time_s, cert.per_constraint)
 
 
 @dataclass

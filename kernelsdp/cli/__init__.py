@@ -13,128 +13,28 @@ verification or certificate exits 1; nothing is written unless the whole result 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
-import math
-import os
 import sys
-import tempfile
-import zipfile
 
-import cvxpy as cp
 import numpy as np
-import scipy.sparse as sp
 
-from .data import DATASETS, PairwiseConstraints, load
-from .errors import InvalidDataError, KernelSDPError, SolverUnavailableError, check_positive
-from .formulations import CAPACITIES, FORMULATIONS, LOSSES, get_formulation
-from .formulations.cvxpy_problem import CvxpyProblem
-from .formulations.npkl import NPKL
-from .solvers import get_solver, registry
-from .solvers.admm import RANK_START
-from .tolerances import CERTIFY_TOL
-from .verify import verify
+from ..data import DATASETS
+from ..errors import KernelSDPError
+from ..formulations import CAPACITIES, FORMULATIONS, LOSSES, get_formulation
+from ..formulations.npkl import NPKL
+from ..solvers import registry
+from ..solvers.admm import RANK_START
+from ..tolerances import CERTIFY_TOL
+from ..verify import verify
+from .certify import cmd_certify
+from .inputs import build_problem, checked_solver
+from .output import clean, print_check, progress, write_npz_atomically
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2
         sys.stderr.write(f"kernelsdp: error: {message}\n")
         raise SystemExit(2)
-
-
-def _clean(x):
-    """JSON-safe: inf/nan as None, numpy scalars as Python numbers."""
-    if isinstance(x, dict):
-        return {k: _clean(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_clean(v) for v in x]
-    if isinstance(x, (np.floating, float)):
-        return float(x) if math.isfinite(x) else None
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.bool_):
-        return bool(x)
-    return x
-
-
-# ----- problem input ---------------------------------------------------------------------
-def _read_pairs(path: str, n: int) -> PairwiseConstraints:
-    with open(path, newline="") as fh:
-        rows = list(csv.reader(fh))
-    if not rows or [c.strip().lower() for c in rows[0]] != ["i", "j", "label"]:
-        raise InvalidDataError(f"{path}: the first line must be the header 'i,j,label'.")
-    try:
-        data = np.array([[float(c) for c in r] for r in rows[1:] if r], dtype=float)
-    except ValueError as exc:
-        raise InvalidDataError(f"{path}: every row must hold three numbers ({exc}).") from None
-    if data.size == 0 or data.ndim != 2 or data.shape[1] != 3:
-        raise InvalidDataError(f"{path}: expected rows 'i,j,label' with three numbers each.")
-    return PairwiseConstraints.from_arrays(data[:, :2], data[:, 2], n)
-
-
-def _load_npz(path: str) -> dict[str, np.ndarray]:
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            if not hasattr(z, "files"):
-                raise InvalidDataError(f"{path}: expected a .npz archive of named arrays.")
-            return {k: z[k] for k in z.files}
-    except FileNotFoundError:
-        raise
-    except (ValueError, OSError, zipfile.BadZipFile) as exc:
-        raise InvalidDataError(f"{path}: not a plain .npz of arrays ({exc}).") from None
-
-
-def build_problem(args):
-    entry = get_formulation(args.formulation)
-    if not issubclass(entry.cls, NPKL):
-        if not args.problem:
-            raise InvalidDataError(f"{args.formulation} is read from --problem FILE.npz; see "
-                                   f"'kernelsdp solve {args.formulation} --help' for its keys.")
-        extra = {k: getattr(args, k, None) for k in getattr(entry.cls, "CLI_OPTIONS", {})}
-        return entry.cls.from_npz(_load_npz(args.problem), **extra)
-    params = {"loss": args.loss, "capacity": args.capacity, "C": args.C, "B": args.B}
-    for key, value in entry.fixed.items():
-        if params.get(key) not in (None, value):
-            raise InvalidDataError(f"{args.formulation} fixes {key} = {value!r}; "
-                                   f"got --{key} {params[key]}.")
-        params[key] = value
-    params = {k: v for k, v in params.items() if v is not None}
-    sources = [s for s in ("problem", "laplacian", "dataset") if getattr(args, s)]
-    if len(sources) != 1:
-        raise InvalidDataError("give exactly one problem input: --problem FILE.npz, "
-                               "--laplacian L.npz with --pairs pairs.csv, or --dataset NAME.")
-    if args.problem:
-        return _active(entry.cls.from_npz(_load_npz(args.problem), **params), args)
-    if args.laplacian:
-        if not args.pairs:
-            raise InvalidDataError("--laplacian needs --pairs pairs.csv (header i,j,label).")
-        try:
-            L = sp.load_npz(args.laplacian)
-        except FileNotFoundError:
-            raise
-        except (ValueError, OSError, KeyError, zipfile.BadZipFile) as exc:
-            raise InvalidDataError(f"{args.laplacian}: not a scipy.sparse .npz ({exc}).") from None
-        if L.ndim != 2 or L.shape[0] != L.shape[1]:
-            raise InvalidDataError(f"the Laplacian must be square; got shape {L.shape}.")
-        return _active(entry.cls(L=L, pairs=_read_pairs(args.pairs, L.shape[0]), **params), args)
-    X, y = load(args.dataset)
-    if args.n_points and args.n_points < len(y):
-        keep = np.random.default_rng(args.seed).choice(len(y), args.n_points, replace=False)
-        X, y = X[np.sort(keep)], y[np.sort(keep)]
-    pairs = PairwiseConstraints.from_labels(y, ratio=args.ratio, seed=args.seed)
-    return _active(entry.cls.from_points(X, pairs, k=args.k, **params), args)
-
-
-def _active(f: NPKL, args) -> NPKL:
-    """Restrict to the active pairs when --active-points is given (margins from Prop. 1)."""
-    if args.active_points is None:
-        return f
-    from dataclasses import replace
-
-    from .solvers.active import select_active
-    from .solvers.proposition1 import ClosedForm
-    ll = ClosedForm().solve(replace(f, loss="linear", capacity="frobenius"))
-    return select_active(f, ll.kernel, args.active_points)
 
 
 def _add_problem_args(p: argparse.ArgumentParser, cls) -> None:
@@ -247,37 +147,9 @@ def cmd_solvers(args) -> int:
     return 0
 
 
-def _checked_solver(f, name: str):
-    s = get_solver(type(f), name)
-    ok, reason = s.availability()
-    if not ok:
-        raise SolverUnavailableError(f"solver {name!r} is unavailable: {reason}")
-    return s
-
-
-def _progress(rec: dict) -> None:
-    sys.stderr.write(f"  iter {rec['iteration']:4d}  primal {rec['primal']:.8g}  dual "
-                     f"{rec['dual']:.8g}  rel.gap {rec['relative_gap']:.2e}  "
-                     + (f"rank {rec['rank']}  " if "rank" in rec else "")
-                     + f"{rec['time_s']:.1f}s\n")
-
-
-def _write_npz_atomically(path: str, arrays: dict) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
-    os.close(fd)
-    try:
-        np.savez_compressed(tmp, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-
-
 def cmd_solve(args) -> int:
     f = build_problem(args)
-    s = _checked_solver(f, args.solver)
+    s = checked_solver(f, args.solver)
     reason = s.supports(f)
     if reason is not None:
         raise KernelSDPError(f"solver {args.solver!r} cannot solve this problem: {reason}.")
@@ -288,16 +160,16 @@ def cmd_solve(args) -> int:
     if s.kind == "generic":
         opts = {"verbose": args.verbose}
     elif args.verbose:
-        opts["progress"] = _progress
+        opts["progress"] = progress
     r = s.solve(f, **opts)
-    summary = _clean({**r.summary(), "formulation": args.formulation, "problem": f.describe()})
+    summary = clean({**r.summary(), "formulation": args.formulation, "problem": f.describe()})
     if args.out and r.ok:
         arrays = {"objective": np.float64(r.objective)}
         if r.kernel is not None:
             arrays["U"] = r.kernel.U
         arrays.update({k: np.asarray(v) for k, v in r.primal.items()})
         arrays.update({k: np.asarray(v) for k, v in r.duals.items() if k in ("beta", "lam", "alpha")})
-        _write_npz_atomically(args.out, arrays)
+        write_npz_atomically(args.out, arrays)
         summary["out"] = args.out
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -315,14 +187,14 @@ def cmd_verify(args) -> int:
     if not names:
         raise KernelSDPError("--solvers needs at least one solver name.")
     for name in names:
-        s = _checked_solver(f, name)
+        s = checked_solver(f, name)
         reason = s.supports(f)
         if reason is not None:
             raise KernelSDPError(f"solver {name!r} cannot solve this problem: {reason}.")
     rep = verify(f, names)
     rep.problem["formulation"] = args.formulation
     if args.json:
-        print(json.dumps(_clean(rep.to_dict()), indent=2))
+        print(json.dumps(clean(rep.to_dict()), indent=2))
         return 0 if rep.passed else 1
     print("problem: " + ", ".join(f"{k}={v}" for k, v in rep.problem.items()))
     for c in rep.checks:
@@ -332,100 +204,6 @@ def cmd_verify(args) -> int:
               f"by {c.relative_difference:.2e} (tol {c.tol:.0e}) {'ok' if c.passed else 'FAIL'}")
     print("verify: " + ("PASSED" if rep.passed else "FAILED"))
     return 0 if rep.passed else 1
-
-
-def _certify_row(name: str, c) -> dict:
-    return {"solver": c.solver, "status": c.status, "objective": c.objective,
-            "dimacs": c.dimacs, "lower": c.lower, "upper": c.upper, "rigorous": c.rigorous,
-            "passed": c.passed, "failed": c.failed, "solve_time_s": c.solve_time_s,
-            "certify_time_s": c.certify_time_s, "kind": c.kind, "note": c.note}
-
-
-def _print_certify_row(name: str, c) -> None:
-    errs = " ".join(f"{c.dimacs[k]:8.1e}" for k in sorted(c.dimacs)) if c.dimacs else \
-        " ".join(["       -"] * 6)
-    obj = f"{c.objective:.8g}" if c.objective is not None else "-"
-    lo = "-" if c.lower is None else f"{c.lower:.8g}"
-    up = "-" if c.upper is None else f"{c.upper:.8g}"
-    print(f"{name[:22]:<22} {c.solver:<9} {c.status:<15} {obj:>15} {errs} "
-          f"[{lo}, {up}]{'' if c.rigorous else '~'}  {c.solve_time_s:7.2f}s  {c.verdict}",
-          flush=True)
-
-
-def cmd_certify(args) -> int:
-    from .verify.files import load_problem, problem_paths
-    names = [x.strip() for x in args.solvers.split(",") if x.strip()]
-    if not names:
-        raise KernelSDPError("--solvers needs at least one solver name.")
-    check_positive(args.tol, "tol", "certify")
-    if args.time_limit is not None:
-        check_positive(args.time_limit, "time_limit", "certify")
-    for name in names:
-        _checked_solver(CvxpyProblem(cp.Problem(cp.Minimize(0))), name)
-    options = {n: {"time_limit": args.time_limit} for n in names} if args.time_limit else {}
-    paths = problem_paths(args.path)
-    reports, unreadable = [], 0
-    if not args.json:
-        print(f"{'problem':<22} {'solver':<9} {'status':<15} {'objective':>15} "
-              + " ".join(f"{'err' + str(k):>8}" for k in range(1, 7))
-              + "  interval (~ estimate)  time  verdict", flush=True)
-    for path in paths:
-        try:
-            pf = load_problem(path)
-            rep = verify(pf.problem, names, tol_=args.tol, **options)
-        except KernelSDPError as exc:
-            if len(paths) == 1:
-                raise
-            unreadable += 1
-            sys.stderr.write(f"kernelsdp: error: {exc}\n")
-            continue
-        rep.problem.update(name=pf.name, path=path)
-        reports.append(rep)
-        if not args.json:
-            for c in rep.checks:
-                _print_certify_row(pf.name, c)
-            for c in rep.comparisons:
-                if not c.passed:
-                    print(f"  {c.relation}: {c.a} vs {c.b} FAIL (separation {c.separation:.1e})")
-    passed = all(r.passed for r in reports)
-    out = [{"problem": r.problem, "passed": r.passed,
-            "solvers": [_certify_row(r.problem["name"], c) for c in r.checks]} for r in reports]
-    if args.json:
-        print(json.dumps(_clean(out[0] if len(paths) == 1 else out), indent=2))
-    else:
-        _print_certify_summary(reports, names, args.tol)
-    if unreadable:
-        return 2
-    return 0 if passed else 1
-
-
-def _print_certify_summary(reports, names, tol: float) -> None:
-    print(f"summary at tol {tol:g}: {len(reports)} problem(s)")
-    for name in names:
-        rows = [c for r in reports for c in r.checks if c.solver == name]
-        claimed = [c for c in rows if c.status in ("optimal", "almost_optimal")]
-        wrong = [c for c in claimed if not c.passed]
-        print(f"  {name:<9} {len(rows)} answers, {sum(c.passed for c in rows)} certified; "
-              f"{len(claimed)} called optimal, {len(wrong)} of them failed the certificate"
-              + (": " + ", ".join(sorted({r.problem["name"] for r in reports for c in r.checks
-                                          if c in wrong})) if wrong else ""))
-
-
-def _interval(lower, upper, rigorous: bool) -> str:
-    fmt = lambda v: "-" if v is None else f"{v:.10g}"  # noqa: E731
-    return f"[{fmt(lower)}, {fmt(upper)}] {'rigorous' if rigorous else 'estimate'}"
-
-
-def print_check(c) -> None:
-    """One solver's row of a report: status, objective, certified interval, verdict."""
-    obj = f"{c.objective:.10g}" if c.objective is not None else "-"
-    print(f"{c.solver:<14} {c.status:<16} objective {obj:<18} {c.solve_time_s:9.3f}s  "
-          f"{c.verdict}  (tol {c.kkt_tol:.0e})")
-    print(f"    interval {_interval(c.lower, c.upper, c.rigorous)}"
-          + (f"  ({c.note})" if c.note else ""))
-    shown = [f"{k} {v:.2e}" for k, v in c.residuals.items() if isinstance(v, float)]
-    if shown:
-        print("    " + "  ".join(shown))
 
 
 def cmd_reproduce(args) -> int:

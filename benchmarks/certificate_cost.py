@@ -1,0 +1,194 @@
+"""The certificate layer (issue #11): what a certificate costs beside the solve, and whether
+it flags exactly the wrong answers.
+
+Every figure is measured side by side in one run (this machine is shared and noisy: no test
+asserts a time).  Each part runs in its own subprocess.
+
+    python benchmarks/certificate_cost.py                  # both parts (about 4 minutes)
+    python benchmarks/certificate_cost.py --quick          # small sizes, under a minute
+    python benchmarks/certificate_cost.py --part generic --sdpa ~/SDPLIB/data
+
+Parts
+  generic      Clarabel and SCS on instances whose PSD side is at least 30 (Lovász theta of
+               odd cycles as CVXPY models and as SDPA files, MaxCut on odd cycles and random
+               graphs, theta of random graphs, NPKL with hinge loss and trace capacity), plus
+               the conformance suite, plus every .dat-s in --sdpa DIR (SDPLIB 1.2 there, not
+               bundled), with SCS also at its own default accuracy (eps 1e-4): certificate
+               time / Clarabel's solve time (bar 0.2 where the PSD side is >= 30), and, where
+               the optimum is known, whether the certificate's verdict matches the truth
+               (wrong: |objective − optimum| / (1 + |objective| + |optimum|), the scaling of
+               DIMACS's err5 and of the interval's width, above the tolerance)
+  npkl-factor  NPKL's factor-form certificate at n = 20,000 (quick: 2,000): an ADMM answer
+               (hinge, trace capacity) and a closed-form one (linear loss, Frobenius; the
+               instance of simplenpkl_speed.py's huge-ll part), the
+               certificate's time beside the one spectral solve it cannot avoid (λ_min of
+               M(β) by Lanczos; the positive part of −M(β))
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import networkx as nx
+import numpy as np
+
+import parts
+from simplenpkl_speed import HUGE_CLUSTERS, gaussian_mixture, large_instance
+
+from kernelsdp import tolerances as tol
+from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
+from kernelsdp.data.sdp_instances import (conformance_instances, lovasz_theta, maxcut_sdp,
+                                          theta_sdpa, theta_value)
+from kernelsdp.formulations import NPKL
+from kernelsdp.formulations.cvxpy_problem import CvxpyProblem
+from kernelsdp.linalg.extreme import lowest_eigenvalue
+from kernelsdp.linalg.positive_part import positive_eigenpairs
+from kernelsdp.solvers import solve
+from kernelsdp.verify import certify
+from kernelsdp.verify.files import load_problem
+
+SDPA_DIR = None
+#: Clarabel and SCS as kernelsdp runs them, and SCS at its own default accuracy (what a user
+#: calling problem.solve(solver="SCS") gets): the source of wrong "optimal" answers
+SOLVER_RUNS = (("clarabel", {}), ("scs", {}), ("scs", {"eps_abs": 1e-4, "eps_rel": 1e-4}))
+
+
+def _npkl(n: int):
+    X, y = load("iris") if n <= 150 else load("wine")
+    idx = np.sort(np.random.default_rng(0).choice(len(y), n, replace=False))
+    pairs = PairwiseConstraints.from_labels(y[idx], ratio=0.5, seed=1)
+    return NPKL(L=knn_laplacian(X[idx], 5), pairs=pairs, loss="hinge", capacity="trace",
+                C=1.0, B=float(n))
+
+
+def _instances(quick: bool):
+    cycles = (31, 61) if quick else (31, 61, 101)
+    for n in cycles:
+        yield f"theta-C{n}", CvxpyProblem(lovasz_theta(nx.cycle_graph(n))), theta_value(n), n
+        yield f"theta-C{n}-sdpa", CvxpyProblem(theta_sdpa(nx.cycle_graph(n)).to_cvxpy()), theta_value(n), n
+        yield f"maxcut-C{n}", CvxpyProblem(maxcut_sdp(nx.cycle_graph(n))), n * (1 + np.cos(np.pi / n)) / 2, n
+    for n in ((40,) if quick else (40, 80)):
+        g = nx.gnp_random_graph(n, 0.2, seed=n)
+        yield f"maxcut-G({n},0.2)", CvxpyProblem(maxcut_sdp(g)), None, n
+        yield f"theta-G({n},0.2)", CvxpyProblem(lovasz_theta(g)), None, n
+    for n in ((30,) if quick else (30, 50)):
+        yield f"npkl-hinge-trace-{n}", _npkl(n), None, n
+    for inst in conformance_instances():
+        yield inst.name, CvxpyProblem(inst.problem), inst.optimum, inst.psd_side
+    if SDPA_DIR:
+        for f in sorted(os.listdir(SDPA_DIR)):
+            if f.endswith(".dat-s"):
+                pf = load_problem(os.path.join(SDPA_DIR, f))
+                yield f, CvxpyProblem(pf.problem), None, CvxpyProblem(pf.problem).psd_dim
+
+
+def part_generic(quick: bool) -> dict:
+    rows = []
+    for name, f, optimum, side in _instances(quick):
+        for solver, opts in SOLVER_RUNS:
+            r = solve(f, solver, **opts)
+            r.solver = solver + ("@1e-4" if opts else "")
+            t = time.perf_counter()
+            c = certify(f, r, tol.CERTIFY_TOL)
+            cert_s = time.perf_counter() - t
+            wrong = None
+            if optimum is not None and r.objective is not None:  # err5's scaling
+                err = abs(r.objective - optimum) / (1 + abs(r.objective) + abs(optimum))
+                wrong = bool(err > tol.CERTIFY_TOL)
+            rows.append({"name": name, "solver": r.solver, "side": side, "status": r.termination.value,
+                         "solve_s": r.solve_time_s, "certify_s": cert_s, "passed": bool(c.passed),
+                         "rigorous": bool(c.rigorous), "failed": c.failed, "wrong": wrong})
+    return {"rows": rows}
+
+
+def part_npkl_factor(quick: bool) -> dict:
+    n = 2000 if quick else 20000
+    X, y = gaussian_mixture(n)
+    pairs = PairwiseConstraints.sample(y, int(1.2 * n), seed=0)
+    L = knn_laplacian(X, 5)
+    out = {"n": n}
+    f = NPKL(L=L, pairs=pairs, loss="hinge", capacity="trace", C=1.0, B=float(n))
+    r = solve(f, "admm")
+    t = time.perf_counter()
+    c = certify(f, r)
+    out["admm"] = {"solve_s": r.solve_time_s, "certify_s": time.perf_counter() - t,
+                   "passed": c.passed, "rigorous": c.rigorous, "width": c.width,
+                   "solver_gap": r.info["relative_gap"]}
+    t = time.perf_counter()
+    lowest_eigenvalue(f.dual_matrix(r.duals["beta"]))
+    out["admm"]["one_lambda_min_s"] = time.perf_counter() - t
+    # the closed form on simplenpkl_speed's huge-ll instance (a 50-NN graph, C = 0.1: a
+    # small positive part, as on real data; the 5-NN hinge instance's has thousands)
+    g, _ = large_instance(n, int(round(16161 * n / 6414)), 50, 0.1, float(n), clusters=HUGE_CLUSTERS)
+    r = solve(g, "closed-form")
+    t = time.perf_counter()
+    c = certify(g, r)
+    out["closed_form"] = {"solve_s": r.solve_time_s, "certify_s": time.perf_counter() - t,
+                          "passed": c.passed, "rigorous": c.rigorous, "width": c.width}
+    t = time.perf_counter()
+    positive_eigenpairs((-g.dual_matrix(r.duals["beta"])).tocsr())
+    out["closed_form"]["one_positive_part_s"] = time.perf_counter() - t
+    return out
+
+
+PARTS = {"generic": part_generic, "npkl-factor": part_npkl_factor}
+
+
+def report(name: str, res: dict) -> None:
+    print(f"\n== {name}")
+    if name == "generic":
+        print(f"{'instance':<24}{'solver':<12}{'side':>5} {'status':<15}{'solve s':>9}{'cert s':>8}"
+              f"{'ratio':>7}  verdict")
+        for r in res["rows"]:
+            truth = "" if r["wrong"] is None else ("  (answer wrong)" if r["wrong"] else "  (answer right)")
+            verdict = "certified" if r["passed"] else "FAIL " + ",".join(r["failed"])
+            print(f"{r['name'][:23]:<24}{r['solver']:<12}{r['side']:>5} {r['status']:<15}"
+                  f"{r['solve_s']:>9.3f}{r['certify_s']:>8.3f}{r['certify_s'] / max(r['solve_s'], 1e-9):>7.2f}"
+                  f"  {verdict}{'' if r['rigorous'] else ' ~'}{truth}")
+        big = [r for r in res["rows"] if r["solver"] == "clarabel" and r["side"] >= 30]
+        worst = max(big, key=lambda r: r["certify_s"] / r["solve_s"])
+        print(f"worst certificate / Clarabel solve time, PSD side >= 30: "
+              f"{worst['certify_s'] / worst['solve_s']:.3f} ({worst['name']}; bar 0.2)")
+        known = [r for r in res["rows"] if r["wrong"] is not None]
+        missed = [r for r in known if r["wrong"] and r["passed"]]
+        false_alarm = [r for r in known if not r["wrong"] and not r["passed"]
+                       and r["status"] == "optimal" and r["solver"] == "clarabel"]
+        print(f"known optima: {len(known)} answers, {sum(r['wrong'] for r in known)} wrong "
+              f"({', '.join(sorted({r['name'] + '/' + r['solver'] for r in known if r['wrong']}))}), "
+              f"{len(missed)} wrong answers certified, {len(false_alarm)} right Clarabel answers failed")
+        claimed = [r for r in res["rows"] if r["status"] == "optimal"]
+        print(f"answers called optimal: {len(claimed)}, of which the certificate failed "
+              f"{sum(not r['passed'] for r in claimed)} at tol {tol.CERTIFY_TOL:g}")
+    else:
+        print(f"n = {res['n']}")
+        a, c = res["admm"], res["closed_form"]
+        print(f"  ADMM hinge/trace: solve {a['solve_s']:.1f} s (own gap {a['solver_gap']:.1e}); "
+              f"certificate {a['certify_s']:.2f} s = {a['certify_s'] / a['one_lambda_min_s']:.2f}x one "
+              f"Lanczos λ_min ({a['one_lambda_min_s']:.2f} s); "
+              f"{'certified' if a['passed'] else 'FAIL'}, width {a['width']:.1e}, "
+              f"{'rigorous' if a['rigorous'] else 'estimate'}")
+        print(f"  closed form linear/Frobenius: solve {c['solve_s']:.1f} s; certificate "
+              f"{c['certify_s']:.2f} s = {c['certify_s'] / c['one_positive_part_s']:.2f}x one positive "
+              f"part ({c['one_positive_part_s']:.2f} s); {'certified' if c['passed'] else 'FAIL'}, "
+              f"width {c['width']:.1e}")
+
+
+def _sdpa(a) -> int | None:
+    global SDPA_DIR
+    SDPA_DIR = a.sdpa
+    if a.sdpa and not a.child:  # hand the folder to the children
+        os.environ["KERNELSDP_BENCH_SDPA"] = a.sdpa
+    SDPA_DIR = SDPA_DIR or os.environ.get("KERNELSDP_BENCH_SDPA")
+    return None
+
+
+def main() -> int:
+    return parts.run(__file__, __doc__, PARTS, report, extra=_sdpa,
+                     extra_args=lambda ap: ap.add_argument("--sdpa", metavar="DIR", default=None,
+                                                           help="also every .dat-s file in DIR"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

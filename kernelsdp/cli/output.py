@@ -1,0 +1,68 @@
+"""What the CLI prints and writes: JSON-safe values, progress lines, report rows, and output
+files written atomically (nothing half-written)."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+
+def clean(x):
+    """JSON-safe: inf/nan as None, numpy scalars as Python numbers."""
+    if isinstance(x, dict):
+        return {k: clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [clean(v) for v in x]
+    if isinstance(x, (np.floating, float)):
+        return float(x) if math.isfinite(x) else None
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.bool_):
+        return bool(x)
+    return x
+
+
+def progress(rec: dict) -> None:
+    sys.stderr.write(f"  iter {rec['iteration']:4d}  primal {rec['primal']:.8g}  dual "
+                     f"{rec['dual']:.8g}  rel.gap {rec['relative_gap']:.2e}  "
+                     + (f"rank {rec['rank']}  " if "rank" in rec else "")
+                     + f"{rec['time_s']:.1f}s\n")
+
+
+def write_npz_atomically(path: str, arrays: dict) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
+    os.close(fd)
+    try:
+        np.savez_compressed(tmp, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def _interval(lower, upper, rigorous: bool) -> str:
+    fmt = lambda v: "-" if v is None else f"{v:.10g}"  # noqa: E731
+    return f"[{fmt(lower)}, {fmt(upper)}] {'rigorous' if rigorous else 'estimate'}"
+
+
+def print_check(c) -> None:
+    """One solver's row of a report: status, objective, certified interval, verdict."""
+    obj = f"{c.objective:.10g}" if c.objective is not None else "-"
+    print(f"{c.solver:<14} {c.status:<16} objective {obj:<18} {c.solve_time_s:9.3f}s  "
+          f"{c.verdict}  (tol {c.kkt_tol:.0e})")
+    print(f"    interval {_interval(c.lower, c.upper, c.rigorous)}"
+          + (f"  ({c.note})" if c.note else ""))
+    shown = [f"{k} {v:.2e}" for k, v in c.residuals.items() if isinstance(v, float)]
+    if shown:
+        print("    " + "  ".join(shown))
+    worst = sorted(c.per_constraint.items(), key=lambda kv: -kv[1])[:3]
+    if worst and worst[0][1] > c.kkt_tol:
+        print("    most violated constraints: " + ", ".join(f"{k} {v:.2e}" for k, v in worst))
+
+
