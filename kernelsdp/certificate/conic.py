@@ -143,7 +143,6 @@ def _optimality(sol: CanonicalSolution, tol: float) -> Certificate:
     form, x, y = sol.form, sol.x, sol.y
     A, b = form.A, form.b
     s = A @ x + b
-    nb = 1.0 + float(np.max(np.abs(b), initial=0.0))
     nc = 1.0 + float(np.max(np.abs(form.c), initial=0.0))
     Px = np.zeros_like(x) if form.P is None else form.P @ x
     g = Px + form.c
@@ -186,15 +185,23 @@ def _optimality(sol: CanonicalSolution, tol: float) -> Certificate:
     return cert.mapped(form.sense)
 
 
+def _normalised(sol: CanonicalSolution, tol: float, kind: str, v, weights, key: str, what: str):
+    """(v / −⟨weights, v⟩, None), or (None, the failing certificate) when v is missing or
+    ⟨weights, v⟩ is not negative — the sign that makes v a certificate at all."""
+    if v is None:
+        return None, no_point(tol, f"{sol.solver} reports {sol.status} but returned no {what}")
+    inner = float(weights @ v)
+    if not inner < 0:
+        return None, Certificate(kind, tol, measures={key: np.inf},
+                                 note=f"the {what} has inner product {inner:.3g} >= 0: no certificate")
+    return v / -inner, None
+
+
 def _farkas(sol: CanonicalSolution, tol: float) -> Certificate:
-    form, y = sol.form, sol.y
-    if y is None:
-        return no_point(tol, f"{sol.solver} reports {sol.status} but returned no dual ray")
-    by = float(form.b @ y)
-    if not by < 0:
-        return Certificate(INFEASIBILITY, tol, measures={"farkas_sign": np.inf},
-                           note=f"bᵀy = {by:.3g} is not negative: not a Farkas certificate")
-    yh = y / -by
+    form = sol.form
+    yh, failed = _normalised(sol, tol, INFEASIBILITY, sol.y, form.b, "farkas_sign", "dual ray")
+    if failed is not None:
+        return failed
     return Certificate(INFEASIBILITY, tol, measures={
         "farkas_stationarity": float(np.linalg.norm(form.A.T @ yh)),
         "farkas_cone": max(0.0, -_cone_min(form, yh, dual=True))},
@@ -202,14 +209,10 @@ def _farkas(sol: CanonicalSolution, tol: float) -> Certificate:
 
 
 def _ray(sol: CanonicalSolution, tol: float) -> Certificate:
-    form, r = sol.form, sol.ray
-    if r is None:
-        return no_point(tol, f"{sol.solver} reports {sol.status} but its raw result has no ray")
-    cr = float(form.c @ r)
-    if not cr < 0:
-        return Certificate(UNBOUNDEDNESS, tol, measures={"ray_sign": np.inf},
-                           note=f"cᵀx̂ = {cr:.3g} is not negative: not an improving ray")
-    rh = r / -cr
+    form = sol.form
+    rh, failed = _normalised(sol, tol, UNBOUNDEDNESS, sol.ray, form.c, "ray_sign", "primal ray")
+    if failed is not None:
+        return failed
     Ar = form.A @ rh
     m = {"ray_equalities": _equalities(form, Ar),
          "ray_cone": max(0.0, -_cone_min(form, Ar, dual=False))}

@@ -27,19 +27,14 @@ Nothing is densified for large n: K stays a factor, M is sparse, and every λ_mi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from ..certificate import OPTIMALITY, Certificate, feasibility_only
 from ..linalg.extreme import DENSE_MAX_N, lowest_eigenvalue
 from .losses import LOSSES
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .npkl import NPKL
 
-
-def _primal(f: "NPKL", kernel, raw_min_eig: float | None) -> dict[str, float]:
+def _primal(f, kernel, raw_min_eig: float | None) -> dict[str, float]:
     lam_K = raw_min_eig if raw_min_eig is not None else (
         0.0 if kernel.rank < kernel.n else float(np.linalg.eigvalsh(kernel.U.T @ kernel.U)[0]))
     scale = 1.0 + max(kernel.trace(), 0.0)
@@ -49,8 +44,8 @@ def _primal(f: "NPKL", kernel, raw_min_eig: float | None) -> dict[str, float]:
                                 if f.capacity != "none" else 0.0)}
 
 
-def npkl_certificate(f: "NPKL", result, tol: float) -> Certificate:
-    """The certificate of an NPKL result from its kernel factor and its duals β, λ[, Z]."""
+def npkl_certificate(f, result, tol: float) -> Certificate:
+    """The certificate of an NPKL result (``f``: the :class:`~.npkl.NPKL` declaration) from its kernel factor and its duals β, λ[, Z]."""
     kernel = result.kernel
     primal = f.objective(kernel)
     measures: dict[str, float | None] = _primal(f, kernel, result.info.get("raw_min_eig_K"))
