@@ -52,7 +52,7 @@ from kernelsdp.verify.files import load_problem
 SDPA_DIR = None
 #: Clarabel and SCS as kernelsdp runs them, and SCS at its own default accuracy (what a user
 #: calling problem.solve(solver="SCS") gets): the source of wrong "optimal" answers
-SOLVER_RUNS = (("clarabel", {}), ("scs", {}), ("scs", {"eps_abs": 1e-4, "eps_rel": 1e-4}))
+SOLVER_RUNS = (("clarabel", {}), ("scs", {}), ("scs", {"tol": 1e-4}))
 
 
 def _npkl(n: int):

@@ -157,7 +157,7 @@ def test_maximize_and_explicit_slacks_follow_cvxpy_sign_conventions():
 
 def test_a_result_stopped_early_is_not_certified():
     p = lovasz_theta(nx.cycle_graph(11))
-    rep = verify(p, ["scs"], tol_=tol.CERTIFY_TOL, scs={"max_iters": 5})
+    rep = verify(p, ["scs"], tol_=tol.CERTIFY_TOL, scs={"max_iter": 5})
     c = rep.checks[0]
     assert not c.passed and c.status != "optimal"
 

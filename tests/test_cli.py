@@ -33,12 +33,18 @@ def test_solvers_json_lists_every_formulation(capsys):
     assert {r["formulation"] for r in rows} == set(FORMULATIONS)
     assert {"npkl", "simple-npkl", "stqp", "ncut-mkl"} <= set(FORMULATIONS)
     stqp = [r["solver"] for r in rows if r["formulation"] == "stqp"]
-    assert stqp[0] == "clarabel" and {"exact", "local"} <= set(stqp)
+    assert stqp[:3] == ["exact", "local", "clarabel"]  # preference: exact, iterative, interior point
     for r in rows:
         assert {"formulation", "solver", "available"} <= set(r)
         assert r["available"] or r["reason"]
     names = [r["solver"] for r in rows if r["formulation"] == "npkl"]
-    assert names[0] == "clarabel" and {"scs", "mosek", "closed-form", "saddle-point"} <= set(names)
+    assert names[:4] == ["closed-form", "saddle-point", "admm", "clarabel"]
+    assert {"scs", "mosek"} <= set(names)
+    admm = next(r for r in rows if r["formulation"] == "npkl" and r["solver"] == "admm")
+    assert admm["accepts"] == "loss l2|hinge|squared-hinge|l1; capacity trace"
+    assert {"rank", "rank_start", "tol", "max_iter"} <= set(admm["options"])
+    simple = [r["solver"] for r in rows if r["formulation"] == "simple-npkl"]
+    assert "admm" not in simple  # its capacity is fixed to frobenius, which ADMM refuses
 
 
 def test_solve_json_and_out(capsys, files):

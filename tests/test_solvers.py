@@ -76,12 +76,40 @@ def test_saddle_point_iteration_limit_is_a_status(iris_small):
 
 def test_unsupported_and_unknown(iris_small):
     f = make_npkl(iris_small, "hinge", "trace")
-    with pytest.raises(UnsupportedProblemError, match="closed form"):
+    with pytest.raises(UnsupportedProblemError, match="closed-form accepts loss 'linear' and capacity 'frobenius'; got loss 'hinge', capacity 'trace'"):
         solve(f, "closed-form")
-    with pytest.raises(UnsupportedProblemError, match="Algorithm 1"):
+    with pytest.raises(UnsupportedProblemError, match="saddle-point accepts .*; got capacity 'trace'"):
         solve(f, "saddle-point")
+    with pytest.raises(UnsupportedProblemError, match="trace capacity|tr KK"):
+        solve(make_npkl(iris_small, "hinge", "frobenius"), "admm")  # the refusal says why
     with pytest.raises(UnknownNameError, match="choose one of"):
         get_solver(NPKL, "sedumi")
+
+
+@pytest.mark.parametrize("solver, options, message", [
+    ("admm", {"max_iters": 3}, "'max_iters' option is not an option of admm"),
+    ("admm", {"tol": -1}, "'tol' option of admm must be a float in the range \\(0, inf\\)"),
+    ("admm", {"rank": 0}, "'rank' option of admm must be an int in the range \\[1, inf\\)"),
+    ("admm", {"rank": 2.5}, "'rank' option of admm must be an int"),
+    ("clarabel", {"max_iters": 3}, "not an option of clarabel"),
+    ("clarabel", {"solver_options": {"no_such_setting": 1}}, "clarabel rejected an option"),
+    ("saddle-point", {"max_iter": 0}, "'max_iter' option of saddle-point"),
+    ("closed-form", {"eig_method": "magic"}, "one of 'auto'"),
+])
+def test_every_option_typo_is_an_error(iris_small, solver, options, message):
+    loss, cap = {"admm": ("hinge", "trace"), "saddle-point": ("hinge", "frobenius")}.get(
+        solver, ("linear", "frobenius"))
+    with pytest.raises(InvalidParameterError, match=message):
+        solve(make_npkl(iris_small, loss, cap), solver, **options)
+
+
+def test_default_solver_is_the_most_preferred_that_supports_the_problem(iris_small):
+    from kernelsdp.solvers import default_solver
+    assert default_solver(make_npkl(iris_small, "linear", "frobenius")).name == "closed-form"
+    assert default_solver(make_npkl(iris_small, "hinge", "frobenius")).name == "saddle-point"
+    assert default_solver(make_npkl(iris_small, "hinge", "trace")).name == "admm"
+    assert default_solver(make_npkl(iris_small, "l2", "none")).name == "clarabel"
+    assert solve(make_npkl(iris_small, "linear", "frobenius")).solver == "closed-form"
 
 
 @pytest.mark.parametrize("kw, err", [

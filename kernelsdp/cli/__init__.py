@@ -13,6 +13,7 @@ verification or certificate exits 1; nothing is written unless the whole result 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 
@@ -22,7 +23,7 @@ from ..data import DATASETS
 from ..errors import KernelSDPError
 from ..formulations import CAPACITIES, FORMULATIONS, LOSSES, get_formulation
 from ..formulations.npkl import NPKL
-from ..solvers import registry
+from ..solvers import default_solver, registry
 from ..solvers.admm import RANK_START
 from ..tolerances import CERTIFY_TOL
 from ..verify import verify
@@ -95,7 +96,8 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("solve", help="solve one problem with one solver")
     for q in _formulation_subparsers(p, "solve").values():
-        q.add_argument("--solver", default="clarabel", help="solver name (kernelsdp solvers)")
+        q.add_argument("--solver", default=None, help="solver name (kernelsdp solvers); default: "
+                       "the most preferred that supports the problem")
         q.add_argument("--out", metavar="FILE.npz", help="write the kernel factor U (K = UUᵀ) and duals")
         q.add_argument("--tol", type=float, default=None, help="tolerance of an iterative fast solver")
         q.add_argument("--max-iter", type=int, default=None, help="iteration limit of a fast solver")
@@ -128,39 +130,60 @@ def make_parser() -> argparse.ArgumentParser:
 
 
 # ----- commands ----------------------------------------------------------------------------
+def _accepted(s, cls, fixed: dict) -> str:
+    """What a solver accepts of one formulation, as a readable phrase ("" = all of it)."""
+    spec = next((v for c, v in s.accepts().items() if issubclass(cls, c)), {})
+    parts = [f"{k} {'|'.join(map(str, v))}" for k, v in spec.items() if k not in fixed]
+    return "; ".join(parts) if parts else "all"
+
+
 def cmd_solvers(args) -> int:
+    """Every formulation's solvers in preference order, with what each accepts (derived from
+    the solvers' declarations), its options and tolerances, and whether it can run here."""
     rows = []
     table = registry()
     for name, entry in FORMULATIONS.items():
         for s in table.get(entry.cls, []):
+            spec = next((v for c, v in s.accepts().items() if issubclass(entry.cls, c)), None)
+            if spec is None:
+                continue
+            bad = [k for k, v in entry.fixed.items() if k in spec and v not in spec[k]]
+            if bad:  # e.g. ADMM under simple-npkl, whose capacity is fixed to frobenius
+                continue
             ok, reason = s.availability()
-            row = {"formulation": name, "solver": s.name, "kind": s.kind, "available": ok}
+            d = s.describe()
+            row = {"formulation": name, "solver": s.name, "kind": s.kind, "available": ok,
+                   "accepts": _accepted(s, entry.cls, entry.fixed), "options": d["options"],
+                   "objective_tol": d["objective_tol"], "certificate_tol": d["certificate_tol"]}
             if not ok:
                 row["reason"] = reason
             rows.append(row)
     if args.json:
         print(json.dumps(rows, indent=2))
-    else:
-        for r in rows:
-            tail = "" if r["available"] else f"  unavailable: {r['reason']}"
-            print(f"{r['formulation']:<14} {r['solver']:<14} {r['kind']:<8}{tail}")
+        return 0
+    w = max(len(r["accepts"]) for r in rows) + 2
+    print(f"{'formulation':<16}{'solver':<14}{'kind':<16}{'accepts':<{w}}options")
+    last = None
+    for r in rows:
+        tail = "" if r["available"] else f"  [unavailable: {r['reason']}]"
+        head = r["formulation"] if r["formulation"] != last else ""
+        last = r["formulation"]
+        print(f"{head:<16}{r['solver']:<14}{r['kind']:<16}{r['accepts']:<{w}}"
+              f"{', '.join(r['options']) or '-'}{tail}")
+    print("(order = preference: the first that accepts a problem is its default solver)")
     return 0
 
 
 def cmd_solve(args) -> int:
     f = build_problem(args)
-    s = checked_solver(f, args.solver)
-    reason = s.supports(f)
-    if reason is not None:
-        raise KernelSDPError(f"solver {args.solver!r} cannot solve this problem: {reason}.")
+    s = default_solver(f) if args.solver is None else checked_solver(f, args.solver)
+    # only what the user gave: an option this solver does not take is an error (exit 2)
     opts = {k: v for k, v in (("tol", args.tol), ("max_iter", args.max_iter),
-                              ("rank", getattr(args, "rank", None)),
-                              ("rank_start", getattr(args, "rank_start", None))) if v is not None}
-    opts = opts if isinstance(f, NPKL) else {}
-    if s.kind == "generic":
-        opts = {"verbose": args.verbose}
-    elif args.verbose:
-        opts["progress"] = progress
+                              ("rank", args.rank), ("rank_start", args.rank_start)) if v is not None}
+    if args.verbose:
+        names = {fl.name for fl in dataclasses.fields(s.Options)}
+        opts.update({"verbose": True} if "verbose" in names else
+                    {"progress": progress} if "progress" in names else {})
     r = s.solve(f, **opts)
     summary = clean({**r.summary(), "formulation": args.formulation, "problem": f.describe()})
     if args.out and r.ok:
@@ -174,7 +197,8 @@ def cmd_solve(args) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        print(f"{summary['formulation']} / {summary['solver']}: {summary['status']} "
+        chosen = " (default)" if args.solver is None else ""
+        print(f"{summary['formulation']} / {summary['solver']}{chosen}: {summary['status']} "
               f"({summary['point']}), objective {summary['objective']}, "
               f"{r.solve_time_s:.3f}s, {r.iterations} iterations"
               + (f"\n  {r.message}" if r.message else ""))
@@ -187,10 +211,7 @@ def cmd_verify(args) -> int:
     if not names:
         raise KernelSDPError("--solvers needs at least one solver name.")
     for name in names:
-        s = checked_solver(f, name)
-        reason = s.supports(f)
-        if reason is not None:
-            raise KernelSDPError(f"solver {name!r} cannot solve this problem: {reason}.")
+        checked_solver(f, name)
     rep = verify(f, names)
     rep.problem["formulation"] = args.formulation
     if args.json:

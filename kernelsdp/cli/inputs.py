@@ -13,7 +13,7 @@ from ..data import PairwiseConstraints, load
 from ..errors import InvalidDataError, SolverUnavailableError
 from ..formulations import get_formulation
 from ..formulations.npkl import NPKL
-from ..solvers import get_solver
+from ..solvers import prepare
 
 
 def _read_pairs(path: str, n: int) -> PairwiseConstraints:
@@ -96,7 +96,8 @@ def _active(f: NPKL, args) -> NPKL:
 
 
 def checked_solver(f, name: str):
-    s = get_solver(type(f), name)
+    """The named solver, after the supports check (solvers.prepare) and its availability."""
+    s = prepare(f, name)
     ok, reason = s.availability()
     if not ok:
         raise SolverUnavailableError(f"solver {name!r} is unavailable: {reason}")

@@ -48,6 +48,9 @@ class Formulation(ABC):
     #: the CVXPY model is a relaxation of the declared (nonconvex) problem: its optimum
     #: bounds the declared one, and the point read back from it is rounded
     relaxed_model: ClassVar[bool] = False
+    #: a family's own bars, by solver kind: kind → (interval overlap, certificate); solvers
+    #: of other kinds are held to their declared tolerances
+    TOLERANCES: ClassVar[dict[str, tuple[float, float]]] = {}
 
     @abstractmethod
     def build(self) -> CvxpyModel:

@@ -41,6 +41,9 @@ class Loss:
     domain_violation: Callable[[np.ndarray, np.ndarray, float], np.ndarray]
     #: the nearest β in the domain of h*
     project: Callable[[np.ndarray, np.ndarray, float], np.ndarray]
+    #: prox(c, T, w, α) = argmin_z w·h(z)/C + (α/2)(z − c)², entrywise: the Z-step of ADMM
+    #: (seed 001 eqs. 9–13, corrected in formulations.md §4); w is the weight per entry
+    prox: Callable[[np.ndarray, np.ndarray, float, float], np.ndarray]
 
 
 def _pos(x):
@@ -54,6 +57,7 @@ LINEAR = Loss(
     conjugate=lambda b, T, C: np.zeros_like(b),
     domain_violation=lambda b, T, C: np.abs(b + C * T),
     project=lambda b, T, C: -C * T,
+    prox=lambda c, T, w, a: c + w * T / a,
 )
 
 HINGE = Loss(
@@ -63,6 +67,7 @@ HINGE = Loss(
     conjugate=lambda b, T, C: b * T,
     domain_violation=lambda b, T, C: _pos(b * T) + _pos(-b * T - C),
     project=lambda b, T, C: T * np.clip(b * T, -C, 0.0),  # T = ±1
+    prox=lambda c, T, w, a: c + np.clip(a * (1 - T * c) / (T * T), 0.0, w) * T / a,
 )
 
 SQUARED_HINGE = Loss(
@@ -72,6 +77,8 @@ SQUARED_HINGE = Loss(
     conjugate=lambda b, T, C: (-b * T) * (-1 + (-b * T) / (2 * C)),
     domain_violation=lambda b, T, C: _pos(b * T),
     project=lambda b, T, C: T * np.minimum(b * T, 0.0),
+    # the seed's λ + T² is wrong: the denominator is T² + α/w
+    prox=lambda c, T, w, a: c + np.maximum(a * (1 - T * c) / (T * T + a / w), 0.0) * T / a,
 )
 
 L2 = Loss(
@@ -81,6 +88,7 @@ L2 = Loss(
     conjugate=lambda b, T, C: b * T + b * b / (2 * C),
     domain_violation=lambda b, T, C: np.zeros_like(b),
     project=lambda b, T, C: b,
+    prox=lambda c, T, w, a: (a * c + w * T) / (a + w),
 )
 
 L1 = Loss(
@@ -90,6 +98,7 @@ L1 = Loss(
     conjugate=lambda b, T, C: b * T,
     domain_violation=lambda b, T, C: _pos(np.abs(b) - C),
     project=lambda b, T, C: np.clip(b, -C, C),
+    prox=lambda c, T, w, a: T + np.sign(c - T) * np.maximum(np.abs(c - T) - w / a, 0.0),
 )
 
 #: Ordered registry of losses (CLI names).

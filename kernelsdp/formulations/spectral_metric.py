@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 import cvxpy as cp
 import numpy as np
 
+from .. import tolerances as tol
 from ..certificate import OPTIMALITY, Certificate, feasibility_only
 from ..errors import InvalidDataError, InvalidParameterError
 from ..data.spectral_basis import (EIG_RTOL, SpectralBasis, choose_landmarks, full_basis,
@@ -42,6 +43,12 @@ class SpectralMetric(Formulation):
     spectral: SpectralBasis | None = field(default=None, repr=False)  # to embed new points
 
     name: ClassVar[str] = "spectral-metric"
+    #: small and well conditioned: an interior-point answer must meet the closed form to
+    #: SPECTRAL_QP_RTOL (issue #6's bar); SCS's objective keeps its first-order tolerance
+    TOLERANCES: ClassVar[dict[str, tuple[float, float]]] = {
+        "interior-point": (tol.SPECTRAL_QP_RTOL, tol.SPECTRAL_QP_KKT_TOL_INTERIOR_POINT),
+        "first-order": (tol.OBJECTIVE_RTOL_FIRST_ORDER, tol.SPECTRAL_QP_KKT_TOL_INTERIOR_POINT),
+    }
     NPZ_KEYS: ClassVar[dict[str, str]] = {
         "X": "(n, D) points",
         "pairs": "(m, 2) point indices of the constrained pairs",

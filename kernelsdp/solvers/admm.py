@@ -92,6 +92,7 @@ says tolerance is far.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -99,14 +100,14 @@ import scipy.sparse as sp
 
 from threadpoolctl import threadpool_limits
 
-from ..errors import check_int, check_positive
+from .. import tolerances
 from ..formulations.losses import LOSSES
 from ..formulations.npkl import NPKL
 from ..result import KernelFactor, PointStatus, Result, Termination
 from ..tolerances import ADMM_GAP_TOL, ADMM_RESIDUAL_TOL
 from .anderson import Anderson
-from .base import Solver
-from .factor_steps import ball_step, default_rank, prox_loss, warm_start, widen
+from .base import Solver, option
+from .factor_steps import ball_step, default_rank, warm_start, widen
 from ..linalg.extreme import LowestEigenpair
 from .gap_certificate import check_spacing
 
@@ -131,35 +132,44 @@ def iteration_memory_bytes(n: int, r: int, m: int, nnz_L: int, anderson: int = 5
     return 8 * words
 
 
+@dataclass(frozen=True)
+class ADMMOptions:
+    rank: int | None = option(None, low=1, help="largest width r of the factor (default: the "
+                              "largest r with r(r+1)/2 <= m)")
+    rank_start: int | None = option(None, low=1, help=f"starting width, widened while saturated "
+                                    f"(default min(r, {RANK_START}); r: the seed's fixed rank)")
+    tol: float = option(ADMM_RESIDUAL_TOL, low=0.0, open_low=True, help="eq. 14 residuals to stop at")
+    gap_tol: float = option(ADMM_GAP_TOL, low=0.0, open_low=True, help="certified relative gap to stop at")
+    max_iter: int = option(5000, low=1, help="iteration limit")
+    anderson: int = option(5, low=0, help="Anderson pairs (0: plain ADMM)")
+    check_every: int = option(25, low=1, help="iterations between saturation checks")
+    seed: int = option(0, low=0, help="seed of the starting noise")
+    progress: Callable[[dict], None] | None = option(None, help="called every 50 iterations")
+
+
 class ADMM(Solver):
     """Algorithm 1 of seed 001 for NPKL with losses ℓ2, hinge, squared hinge, ℓ1."""
 
     name = "admm"
-    LOSSES = ("l2", "hinge", "squared-hinge", "l1")
+    kind = "iterative"
+    ACCEPTS = {NPKL: {"loss": ("l2", "hinge", "squared-hinge", "l1"), "capacity": ("trace",)}}
+    REFUSALS = {
+        ("capacity", "frobenius"): "tr KK <= B couples every entry of the implicit Z: use "
+                                   "closed-form or saddle-point",
+        ("capacity", "none"): "without a bound its duality gap certifies nothing and the "
+                              "optimum may need a rank above r: add --capacity trace --B ...",
+    }
+    Options = ADMMOptions
+    # the KKT residuals of a feasible point sum to its duality gap, which ADMM stops on
+    objective_tol = tolerances.ADMM_GAP_TOL
+    certificate_tol = tolerances.ADMM_GAP_TOL
 
-    def supports(self, f) -> str | None:
-        if not isinstance(f, NPKL):
-            return "ADMM solves NPKL only"
-        if f.loss not in self.LOSSES:
-            return f"ADMM supports the losses {', '.join(self.LOSSES)}; got {f.loss!r}"
-        if f.capacity == "frobenius":
-            return ("ADMM supports the trace capacity only; got 'frobenius' (tr KK ≤ B couples "
-                    "every entry of the implicit Z: use closed-form or saddle-point)")
-        if f.capacity == "none":
-            return ("ADMM supports the trace capacity only; got 'none' (without a bound its "
-                    "duality gap certifies nothing and the optimum may need a rank above r: "
-                    "add --capacity trace --B ...)")
-        return None
-
-    def solve(self, f: NPKL, rank: int | None = None, rank_start: int | None = None,
-              tol: float = ADMM_RESIDUAL_TOL, gap_tol: float = ADMM_GAP_TOL, max_iter: int = 5000,
-              anderson: int = 5, check_every: int = 25, seed: int = 0,
-              progress: Callable[[dict], None] | None = None, **_) -> Result:
-        r = default_rank(f.pairs.m) if rank is None else check_int(rank, "rank", "ADMM")
-        r0 = min(r, RANK_START) if rank_start is None else min(r, check_int(rank_start, "rank_start", "ADMM"))
-        tol, gap_tol = check_positive(tol, "tol", "ADMM"), check_positive(gap_tol, "gap_tol", "ADMM")
-        max_iter = check_int(max_iter, "max_iter", "ADMM")
-        mem = check_int(anderson, "anderson", "ADMM", low=0)
+    def run(self, f: NPKL, options: ADMMOptions) -> Result:
+        o = options
+        r = default_rank(f.pairs.m) if o.rank is None else o.rank
+        r0 = min(r, RANK_START) if o.rank_start is None else min(r, o.rank_start)
+        tol, gap_tol, max_iter, mem = o.tol, o.gap_tol, o.max_iter, o.anderson
+        check_every, seed, progress = o.check_every, o.seed, o.progress
         # measured on this 2-core machine: at n = 1,797, r = 65 one BLAS thread takes 7.5 ms
         # per iteration and two 40 ms (small r×r solves and GEMMs do not share well); at
         # n = 20,000, r = 218 one thread took 0.98 s and two 1.2 s
@@ -228,7 +238,7 @@ class ADMM(Solver):
             Xi, Xj, Yi, Yj = Xn[P.i], Xn[P.j], Yn[P.i], Yn[P.j]
             S = np.concatenate([_dot_rows(Xi, Yj), _dot_rows(Xj, Yi)])
             z_pairs = _dot_rows(Xi, Xj)
-            np.subtract(prox_loss(f.loss, S - (A + Lq) / alpha, Tq, lam, alpha), S, out=En)
+            np.subtract(loss.prox(S - (A + Lq) / alpha, Tq, lam, alpha), S, out=En)
             np.add(A, alpha * En, out=An)
             np.subtract(Xn, Yn, out=Hn)
             Hn *= beta

@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import functools
 import time
+from dataclasses import dataclass, field
 
 import cvxpy as cp
 from cvxpy.constraints import PSD, SOC
 from cvxpy.constraints.psd import SvecPSD
 from cvxpy.reductions.solvers import defines
 
+from .. import tolerances as tol
 from ..certificate import solve_canonical
-from ..errors import TooLargeError
+from ..errors import InvalidParameterError, TooLargeError
 from ..formulations.base import Formulation
 from ..result import PointStatus, Result, Termination
-from .base import Solver
+from .base import Solver, option
 
 #: Solvers listed even when not installed, with the install hint as the reason.
 OPTIONAL_EXTRAS = {"MOSEK": "pip install 'kernelsdp[mosek]' (and a MOSEK licence)"}
@@ -33,8 +35,21 @@ INTERIOR_POINT_BYTES_PER_ENTRY = 48
 FIRST_ORDER = {"SCS"}
 GENERIC_MEMORY_LIMIT = 8 * 2**30
 
-#: Each solver's own name for a wall-clock limit in seconds (MOSEK: see time_limit_options).
+#: Each solver's own names for the common options (MOSEK: see common_options).
 TIME_LIMIT_OPTION = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}
+MAX_ITER_OPTION = {"CLARABEL": "max_iter", "SCS": "max_iters"}
+TOL_OPTIONS = {"CLARABEL": ("tol_gap_abs", "tol_gap_rel", "tol_feas"), "SCS": ("eps_abs", "eps_rel")}
+
+
+@dataclass(frozen=True)
+class ConicOptions:
+    verbose: bool = option(False, help="the solver's own log")
+    time_limit: float | None = option(None, low=0.0, open_low=True, help="wall-clock limit, seconds")
+    max_iter: int | None = option(None, low=1, help="iteration limit")
+    tol: float | None = option(None, low=0.0, open_low=True,
+                               help="the solver's gap and feasibility tolerances")
+    solver_options: dict = field(default_factory=dict, metadata={
+        "help": "any other keyword of the CVXPY solver interface, passed as is"})
 
 #: Accuracy we ask of each solver (CVXPY keyword names).
 DEFAULT_OPTIONS = {
@@ -80,11 +95,17 @@ def _mosek_licence() -> tuple[bool, str]:
 class ConicSolver(Solver):
     """One CVXPY conic solver, called on the formulation's own CVXPY model."""
 
-    kind = "generic"
+    ACCEPTS = {Formulation: {}}  # every formulation is declared in CVXPY
+    Options = ConicOptions
 
     def __init__(self, cvxpy_name: str):
         self.cvxpy_name = cvxpy_name
         self.name = cvxpy_name.lower()
+        first_order = cvxpy_name in FIRST_ORDER
+        self.kind = "first-order" if first_order else "interior-point"
+        # SCS reaches a few digits on SDPs at eps 1e-7 (see the tolerances module)
+        self.objective_tol = tol.OBJECTIVE_RTOL_FIRST_ORDER if first_order else tol.OBJECTIVE_RTOL_EXACT
+        self.certificate_tol = tol.KKT_TOL_FIRST_ORDER if first_order else tol.KKT_TOL_INTERIOR_POINT
 
     def availability(self) -> tuple[bool, str]:
         if self.cvxpy_name not in cp.installed_solvers():
@@ -94,9 +115,6 @@ class ConicSolver(Solver):
             return _mosek_licence()
         return True, ""
 
-    def supports(self, formulation: Formulation) -> str | None:
-        return None  # every formulation is declared in CVXPY
-
     def memory_bytes(self, formulation: Formulation) -> int:
         n = formulation.psd_dim
         t = n * (n + 1) // 2
@@ -104,11 +122,9 @@ class ConicSolver(Solver):
             return 8 * 10 * n * n
         return INTERIOR_POINT_BYTES_PER_ENTRY * t * t
 
-    def solve(self, formulation: Formulation, verbose: bool = False,
-              time_limit: float | None = None, **options) -> Result:
+    def run(self, formulation: Formulation, options: ConicOptions) -> Result:
         """Solve the formulation's CVXPY model through its canonical form, keeping the point
-        (x, y) for the certificate; ``time_limit`` (seconds) is passed in the solver's own
-        option name."""
+        (x, y) for the certificate; the common options go under the solver's own names."""
         ok, reason = self.availability()
         if not ok:
             return Result.failure(formulation.name, self.name, Termination.SOLVER_UNAVAILABLE,
@@ -123,10 +139,12 @@ class ConicSolver(Solver):
         t0 = time.perf_counter()
         model = formulation.build()
         t1 = time.perf_counter()
-        opts = {**DEFAULT_OPTIONS.get(self.cvxpy_name, {}), **time_limit_options(self.cvxpy_name, time_limit),
-                **options}
+        opts = {**DEFAULT_OPTIONS.get(self.cvxpy_name, {}),
+                **common_options(self.cvxpy_name, options), **options.solver_options}
         try:
-            sol = solve_canonical(model.problem, self.cvxpy_name, verbose=verbose, **opts)
+            sol = solve_canonical(model.problem, self.cvxpy_name, verbose=options.verbose, **opts)
+        except TypeError as exc:  # an option the CVXPY interface does not know
+            raise InvalidParameterError(f"{self.name} rejected an option: {exc}") from None
         except cp.error.SolverError as exc:
             return Result.failure(formulation.name, self.name, Termination.NUMERICAL_ERROR,
                                   f"solver {self.name!r} failed: {exc}. Try another solver, or "
@@ -167,14 +185,32 @@ def _dual_objective(sol) -> float:
     return f.sense * (f.d - float(f.b @ sol.y) - half)
 
 
-def time_limit_options(cvxpy_name: str, seconds: float | None) -> dict:
-    """The solver's own option for a wall-clock limit (none known: no option)."""
-    if seconds is None:
-        return {}
+def common_options(cvxpy_name: str, o: ConicOptions) -> dict:
+    """time_limit, max_iter and tol under the solver's own option names (an option this
+    solver has no name for is refused, not dropped)."""
+    out: dict = {}
     if cvxpy_name == "MOSEK":
-        return {"mosek_params": {"MSK_DPAR_OPTIMIZER_MAX_TIME": float(seconds)}}
-    name = TIME_LIMIT_OPTION.get(cvxpy_name)
-    return {name: float(seconds)} if name else {}
+        params = {}
+        if o.time_limit is not None:
+            params["MSK_DPAR_OPTIMIZER_MAX_TIME"] = float(o.time_limit)
+        if o.max_iter is not None:
+            params["MSK_IPAR_INTPNT_MAX_ITERATIONS"] = int(o.max_iter)
+        if o.tol is not None:
+            params.update({k: float(o.tol) for k in ("MSK_DPAR_INTPNT_CO_TOL_REL_GAP",
+                                                      "MSK_DPAR_INTPNT_CO_TOL_PFEAS",
+                                                      "MSK_DPAR_INTPNT_CO_TOL_DFEAS")})
+        return {"mosek_params": params} if params else {}
+    for value, names in ((o.time_limit, TIME_LIMIT_OPTION.get(cvxpy_name)),
+                         (o.max_iter, MAX_ITER_OPTION.get(cvxpy_name)),
+                         (o.tol, TOL_OPTIONS.get(cvxpy_name))):
+        if value is None:
+            continue
+        if names is None:
+            raise InvalidParameterError(f"kernelsdp does not know how to pass this option to "
+                                        f"{cvxpy_name.lower()}; use solver_options.")
+        for n in ([names] if isinstance(names, str) else names):
+            out[n] = value
+    return out
 
 
 def generic_solvers() -> list[ConicSolver]:

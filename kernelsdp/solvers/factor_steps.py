@@ -1,5 +1,6 @@
 """The factor blocks of low-rank NPKL's ADMM (seed 001; see :mod:`.admm`): the start, the
-Z-step's prox, the X/Y step inside the trace ball, and the widening of a saturated factor."""
+X/Y step inside the trace ball, and the widening of a saturated factor (the Z-step's prox is
+each loss's own, :attr:`kernelsdp.formulations.losses.Loss.prox`)."""
 
 from __future__ import annotations
 
@@ -23,18 +24,6 @@ RANK_SATURATION = 1e-4
 def default_rank(m: int) -> int:
     """Largest r with r(r+1)/2 ≤ m (seed 001 §4, after Pataki)."""
     return max(1, int((np.sqrt(8 * m + 1) - 1) // 2))
-
-
-def prox_loss(loss: str, c: np.ndarray, T: np.ndarray, lam: float, alpha: float) -> np.ndarray:
-    """argmin_z lam·ℓ̃(z; T) + (alpha/2)(z − c)², entrywise (seed eqs. 9–13, corrected)."""
-    if loss == "l2":
-        return (alpha * c + lam * T) / (alpha + lam)
-    if loss == "hinge":
-        return c + np.clip(alpha * (1 - T * c) / (T * T), 0.0, lam) * T / alpha
-    if loss == "squared-hinge":
-        return c + np.maximum(alpha * (1 - T * c) / (T * T + alpha / lam), 0.0) * T / alpha
-    d = c - T  # l1
-    return T + np.sign(d) * np.maximum(np.abs(d) - lam / alpha, 0.0)
 
 
 def warm_start(f: NPKL, r: int, seed: int) -> np.ndarray:

@@ -18,12 +18,14 @@ eigenpairs, so K* = UUᵀ is never formed.  Cost: one positive-part computation
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
+from .. import tolerances as tol
 from ..formulations.npkl import NPKL
 from ..result import KernelFactor, PointStatus, Result, Termination
-from .base import Solver
+from .base import Solver, option
 from ..linalg.positive_part import PositivePart, positive_eigenpairs
 
 
@@ -35,20 +37,27 @@ def closed_form_kernel(part: PositivePart, B: float) -> KernelFactor:
     return KernelFactor(part.V * np.sqrt(np.sqrt(B) * part.w / norm))
 
 
+EIG_METHODS = ("auto", "dense", "probe", "arpack")
+
+
+@dataclass(frozen=True)
+class ClosedFormOptions:
+    eig_method: str = option("auto", choices=EIG_METHODS,
+                             help="how the positive part is computed (kernelsdp.linalg.positive_part)")
+
+
 class ClosedForm(Solver):
     """Proposition 1 for NPKL with linear loss and Frobenius capacity (SimpleNPKL-LL)."""
 
     name = "closed-form"
+    kind = "exact"
+    ACCEPTS = {NPKL: {"loss": ("linear",), "capacity": ("frobenius",)}}
+    Options = ClosedFormOptions
+    objective_tol = tol.OBJECTIVE_RTOL_EXACT
+    certificate_tol = tol.KKT_TOL
 
-    def supports(self, f) -> str | None:
-        if not isinstance(f, NPKL):
-            return "the closed form solves NPKL/SimpleNPKL only"
-        if f.loss != "linear" or f.capacity != "frobenius":
-            return (f"the closed form (Proposition 1) needs linear loss and Frobenius capacity; "
-                    f"got loss {f.loss!r}, capacity {f.capacity!r}")
-        return None
-
-    def solve(self, f: NPKL, eig_method: str = "auto", **_) -> Result:
+    def run(self, f: NPKL, options: ClosedFormOptions) -> Result:
+        eig_method = options.eig_method
         t0 = time.perf_counter()
         A = (f.C * f.pairs.matrix() - f.L).tocsr()
         t1 = time.perf_counter()

@@ -32,14 +32,16 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from .. import tolerances as tol
+
 import numpy as np
 
 from ..formulations.npkl import NPKL
 from ..result import KernelFactor, PointStatus, Result, Termination
 from ..tolerances import SADDLE_GAP_TOL
-from .base import Solver
+from .base import Solver, option
 from ..linalg.positive_part import positive_eigenpairs
-from .proposition1 import closed_form_kernel
+from .proposition1 import EIG_METHODS, closed_form_kernel
 
 NONMONOTONE_MEMORY = 5
 ARMIJO = 1e-4
@@ -57,23 +59,27 @@ class _Point:
     eigen_method: str
 
 
+@dataclass(frozen=True)
+class SaddlePointOptions:
+    tol: float = option(SADDLE_GAP_TOL, low=0.0, open_low=True, help="relative duality gap to stop at")
+    max_iter: int = option(500, low=1, help="iteration limit")
+    eig_method: str = option("auto", choices=EIG_METHODS, help="positive-part method")
+    progress: Callable[[dict], None] | None = option(None, help="called with each iteration's record")
+
+
 class SaddlePoint(Solver):
     """Algorithm 1 for SimpleNPKL with squared hinge or hinge loss."""
 
     name = "saddle-point"
-    LOSSES = ("squared-hinge", "hinge")
+    kind = "iterative"
+    ACCEPTS = {NPKL: {"loss": ("squared-hinge", "hinge"), "capacity": ("frobenius",)}}
+    Options = SaddlePointOptions
+    objective_tol = tol.OBJECTIVE_RTOL_ITERATIVE
+    certificate_tol = tol.KKT_TOL
 
-    def supports(self, f) -> str | None:
-        if not isinstance(f, NPKL):
-            return "Algorithm 1 solves NPKL/SimpleNPKL only"
-        if f.capacity != "frobenius" or f.loss not in self.LOSSES:
-            return (f"Algorithm 1 needs Frobenius capacity and loss squared-hinge or hinge; "
-                    f"got loss {f.loss!r}, capacity {f.capacity!r}")
-        return None
-
-    def solve(self, f: NPKL, tol: float = SADDLE_GAP_TOL, max_iter: int = 500,
-              eig_method: str = "auto", progress: Callable[[dict], None] | None = None,
-              **_) -> Result:
+    def run(self, f: NPKL, options: SaddlePointOptions) -> Result:
+        tol, max_iter, eig_method, progress = (options.tol, options.max_iter,
+                                               options.eig_method, options.progress)
         t0 = time.perf_counter()
         P, C, B = f.pairs, f.C, f.B
         hinge = f.loss == "hinge"

@@ -11,6 +11,8 @@ import time
 
 import numpy as np
 
+from .. import tolerances as tol
+
 from ..formulations.spectral_metric import SpectralMetric
 from ..result import PointStatus, Result, Termination
 from .base import Solver
@@ -18,11 +20,12 @@ from .base import Solver
 
 class SpectralClosedForm(Solver):
     name = "closed-form"
+    kind = "exact"
+    ACCEPTS = {SpectralMetric: {}}
+    # issue #6's bar: the closed form and an interior-point solver agree to 1e-8
+    objective_tol = certificate_tol = tol.SPECTRAL_QP_RTOL
 
-    def supports(self, f) -> str | None:
-        return None if isinstance(f, SpectralMetric) else "this closed form solves spectral-metric only"
-
-    def solve(self, f: SpectralMetric, **_) -> Result:
+    def run(self, f: SpectralMetric, options) -> Result:
         t0 = time.perf_counter()
         beta = f.closed_form()
         rho = 2 * f.c / float(np.sum(1.0 / f.d))

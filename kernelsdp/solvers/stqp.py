@@ -17,12 +17,15 @@ polished on its face.  For any d.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
+from .. import tolerances as tol
+
 from ..formulations.stqp import StQP
 from ..result import PointStatus, Result, Termination
-from .base import Solver
+from .base import Solver, option
 
 LOCAL_TOL = 1e-12
 
@@ -38,11 +41,11 @@ def _result(f: StQP, solver: str, termination: Termination, alpha: np.ndarray, t
 
 class ExactStQP(Solver):
     name = "exact"
+    kind = "exact"
+    ACCEPTS = {StQP: {}}
+    objective_tol = certificate_tol = tol.STQP_TOL
 
-    def supports(self, f) -> str | None:
-        return None if isinstance(f, StQP) else "the exact oracle solves StQP problems only"
-
-    def solve(self, f: StQP, **_) -> Result:
+    def run(self, f: StQP, options) -> Result:
         t0 = time.perf_counter()
         best, faces = f.global_minimum()
         return _result(f, self.name, Termination.OPTIMAL, best, t0, faces,
@@ -50,13 +53,22 @@ class ExactStQP(Solver):
                        lower_bound=f.objective(best))
 
 
+@dataclass(frozen=True)
+class LocalOptions:
+    starts: int = option(20, low=1, help="starting points (barycentre, best vertices, random)")
+    max_iter: int = option(5000, low=1, help="replicator iterations per start")
+    seed: int = option(0, low=0, help="seed of the random starts")
+
+
 class LocalStQP(Solver):
     name = "local"
+    kind = "iterative"
+    ACCEPTS = {StQP: {}}
+    Options = LocalOptions
+    objective_tol = certificate_tol = tol.STQP_TOL
 
-    def supports(self, f) -> str | None:
-        return None if isinstance(f, StQP) else "the local StQP solver solves StQP problems only"
-
-    def solve(self, f: StQP, starts: int = 20, max_iter: int = 5000, seed: int = 0, **_) -> Result:
+    def run(self, f: StQP, options: LocalOptions) -> Result:
+        starts, max_iter, seed = options.starts, options.max_iter, options.seed
         t0 = time.perf_counter()
         d, Q = f.d, f.Q
         A = Q.max() + 1.0 - Q

@@ -13,6 +13,8 @@ import time
 
 import numpy as np
 
+from .. import tolerances as tol
+
 from ..formulations.tla import MWCTLA, weights_report
 from ..result import PointStatus, Result, Termination
 from .base import Solver
@@ -20,15 +22,14 @@ from .base import Solver
 
 class TopEigenpair(Solver):
     name = "closed-form"
+    kind = "exact"
+    ACCEPTS = {MWCTLA: {"tightened": (False,)}}
+    REFUSALS = {("tightened", True): "the closed form holds for the untightened relaxation "
+                                     "only: M >= 0 changes the optimum"}
+    objective_tol = tol.OBJECTIVE_RTOL_EXACT
+    certificate_tol = tol.KKT_TOL
 
-    def supports(self, f) -> str | None:
-        if not isinstance(f, MWCTLA):
-            return "the top-eigenpair closed form solves mwc-tla only"
-        if f.tightened:
-            return "the closed form holds for the untightened relaxation only (M >= 0 changes the optimum)"
-        return None
-
-    def solve(self, f: MWCTLA, **_) -> Result:
+    def run(self, f: MWCTLA, options) -> Result:
         t0 = time.perf_counter()
         w, V = np.linalg.eigh(f.Q)
         v = V[:, -1] if V[:, -1].sum() >= 0 else -V[:, -1]

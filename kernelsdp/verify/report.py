@@ -22,45 +22,25 @@ from typing import Any
 
 from .. import tolerances as tol
 from ..certificate import Certificate, conic_certificate, no_point
-from ..errors import UnsupportedProblemError
+from ..errors import UnknownNameError
 from ..formulations.base import Formulation
 from ..formulations.cvxpy_problem import as_formulation
-from ..formulations.spectral_metric import SpectralMetric
 from ..result import Result, Termination
-from ..solvers import get_solver
+from ..solvers import get_solver, prepare
 
-#: named tolerances per solver: (interval overlap / objective agreement, certificate)
-SOLVER_TOLERANCES: dict[str, tuple[float, float]] = {
-    "closed-form": (tol.OBJECTIVE_RTOL_EXACT, tol.KKT_TOL),
-    "saddle-point": (tol.OBJECTIVE_RTOL_ITERATIVE, tol.KKT_TOL),
-    # the KKT residuals of a feasible point sum to its duality gap, which ADMM stops on
-    "admm": (tol.ADMM_GAP_TOL, tol.ADMM_GAP_TOL),
-    "clarabel": (tol.OBJECTIVE_RTOL_EXACT, tol.KKT_TOL_INTERIOR_POINT),
-    "mosek": (tol.OBJECTIVE_RTOL_EXACT, tol.KKT_TOL_INTERIOR_POINT),
-    "scs": (tol.OBJECTIVE_RTOL_FIRST_ORDER, tol.KKT_TOL_FIRST_ORDER),
-    "exact": (tol.STQP_TOL, tol.STQP_TOL),
-    "local": (tol.STQP_TOL, tol.STQP_TOL),
-}
 DEFAULT_TOLERANCES = (tol.OBJECTIVE_RTOL_ITERATIVE, tol.KKT_TOL_INTERIOR_POINT)
 
-#: a formulation family whose bars differ from the solver defaults ("*": any other solver).
-#: The spectral metric QP is small and well conditioned: its closed form and an
-#: interior-point solver must agree to SPECTRAL_QP_RTOL (issue #6's bar).
-FAMILY_TOLERANCES: dict[type, dict[str, tuple[float, float]]] = {
-    SpectralMetric: {
-        "closed-form": (tol.SPECTRAL_QP_RTOL, tol.SPECTRAL_QP_RTOL),
-        "scs": (tol.OBJECTIVE_RTOL_FIRST_ORDER, tol.SPECTRAL_QP_KKT_TOL_INTERIOR_POINT),
-        "*": (tol.SPECTRAL_QP_RTOL, tol.SPECTRAL_QP_KKT_TOL_INTERIOR_POINT),
-    },
-}
-
-
-def tolerances_for(solver: str, f: Formulation | None = None) -> tuple[float, float]:
-    """(interval overlap, certificate) tolerances of a solver, on a formulation family."""
-    family = FAMILY_TOLERANCES.get(type(f)) if f is not None else None
-    if family is not None:
-        return family.get(solver, family["*"])
-    return SOLVER_TOLERANCES.get(solver, DEFAULT_TOLERANCES)
+def tolerances_for(solver, f: Formulation | None = None) -> tuple[float, float]:
+    """(interval overlap, certificate) tolerances: the solver's declared ones, or the
+    formulation's own bar for that kind of solver (``Formulation.TOLERANCES``); a name that
+    is not registered (a relabelled result) gets the defaults."""
+    if isinstance(solver, str):
+        try:
+            solver = get_solver(type(f) if f is not None else Formulation, solver)
+        except UnknownNameError:
+            return DEFAULT_TOLERANCES
+    family = getattr(f, "TOLERANCES", {}) if f is not None else {}
+    return family.get(solver.kind, (solver.objective_tol, solver.certificate_tol))
 
 
 @dataclass
@@ -160,13 +140,10 @@ def verify(problem, solvers: list[str], tol_: float | None = None, **options) ->
     solver ``name``; ``tol_`` holds every solver to one tolerance instead of its own."""
     f = as_formulation(problem)
     report = VerifyReport(problem=f.describe())
-    for name in solvers:
-        s = get_solver(type(f), name)
-        reason = s.supports(f)
-        if reason is not None:
-            raise UnsupportedProblemError(f"solver {name!r} cannot solve this problem: {reason}.")
-    for name in solvers:
-        r = get_solver(type(f), name).solve(f, **options.get(name, {}))
+    chosen = [prepare(f, name) for name in solvers]
+    for s in chosen:
+        opts = s.options(**options.get(s.name, {}))  # every option checked before any solve
+        r = s.run(f, opts)
         t0 = time.perf_counter()
         cert = certify(f, r, tol_)
         report.checks.append(SolverCheck.of(r, cert, time.perf_counter() - t0))

@@ -21,7 +21,7 @@ from .. import tolerances as tol
 from ..errors import UnsupportedProblemError
 from ..formulations.npkl import NPKL
 from ..result import KernelFactor
-from ..solvers import get_solver
+from ..solvers import prepare
 from .report import Comparison, SolverCheck, VerifyReport, certify, tolerances_for
 
 
@@ -40,11 +40,7 @@ def verify_twins(f: NPKL, trace_solver: str = "admm",
     report = VerifyReport(problem={**f.describe(), "twin": "capacity frobenius, B²"})
     results = []
     for problem, name in ((f, trace_solver), (twin, frobenius_solver)):
-        s = get_solver(NPKL, name)
-        reason = s.supports(problem)
-        if reason is not None:
-            raise UnsupportedProblemError(f"solver {name!r} cannot solve this problem: {reason}.")
-        r = s.solve(problem)
+        r = prepare(problem, name).solve(problem)
         report.checks.append(SolverCheck.of(r, certify(problem, r)))
         results.append(r)
     a, b = results
