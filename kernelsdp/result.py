@@ -25,6 +25,8 @@ class Termination(str, enum.Enum):
     LOCALLY_SOLVED = "locally_solved"
     ALMOST_OPTIMAL = "almost_optimal"
     ITERATION_LIMIT = "iteration_limit"
+    TIME_LIMIT = "time_limit"
+    SLOW_PROGRESS = "slow_progress"  # stopped short of its tolerance, no limit reached
     INFEASIBLE = "infeasible"
     UNBOUNDED = "unbounded"
     NUMERICAL_ERROR = "numerical_error"

@@ -159,7 +159,19 @@ def test_a_result_stopped_early_is_not_certified():
     p = lovasz_theta(nx.cycle_graph(11))
     rep = verify(p, ["scs"], tol_=tol.CERTIFY_TOL, scs={"max_iter": 5})
     c = rep.checks[0]
-    assert not c.passed and c.status != "optimal"
+    assert not c.passed and c.status == "iteration_limit"
+
+
+def test_a_stop_at_a_limit_is_never_reported_optimal(iris_small):
+    """Issue #13's case: SCS stopped after one iteration came back 'almost optimal', ok=True,
+    objective −421 against the true 4.46.  Its status now comes from its certificate."""
+    from kernelsdp.result import PointStatus, Termination
+    f = make_npkl(iris_small, "hinge", "frobenius")
+    r = solve(f, "scs", max_iter=1)
+    assert r.termination is Termination.ITERATION_LIMIT and not r.ok
+    assert r.point is PointStatus.INFEASIBLE_POINT and "short of a certified optimum" in r.message
+    good = solve(f, "clarabel")
+    assert good.termination is Termination.OPTIMAL and good.point is PointStatus.FEASIBLE_POINT
 
 
 def test_exp_and_power_cone_distances_bound_the_true_distance():

@@ -135,7 +135,9 @@ def test_one_sided_losses_without_capacity_warn(iris_small, loss):
     with pytest.warns(IllPosedWarning, match="may not attain"):
         f = make_npkl(iris_small, loss, "none")
     r = solve(f, "clarabel")
-    assert r.termination in (Termination.OPTIMAL, Termination.ALMOST_OPTIMAL)
+    # measured: Clarabel stops "inaccurate" here, and the certificate says how far (no crash)
+    assert r.termination in (Termination.OPTIMAL, Termination.ALMOST_OPTIMAL,
+                             Termination.SLOW_PROGRESS)
     assert r.objective >= -1e-8  # both terms are nonnegative
 
 

@@ -20,7 +20,7 @@ from cvxpy.constraints.psd import SvecPSD
 from cvxpy.reductions.solvers import defines
 
 from .. import tolerances as tol
-from ..certificate import solve_canonical
+from ..certificate import conic_certificate, solve_canonical
 from ..errors import InvalidParameterError, TooLargeError
 from ..formulations.base import Formulation
 from ..result import PointStatus, Result, Termination
@@ -158,6 +158,12 @@ class ConicSolver(Solver):
                                   f"{self.name} reports {sol.status}.", setup_time_s=setup,
                                   solve_time_s=t2 - t1 - sol.setup_time_s,
                                   iterations=sol.iterations, canonical=sol)
+        limit = None
+        if options.max_iter is not None and (sol.iterations or 0) >= options.max_iter:
+            limit = Termination.ITERATION_LIMIT
+        elif options.time_limit is not None and sol.solve_time_s >= options.time_limit:
+            limit = Termination.TIME_LIMIT
+        termination, point, message = honest_status(sol, self.certificate_tol, limit)
         read = formulation.from_cvxpy(model)
         a, b = formulation.objective_map()
         value = sol.form.sense * sol.form.objective(sol.x)
@@ -170,9 +176,38 @@ class ConicSolver(Solver):
                       primal=read.get("primal", {}), duals=read.get("duals", {}),
                       setup_time_s=setup, solve_time_s=t2 - t1 - sol.setup_time_s,
                       iterations=sol.iterations, lower_bound=claimed[0], upper_bound=claimed[1],
-                      canonical=sol,
+                      canonical=sol, message=message,
                       info={"cvxpy_status": sol.status, "solver_time_s": sol.stats.get(cp.settings.SOLVE_TIME),
                             **read.get("info", {})})
+
+
+def honest_status(sol, tol_: float, limit: Termination | None = None
+                  ) -> tuple[Termination, PointStatus, str]:
+    """Termination and point status from the generic certificate, not the solver's word.
+
+    "optimal" stands only when the solver says so *and* the certificate passes at the
+    solver's tolerance (else: almost optimal, with the failing terms in the message); an
+    inaccurate stop or a user limit is "almost optimal" only when the certificate passes,
+    else the limit it reached (``limit``: the options' iteration or time limit; CVXPY's
+    user limit) or "slow progress".  The point is feasible when err1, err2 ≤ tol, nearly feasible up
+    to √tol, infeasible beyond (measured, not claimed)."""
+    cert = conic_certificate(sol, tol_)
+    primal = max(cert.measures.get("primal_equalities", 0.0) or 0.0,
+                 cert.measures.get("primal_cones", 0.0) or 0.0)
+    point = (PointStatus.FEASIBLE_POINT if primal <= tol_ else
+             PointStatus.NEARLY_FEASIBLE_POINT if primal <= tol_ ** 0.5 else
+             PointStatus.INFEASIBLE_POINT)
+    if sol.status == cp.OPTIMAL:
+        if cert.passed:
+            return Termination.OPTIMAL, point, ""
+        return (Termination.ALMOST_OPTIMAL, point, f"{sol.solver} reported optimal, but its "
+                f"certificate fails at tol {tol_:g}: {', '.join(cert.failed)}")
+    if cert.passed:
+        return Termination.ALMOST_OPTIMAL, point, ""
+    stop = limit or (Termination.ITERATION_LIMIT if sol.status == cp.USER_LIMIT
+                     else Termination.SLOW_PROGRESS)
+    return (stop, point, f"{sol.solver} stopped ({sol.status}) short of a certified optimum: "
+            f"{', '.join(cert.failed)}")
 
 
 def _dual_objective(sol) -> float:

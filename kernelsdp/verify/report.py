@@ -25,7 +25,7 @@ from ..certificate import Certificate, conic_certificate, no_point
 from ..errors import UnknownNameError
 from ..formulations.base import Formulation
 from ..formulations.cvxpy_problem import as_formulation
-from ..result import Result, Termination
+from ..result import PointStatus, Result, Termination
 from ..solvers import get_solver, prepare
 
 DEFAULT_TOLERANCES = (tol.OBJECTIVE_RTOL_ITERATIVE, tol.KKT_TOL_INTERIOR_POINT)
@@ -112,7 +112,7 @@ def certify(f, result: Result, tol_: float | None = None) -> Certificate:
     if result.canonical is not None and result.termination in (Termination.INFEASIBLE,
                                                                 Termination.UNBOUNDED):
         return conic_certificate(result.canonical, t)  # a Farkas certificate or a ray
-    if not result.ok:
+    if result.point is PointStatus.NO_POINT:
         return no_point(t, result.message or f"{result.solver} returned no point "
                         f"({result.termination.value})")
     return f.certificate(result, t)
