@@ -250,3 +250,30 @@ def test_tla_cli(capsys, tmp_path):
     assert code == 2 and "untightened" in err
     code, _, err = run(capsys, "solve", "mwc-tla", "--problem", str(tmp_path / "t.npz"), "--ramps", "0")
     assert code == 2 and "'ramps'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_newcomer_papercuts(capsys, tmp_path, files):
+    """Issue #12's list: a warning is one line; --out keeps the umask; no pickle hint leaks;
+    a missing Laplacian names both ways to give it; --C -1 names NPKL; reproduce lists papers."""
+    import os
+    code, out, err = run(capsys, "solve", "npkl", "--dataset", "iris", "--n-points", "20",
+                         "--loss", "hinge", "--capacity", "none", "--solver", "clarabel")
+    assert "kernelsdp: warning: NPKL with hinge loss" in err and "warnings.warn" not in err
+    old = os.umask(0o022)
+    try:
+        code, _, _ = run(capsys, "solve", "simple-npkl", "--laplacian", str(files / "L.npz"),
+                         "--pairs", str(files / "pairs.csv"), "--out", str(tmp_path / "K.npz"))
+    finally:
+        os.umask(old)
+    assert code == 0 and (os.stat(tmp_path / "K.npz").st_mode & 0o777) == 0o644
+    np.savez(tmp_path / "obj.npz", L=np.array([{"a": 1}], dtype=object))
+    code, _, err = run(capsys, "solve", "npkl", "--problem", str(tmp_path / "obj.npz"))
+    assert code == 2 and "never unpickles" in err and "allow_pickle" not in err
+    np.savez(tmp_path / "noL.npz", pairs=np.array([[0, 1]]), labels=np.array([1]))
+    code, _, err = run(capsys, "solve", "npkl", "--problem", str(tmp_path / "noL.npz"))
+    assert code == 2 and "key L (dense" in err and "L_data" in err
+    code, _, err = run(capsys, "solve", "npkl", "--dataset", "iris", "--C", "-1")
+    assert code == 2 and "parameter of NPKL" in err
+    with pytest.raises(SystemExit) as exit_:
+        main(["reproduce", "--help"])
+    assert exit_.value.code == 0 and "simplenpkl" in capsys.readouterr().out

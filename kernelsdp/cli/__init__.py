@@ -16,6 +16,7 @@ import argparse
 import dataclasses
 import json
 import sys
+import warnings
 
 import numpy as np
 
@@ -124,7 +125,7 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--tol", type=float, default=CERTIFY_TOL,
                    help=f"bar for every measure and the interval width (default {CERTIFY_TOL:g})")
     p = sub.add_parser("reproduce", help="run a paper reproduction")
-    p.add_argument("paper", metavar="PAPER")
+    p.add_argument("paper", metavar="PAPER", help="one of: " + ", ".join(_papers()))
     p.add_argument("--quick", action="store_true", help="small, fast version")
     return ap
 
@@ -242,10 +243,25 @@ COMMANDS = {"solvers": cmd_solvers, "solve": cmd_solve, "verify": cmd_verify,
             "certify": cmd_certify, "reproduce": cmd_reproduce}
 
 
+def _papers() -> list[str]:
+    try:
+        from papers import PAPERS
+    except ImportError:  # the papers/ package is installed with the repository only
+        return ["(install the repository with 'pip install -e .')"]
+    return list(PAPERS)
+
+
+def _warn_one_line(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning reaches the terminal as one readable line, not with its source line."""
+    sys.stderr.write(f"kernelsdp: warning: {message}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _warn_one_line
+            return COMMANDS[args.command](args)
     except KernelSDPError as exc:
         sys.stderr.write(f"kernelsdp: error: {exc}\n")
         return 2

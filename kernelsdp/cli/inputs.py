@@ -38,7 +38,12 @@ def _load_npz(path: str) -> dict[str, np.ndarray]:
             return {k: z[k] for k in z.files}
     except FileNotFoundError:
         raise
-    except (ValueError, OSError, zipfile.BadZipFile) as exc:
+    except ValueError as exc:
+        if "pickle" in str(exc):  # NumPy's hint would suggest allow_pickle: never here
+            raise InvalidDataError(f"{path}: holds an object array; kernelsdp reads plain "
+                                   "numeric arrays only and never unpickles.") from None
+        raise InvalidDataError(f"{path}: not a plain .npz of arrays ({exc}).") from None
+    except (OSError, zipfile.BadZipFile) as exc:
         raise InvalidDataError(f"{path}: not a plain .npz of arrays ({exc}).") from None
 
 

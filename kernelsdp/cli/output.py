@@ -26,9 +26,14 @@ def clean(x):
     return x
 
 
+def _num(v, fmt: str) -> str:
+    """v formatted, or '-' before an iterative solver has a value (its first certificate)."""
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, fmt)
+
+
 def progress(rec: dict) -> None:
-    sys.stderr.write(f"  iter {rec['iteration']:4d}  primal {rec['primal']:.8g}  dual "
-                     f"{rec['dual']:.8g}  rel.gap {rec['relative_gap']:.2e}  "
+    sys.stderr.write(f"  iter {rec['iteration']:4d}  primal {_num(rec['primal'], '.8g')}  dual "
+                     f"{_num(rec['dual'], '.8g')}  rel.gap {_num(rec['relative_gap'], '.2e')}  "
                      + (f"rank {rec['rank']}  " if "rank" in rec else "")
                      + f"{rec['time_s']:.1f}s\n")
 
@@ -39,6 +44,9 @@ def write_npz_atomically(path: str, arrays: dict) -> None:
     os.close(fd)
     try:
         np.savez_compressed(tmp, **arrays)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600: keep the user's umask instead
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -60,7 +60,7 @@ class NPKL(Formulation):
     }
 
     def __post_init__(self) -> None:
-        owner = "SimpleNPKL" if self.capacity == "frobenius" else "NPKL"
+        owner = "NPKL"  # SimpleNPKL is this declaration with capacity frobenius
         self.L = validate_laplacian(self.L)
         self.loss = check_choice(self.loss, "loss", owner, tuple(LOSSES))
         self.capacity = check_choice(self.capacity, "capacity", owner, CAPACITIES)
@@ -93,10 +93,15 @@ class NPKL(Formulation):
 
     @classmethod
     def from_npz(cls, arrays: dict[str, np.ndarray], **params) -> "NPKL":
+        csr = ("L_data", "L_indices", "L_indptr", "L_shape")
         if "L" in arrays:
             L = arrays["L"]
+        elif not any(k in arrays for k in csr):
+            raise InvalidDataError(f"the problem file for {cls.name} lacks the Laplacian: give "
+                                   "the key L (dense n×n) or the keys " + ", ".join(csr) +
+                                   f" (CSR); see 'kernelsdp solve {cls.name} --help'.")
         else:
-            require_keys(arrays, ("L_data", "L_indices", "L_indptr", "L_shape"), cls.name)
+            require_keys(arrays, csr, cls.name)
             L = sp.csr_matrix((arrays["L_data"], arrays["L_indices"], arrays["L_indptr"]),
                               shape=tuple(int(s) for s in arrays["L_shape"]))
         require_keys(arrays, ("pairs", "labels"), cls.name)
