@@ -177,7 +177,8 @@ def _optimality(sol: CanonicalSolution, tol: float) -> Certificate:
             rigorous = False
             lower += float(neg @ blk.trace(s[blk.rows]))
     measures["correction_residual"] = leftover
-    cert = Certificate(OPTIMALITY, tol, float(lower), float(p), rigorous, measures, ("correction_residual",),
+    cert = Certificate(OPTIMALITY, tol, float(lower), float(p), rigorous, measures,
+                       ("correction_residual",),
                        {DIMACS[k]: v for k, v in measures.items() if k in DIMACS},
                        note=("rigorous lower bound" if rigorous else
                              "estimate: no a-priori bound absorbs the dual's cone violation"))
