@@ -87,6 +87,7 @@ def solve(problem, solver: str | None = None, **options):
     return s.solve(f, **options)
 
 
-__all__ = ["ADMM", "ClosedForm", "ConicSolver", "ExactStQP", "LocalStQP", "SaddlePoint", "Solver",
+__all__ = ["ADMM", "ClosedForm", "ConicSolver", "ExactStQP", "FAST_SOLVERS", "LocalStQP",
+           "SaddlePoint", "Solver",
            "default_solver", "generic_solvers", "get_solver", "prepare", "registry", "solve",
            "solvers_for"]
