@@ -8,7 +8,7 @@ claims are what to compare with (the kernel methods separate XOR where RCA canno
 landmark version approaches the full one as m grows; learned metrics beat the Euclidean
 and RBF-feature-space metrics on real data).
 
-Protocol (formulations.md §5 and our choices, *):
+Protocol (docs/spectral_metric.md and our choices, *):
 - RBF base kernel, γ = 1/median squared distance*; eigenvalues kept above 1e-3·λ₁*;
 - similar pairs drawn at random among same-class points*; J = d_B / d_W with squared
   distances (larger is better), on held-out points embedded out of sample;

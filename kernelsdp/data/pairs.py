@@ -1,6 +1,6 @@
 """Pairwise side information: must-links S (T_ij = +1) and cannot-links D (T_ij = −1).
 
-formulations.md §1: pairs are validated (no i == j, indices in range, labels ±1, never
+docs/npkl.md §1: pairs are validated (no i == j, indices in range, labels ±1, never
 the same pair with both labels), duplicates merged, and stored once per unordered pair
 with i < j.  The symmetrised matrix is T = Σ T_ij (e_i e_jᵀ + e_j e_iᵀ)/2, so that
 tr(TK) = Σ_{pairs once} T_ij K_ij.

@@ -1,5 +1,5 @@
 """The spectral basis of seed 002 (problem data for kernelsdp.metric and the spectral-metric
-formulation) (Yeung, Chang & Dai; formulations.md §5).
+formulation) (Yeung, Chang & Dai; docs/spectral_metric.md).
 
 **Full version.**  Base kernel K̂ (RBF), centred K = H K̂ H, H = I − 11ᵀ/n, and its
 positive eigenpairs K = Σ_{r≤p} λ_r v_r v_rᵀ (λ_r > EIG_RTOL·λ₁, see below).  The family is K_β = Σ β_r² v_r v_rᵀ, i.e.

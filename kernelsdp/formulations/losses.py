@@ -42,7 +42,7 @@ class Loss:
     #: the nearest β in the domain of h*
     project: Callable[[np.ndarray, np.ndarray, float], np.ndarray]
     #: prox(c, T, w, α) = argmin_z w·h(z)/C + (α/2)(z − c)², entrywise: the Z-step of ADMM
-    #: (seed 001 eqs. 9–13, corrected in formulations.md §4); w is the weight per entry
+    #: (seed 001 eqs. 9–13, corrected in docs/npkl.md §5); w is the weight per entry
     prox: Callable[[np.ndarray, np.ndarray, float, float], np.ndarray]
 
 

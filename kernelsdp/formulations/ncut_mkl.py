@@ -1,4 +1,4 @@
-"""Kernel weights for normalized cuts (seed 003; formulations.md §6).
+"""Kernel weights for normalized cuts (seed 003; docs/ncut_stqp.md).
 
 Base kernels K¹..K^d, weights α on the simplex.  Each training example j is a set of
 points with a known 2-class partition (V₁, V₂):

@@ -188,7 +188,7 @@ class NPKL(Formulation):
         return lowest_eigenvalue(M)
 
     def dual_value(self, beta: np.ndarray, spectrum: float | None = None) -> float:
-        """The dual function (formulations.md §2), valid for every β in the domain of h*:
+        """The dual function (docs/npkl.md §3), valid for every β in the domain of h*:
 
             g(β) = min_{K ⪰ 0, cap(K) ≤ B} tr(M(β)K) − Σ h*(β_ij)
                  = B·min(0, λ_min(M))  − Σ h*(β)     (trace:     tr K ≤ B)

@@ -1,7 +1,7 @@
 """NPKL's own certificate, on a kernel factor: scalable, and the same for every solver.
 
 With one multiplier β_ij per pair (the dual of z_ij = K_ij), λ for the capacity and Z for
-K ⪰ 0, the Lagrangian of NPKL (seed 000 eq. 4 [+ eq. 5]; formulations.md §2–3) is
+K ⪰ 0, the Lagrangian of NPKL (seed 000 eq. 4 [+ eq. 5]; docs/npkl.md §3–4) is
 
     tr(M(β) K) − Σ h*(β_ij) − tr(ZK) + λ (cap(K) − B),   M(β) = L + Σ β_ij E_ij,
 

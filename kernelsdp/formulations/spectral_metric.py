@@ -1,11 +1,11 @@
-"""Spectral kernel re-weighting (seed 002; formulations.md §5): a QP in β.
+"""Spectral kernel re-weighting (seed 002; docs/spectral_metric.md): a QP in β.
 
     min_β  J_S(β) = βᵀ D_S β    s.t.  1ᵀβ = c   [β ≥ 0, optional]
 
 with d_r = (1/|S|) Σ_{(i,j)∈S} ((e_i − e_j)ᵀ v_r)² over the similar pairs only (v_r the
 basis vectors of :mod:`kernelsdp.data.spectral_basis`, W v_αr for the landmark version) and
 c = Σ_r √λ_r, so that β_r = √λ_r (the base kernel) is feasible.  A d_r = 0 is raised to
-``D_FLOOR``·max d (formulations.md: "add ε").  The closed form
+``D_FLOOR``·max d (docs/spectral_metric.md §1).  The closed form
 β* = c D⁻¹1 / 1ᵀD⁻¹1 is positive, so it also solves the β ≥ 0 variant.
 The learned kernel is K_β = Σ β_r² (basis_r)(basis_r)ᵀ: the factor basis·diag(β).
 

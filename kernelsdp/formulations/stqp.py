@@ -11,7 +11,7 @@ objective; the exact and local solvers work on Q directly.
 ``face_point(S)`` solves the KKT system of the problem restricted to the face
 {α ≥ 0, α_i = 0 for i ∉ S}: Q_SS α_S = μ1, 1ᵀα_S = 1.  ``global_minimum`` enumerates
 every face with it (the exact solver, and the certificate's exact lower bound for
-d ≤ ``EXACT_MAX_D``); rounding polishes its point with it (formulations.md §6).
+d ≤ ``EXACT_MAX_D``); rounding polishes its point with it (docs/ncut_stqp.md).
 
 **Certificate** (:meth:`StQP.certificate`): the interval [lower, αᵀQα] for the returned α
 on the simplex, where lower is the largest of (i) the exact minimum by face enumeration

@@ -1,4 +1,4 @@
-"""Transformation learning via kernel alignment (seed 004; formulations.md §7).
+"""Transformation learning via kernel alignment (seed 004; docs/tla.md).
 
 Base transformations φ_1..φ_J (truncated ramps, :mod:`kernelsdp.data.ramps`); the learned
 kernel is k(x, x') = Σ_ij M_ij φ_i(x)ᵀφ_j(x') (M = mmᵀ for a single transformation).

@@ -1,6 +1,6 @@
 """All positive eigenpairs of a sparse symmetric matrix (what Proposition 1 needs).
 
-formulations.md §3: a truncated positive part gives a wrong kernel, so the block of
+docs/npkl.md §4: a truncated positive part gives a wrong kernel, so the block of
 eigenpairs grows until a non-positive eigenvalue is found.  Which method runs is chosen
 by the *size of the positive part*.  For large n one ARPACK block of ``PROBE_BLOCK``
 eigenpairs is computed first: if it already contains a non-positive eigenvalue it is the

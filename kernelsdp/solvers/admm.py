@@ -1,4 +1,4 @@
-"""Low-rank NPKL by ADMM (seed 001, Hu & Kwok; updates corrected in formulations.md §4).
+"""Low-rank NPKL by ADMM (seed 001, Hu & Kwok; updates corrected in docs/npkl.md §5).
 
     min tr(ZL) + Σ_Ω (λ/2)·ℓ̃(Z_ij; T_ij)   s.t.  tr Z ≤ B,  Z = XᵀY,  X = Y,  X, Y ∈ ℝ^{r×n}
 

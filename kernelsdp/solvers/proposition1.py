@@ -6,7 +6,7 @@ with A₊ the positive part of A.  For SimpleNPKL-LL, A = C·T − L (T symmetri
 pair once), so the NPKL objective tr(LK) − C Σ T_ij K_ij equals −tr(AK) and its optimum
 is −√B ‖A₊‖_F.
 
-Certificate (formulations.md §3): λ* = ‖A₊‖_F / (2√B) for the capacity constraint,
+Certificate (docs/npkl.md §4): λ* = ‖A₊‖_F / (2√B) for the capacity constraint,
 Z* = 2λ*K* − A = −A₋ ⪰ 0 for K ⪰ 0, tr(K*Z*) = 0; the per-pair multipliers of the
 linear loss are β_ij = −C·T_ij.  verify recomputes the gap from (K*, β, λ*) alone.
 

@@ -1,4 +1,4 @@
-"""The closed form of the spectral metric QP (seed 002; formulations.md §5).
+"""The closed form of the spectral metric QP (seed 002; docs/spectral_metric.md).
 
 Stationarity of βᵀDβ − ρ(1ᵀβ − c): 2 d_r β_r = ρ for every r, so β_r ∝ 1/d_r and the
 equality fixes β* = c D⁻¹1 / 1ᵀD⁻¹1, ρ* = 2c / 1ᵀD⁻¹1, value c² / 1ᵀD⁻¹1.  Every β*_r > 0,
