@@ -277,3 +277,22 @@ def test_newcomer_papercuts(capsys, tmp_path, files):
     with pytest.raises(SystemExit) as exit_:
         main(["reproduce", "--help"])
     assert exit_.value.code == 0 and "simplenpkl" in capsys.readouterr().out
+
+
+def test_solver_option_flags_come_from_the_declarations(capsys, tmp_path):
+    """Every option flag reaches its solver or is refused (exit 2): none is dropped."""
+    base = ["solve", "npkl", "--dataset", "iris", "--n-points", "30", "--loss", "hinge",
+            "--capacity", "trace", "--B", "30"]
+    code, _, err = run(capsys, *base, "--solver", "clarabel", "--rank", "3")
+    assert code == 2 and "'rank' option is not an option of clarabel" in err
+    code, out, _ = run(capsys, *base, "--rank", "3", "--json")  # the default solver: admm
+    d = json.loads(out)
+    assert code == 0 and d["solver"] == "admm" and d["rank"] <= 3
+    code, out, _ = run(capsys, *base, "--solver", "scs", "--max-iter", "1", "--json")
+    assert code == 1 and json.loads(out)["status"] == "iteration_limit"  # reached SCS, honestly
+    code, _, err = run(capsys, *base, "--solver", "admm", "--tol", "-1")
+    assert code == 2 and "'tol' option of admm must be a float in the range (0, inf)" in err
+    np.savez(tmp_path / "q.npz", Q=np.eye(3))
+    code, out, _ = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "q.npz"),
+                       "--solver", "local", "--starts", "3", "--json")
+    assert code == 0 and json.loads(out)["solver"] == "local"

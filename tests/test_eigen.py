@@ -5,7 +5,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
 from kernelsdp.linalg.positive_part import extrapolate_positive_count, positive_eigenpairs
-from kernelsdp.solvers.proposition1 import closed_form_kernel
+from kernelsdp.linalg.positive_part import closed_form_kernel
 
 
 def _sparse_sym(n, density, shift, seed):

@@ -9,7 +9,7 @@ from kernelsdp.errors import (InvalidParameterError, UnboundedProblemError, Unkn
 from kernelsdp.formulations import CAPACITIES, LOSSES, NPKL
 from kernelsdp.result import PointStatus, Termination
 from kernelsdp.solvers import get_solver, solve, solvers_for
-from kernelsdp.solvers.active import margins, select_active
+from kernelsdp.formulations.active import margins, select_active
 from kernelsdp.verify import verify
 
 from conftest import make_npkl

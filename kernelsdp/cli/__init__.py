@@ -20,16 +20,13 @@ import warnings
 
 import numpy as np
 
-from ..data import DATASETS
 from ..errors import KernelSDPError
-from ..formulations import CAPACITIES, FORMULATIONS, LOSSES, get_formulation
-from ..formulations.npkl import NPKL
+from ..formulations import FORMULATIONS, get_formulation
 from ..solvers import default_solver, registry
-from ..solvers.admm import RANK_START
 from ..tolerances import CERTIFY_TOL
 from ..verify import verify
 from .certify import cmd_certify
-from .inputs import build_problem, checked_solver
+from .inputs import add_solver_option_flags, build_problem, checked_solver, solver_options
 from .output import clean, print_check, progress, write_npz_atomically
 
 
@@ -42,35 +39,7 @@ class _Parser(argparse.ArgumentParser):
 def _add_problem_args(p: argparse.ArgumentParser, cls) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--verbose", action="store_true", help="progress of iterative solvers on stderr")
-    if not issubclass(cls, NPKL):
-        p.add_argument("--problem", metavar="FILE.npz", required=True,
-                       help="arrays under the keys listed below")
-        for name, typ in getattr(cls, "CLI_OPTIONS", {}).items():
-            flag = "--" + name.replace("_", "-")
-            if typ is bool:
-                p.add_argument(flag, dest=name, action="store_true", help=name)
-            else:
-                p.add_argument(flag, dest=name, type=typ, default=None,
-                               help=f"{name} ({typ.__name__}; overrides the file)")
-        return
-    g = p.add_argument_group("problem input (exactly one)")
-    g.add_argument("--problem", metavar="FILE.npz", help="arrays under the keys listed below")
-    g.add_argument("--laplacian", metavar="L.npz", help="graph Laplacian (scipy.sparse.save_npz)")
-    g.add_argument("--pairs", metavar="pairs.csv", help="constraints, header i,j,label (label ±1)")
-    g.add_argument("--dataset", choices=DATASETS, help="bundled data set: mutual k-NN Laplacian, "
-                   "pairs drawn by the connected-components protocol")
-    g.add_argument("--k", type=int, default=5, help="neighbours of the k-NN graph (default 5)")
-    g.add_argument("--ratio", type=float, default=0.7, help="components / n when drawing pairs (0.7)")
-    g.add_argument("--seed", type=int, default=0, help="seed for drawing pairs (0)")
-    g.add_argument("--n-points", type=int, default=None, help="subsample the data set")
-    q = p.add_argument_group("parameters")
-    q.add_argument("--loss", choices=tuple(LOSSES), default=None, help="default: linear")
-    q.add_argument("--capacity", choices=CAPACITIES, default=None, help="default: frobenius")
-    q.add_argument("--C", type=float, default=None, help="loss weight C > 0 (default 1)")
-    q.add_argument("--B", type=float, default=None, help="capacity bound B > 0 (default 1)")
-    q.add_argument("--active-points", type=int, default=None, metavar="K",
-                   help="active constraint selection (seed 000 §3.2.4): keep only the pairs "
-                        "touching the K points of smallest margin under the linear-loss kernel")
+    cls.add_cli_arguments(p)
 
 
 def _epilog(name: str) -> str:
@@ -96,18 +65,11 @@ def make_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("solvers", help="list formulations and their solvers")
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("solve", help="solve one problem with one solver")
-    for q in _formulation_subparsers(p, "solve").values():
+    for name, q in _formulation_subparsers(p, "solve").items():
         q.add_argument("--solver", default=None, help="solver name (kernelsdp solvers); default: "
                        "the most preferred that supports the problem")
         q.add_argument("--out", metavar="FILE.npz", help="write the kernel factor U (K = UUᵀ) and duals")
-        q.add_argument("--tol", type=float, default=None, help="tolerance of an iterative fast solver")
-        q.add_argument("--max-iter", type=int, default=None, help="iteration limit of a fast solver")
-        q.add_argument("--rank", type=int, default=None,
-                       help="largest rank r of the ADMM factor K = XᵀX (default: largest "
-                            "r(r+1)/2 ≤ m)")
-        q.add_argument("--rank-start", type=int, default=None,
-                       help="rank the ADMM factor starts at, widened while saturated (default: "
-                            f"min(r, {RANK_START}); r gives the seed's fixed-rank algorithm)")
+        q.set_defaults(option_dests=add_solver_option_flags(q, FORMULATIONS[name].cls))
     p = sub.add_parser("verify", help="cross-check solvers on one problem")
     for q in _formulation_subparsers(p, "verify").values():
         q.add_argument("--solvers", required=True, help="comma-separated solver names")
@@ -179,8 +141,7 @@ def cmd_solve(args) -> int:
     f = build_problem(args)
     s = default_solver(f) if args.solver is None else checked_solver(f, args.solver)
     # only what the user gave: an option this solver does not take is an error (exit 2)
-    opts = {k: v for k, v in (("tol", args.tol), ("max_iter", args.max_iter),
-                              ("rank", args.rank), ("rank_start", args.rank_start)) if v is not None}
+    opts = solver_options(args)
     if args.verbose:
         names = {fl.name for fl in dataclasses.fields(s.Options)}
         opts.update({"verbose": True} if "verbose" in names else

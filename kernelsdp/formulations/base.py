@@ -103,6 +103,31 @@ class Formulation(ABC):
         """Build from the arrays of a ``--problem`` file (keys in ``NPZ_KEYS``)."""
         raise InvalidDataError(f"{cls.name} cannot be read from a .npz file.")
 
+    #: extra command-line flags, name → type (bool: a switch), read by from_npz as params
+    CLI_OPTIONS: ClassVar[dict[str, type]] = {}
+
+    @classmethod
+    def add_cli_arguments(cls, parser) -> None:
+        """The problem-input flags of ``kernelsdp solve|verify NAME``: by default a required
+        ``--problem FILE.npz`` (keys ``NPZ_KEYS``) and the flags of ``CLI_OPTIONS``."""
+        parser.add_argument("--problem", metavar="FILE.npz", required=True,
+                            help="arrays under the keys listed below")
+        for name, typ in cls.CLI_OPTIONS.items():
+            flag = "--" + name.replace("_", "-")
+            if typ is bool:
+                parser.add_argument(flag, dest=name, action="store_true", help=name)
+            else:
+                parser.add_argument(flag, dest=name, type=typ, default=None,
+                                    help=f"{name} ({typ.__name__}; overrides the file)")
+
+    @classmethod
+    def from_cli(cls, args, fixed: dict) -> "Formulation":
+        """The problem the parsed flags describe (``fixed``: parameters the registry name
+        fixes)."""
+        from ..data.files import load_npz
+        extra = {k: getattr(args, k, None) for k in cls.CLI_OPTIONS}
+        return cls.from_npz(load_npz(args.problem), **{**extra, **fixed})
+
 
 def psd_side(problem: cp.Problem) -> int:
     """Side of the largest PSD constraint or PSD-attributed variable of a problem (0 if none)."""

@@ -34,6 +34,7 @@ from ..linalg.positive_part import positive_eigenpairs
 from ..result import KernelFactor
 from .base import CvxpyModel, Formulation, require_keys
 from .losses import LOSSES
+from . import npkl_inputs
 from .npkl_certificate import npkl_certificate
 
 CAPACITIES = ("none", "trace", "frobenius")
@@ -86,6 +87,15 @@ class NPKL(Formulation):
                 IllPosedWarning, stacklevel=3)
 
     # ----- construction -------------------------------------------------------------
+    @classmethod
+    def add_cli_arguments(cls, parser) -> None:
+        """Data set, Laplacian + pairs, or a .npz; parameters; active selection."""
+        npkl_inputs.add_arguments(parser, CAPACITIES)
+
+    @classmethod
+    def from_cli(cls, args, fixed: dict) -> "NPKL":
+        return npkl_inputs.from_cli(cls, args, fixed)
+
     @classmethod
     def from_points(cls, X: np.ndarray, pairs: PairwiseConstraints, k: int = 5, **params) -> "NPKL":
         """Laplacian of the mutual k-NN graph of X (seed 000 §4.1), then NPKL."""

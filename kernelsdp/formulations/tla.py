@@ -40,7 +40,7 @@ import numpy as np
 
 from ..certificate import OPTIMALITY, Certificate, feasibility_only
 from ..data.ramps import RampBasis, kernel_gram, label_alignment, validate_labels
-from ..errors import InvalidDataError, TooLargeError
+from ..errors import TooLargeError
 from ..relaxations import QCQP, numerical_rank, shor
 from .base import CvxpyModel, Formulation, require_keys
 

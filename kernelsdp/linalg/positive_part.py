@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from ..result import KernelFactor
 from ..tolerances import EIG_ZERO_RTOL
 
 #: Below this n the dense decomposition is always used (it is faster than ARPACK there).
@@ -155,3 +156,11 @@ def _arpack(A, k: int, v0, info: dict) -> PositivePart:
         k *= 2
     w, V = _positive(w, V, scale)
     return PositivePart(w, V, "arpack", info)
+
+
+def closed_form_kernel(part: PositivePart, B: float) -> KernelFactor:
+    """K* = √B A₊/‖A₊‖_F as a factor (the zero kernel when A has no positive part)."""
+    norm = part.frobenius
+    if norm == 0.0:
+        return KernelFactor(np.zeros((part.V.shape[0], 0)))
+    return KernelFactor(part.V * np.sqrt(np.sqrt(B) * part.w / norm))

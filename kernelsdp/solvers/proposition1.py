@@ -24,17 +24,9 @@ import numpy as np
 
 from .. import tolerances as tol
 from ..formulations.npkl import NPKL
-from ..result import KernelFactor, PointStatus, Result, Termination
+from ..linalg.positive_part import closed_form_kernel, positive_eigenpairs
+from ..result import PointStatus, Result, Termination
 from .base import Solver, option
-from ..linalg.positive_part import PositivePart, positive_eigenpairs
-
-
-def closed_form_kernel(part: PositivePart, B: float) -> KernelFactor:
-    """K* = √B A₊/‖A₊‖_F as a factor (the zero kernel when A has no positive part)."""
-    norm = part.frobenius
-    if norm == 0.0:
-        return KernelFactor(np.zeros((part.V.shape[0], 0)))
-    return KernelFactor(part.V * np.sqrt(np.sqrt(B) * part.w / norm))
 
 
 EIG_METHODS = ("auto", "dense", "probe", "arpack")

@@ -40,8 +40,8 @@ from ..formulations.npkl import NPKL
 from ..result import KernelFactor, PointStatus, Result, Termination
 from ..tolerances import SADDLE_GAP_TOL
 from .base import Solver, option
-from ..linalg.positive_part import positive_eigenpairs
-from .proposition1 import EIG_METHODS, closed_form_kernel
+from ..linalg.positive_part import closed_form_kernel, positive_eigenpairs
+from .proposition1 import EIG_METHODS
 
 NONMONOTONE_MEMORY = 5
 ARMIJO = 1e-4

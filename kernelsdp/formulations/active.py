@@ -14,8 +14,9 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import check_int
-from ..formulations.npkl import NPKL
+from ..linalg.positive_part import closed_form_kernel, positive_eigenpairs
 from ..result import KernelFactor
+from .npkl import NPKL
 
 
 def margins(f: NPKL, kernel: KernelFactor) -> np.ndarray:
@@ -37,3 +38,10 @@ def select_active(f: NPKL, kernel: KernelFactor, k: int) -> NPKL:
     mask = np.zeros(f.n, dtype=bool)
     mask[chosen] = True
     return replace(f, pairs=f.pairs.subset(mask[f.pairs.i] | mask[f.pairs.j]))
+
+
+def active_subproblem(f: NPKL, k: int) -> NPKL:
+    """The reduction the seed uses: margins under the linear-loss SimpleNPKL kernel
+    (Proposition 1, K = √B A₊/‖A₊‖_F with A = C·T − L), then :func:`select_active`."""
+    part = positive_eigenpairs((f.C * f.pairs.matrix() - f.L).tocsr())
+    return select_active(f, closed_form_kernel(part, f.B), k)
