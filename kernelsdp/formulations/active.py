@@ -16,10 +16,9 @@ import numpy as np
 from ..errors import check_int
 from ..linalg.positive_part import closed_form_kernel, positive_eigenpairs
 from ..result import KernelFactor
-from .npkl import NPKL
 
 
-def margins(f: NPKL, kernel: KernelFactor) -> np.ndarray:
+def margins(f, kernel: KernelFactor) -> np.ndarray:
     """margin_i for every point (inf for points without constraints)."""
     P = f.pairs
     tk = P.t * kernel.entries(P.i, P.j)
@@ -29,7 +28,7 @@ def margins(f: NPKL, kernel: KernelFactor) -> np.ndarray:
         return np.where(count > 0, np.abs(num) / np.maximum(count, 1), np.inf)
 
 
-def select_active(f: NPKL, kernel: KernelFactor, k: int) -> NPKL:
+def select_active(f, kernel: KernelFactor, k: int):
     """The problem restricted to the pairs touching the k most uncertain points."""
     k = check_int(k, "k", "active constraint selection")
     m = margins(f, kernel)
@@ -40,7 +39,7 @@ def select_active(f: NPKL, kernel: KernelFactor, k: int) -> NPKL:
     return replace(f, pairs=f.pairs.subset(mask[f.pairs.i] | mask[f.pairs.j]))
 
 
-def active_subproblem(f: NPKL, k: int) -> NPKL:
+def active_subproblem(f, k: int):
     """The reduction the seed uses: margins under the linear-loss SimpleNPKL kernel
     (Proposition 1, K = √B A₊/‖A₊‖_F with A = C·T − L), then :func:`select_active`."""
     part = positive_eigenpairs((f.C * f.pairs.matrix() - f.L).tocsr())
