@@ -296,3 +296,13 @@ def test_solver_option_flags_come_from_the_declarations(capsys, tmp_path):
     code, out, _ = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "q.npz"),
                        "--solver", "local", "--starts", "3", "--json")
     assert code == 0 and json.loads(out)["solver"] == "local"
+
+
+def test_relaxation_is_a_cli_parameter(capsys, tmp_path):
+    np.savez(tmp_path / "q.npz", Q=np.array([[1.0, -1.0, 0.0], [-1.0, 2.0, 0.5], [0.0, 0.5, -0.5]]))
+    code, out, _ = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "q.npz"),
+                       "--solver", "clarabel", "--relaxation", "dnn", "--json")
+    assert code == 0 and json.loads(out)["info"]["relaxation"] == "dnn"
+    code, _, err = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "q.npz"),
+                       "--relaxation", "lasserre")
+    assert code == 2 and "'relaxation' parameter of stqp" in err

@@ -30,14 +30,15 @@ def registries():
 
 
 def test_every_readme_example_runs_quickly(registries, capsys, tmp_path):
-    assert len(BLOCKS) == 3
+    assert len(BLOCKS) == 4
     t0 = time.perf_counter()
     spaces = []
     for code in BLOCKS:
         namespace: dict = {"__name__": "readme"}
         exec(compile(code, "README.md", "exec"), namespace)
         spaces.append(namespace)
-    first, certify, extending = spaces
+    first, certify, extending, relaxation = spaces
+    assert abs(relaxation["tightness"].gap) < 1e-6  # the rounding reached the certified bound
     assert first["report"].passed and first["r"].solver == "admm"
     report = certify["report"]  # the example asserts report.passed itself
     assert {c.solver for c in report.checks} == {"clarabel", "scs"}

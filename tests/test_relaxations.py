@@ -134,3 +134,37 @@ def test_ncut_learns_to_ignore_a_noise_kernel():
     f = NCutMKL.from_kernels([noise, good], examples)
     r = solve(f, "exact")
     assert r.primal["alpha"][0] < 1e-6 and f.ratio_objective(r.primal["alpha"]) < f.ratio_objective([1, 0])
+
+
+def test_relaxations_are_transforms_chosen_by_name():
+    """One declaration, liftings by name: the standard QP under sdp1 and dnn (equal bounds,
+    both below the exact value, certified), MWC-TLA under shor and dnn (dnn tighter); plain
+    shor of the standard QP is refused (unbounded); a lifting that does not apply says which do."""
+    from kernelsdp.errors import UnknownNameError, UnsupportedProblemError
+    from kernelsdp.relaxations import RELAXATIONS, applicable, relax
+    assert list(RELAXATIONS) == ["sdp1", "dnn", "shor"]
+    Q = np.random.default_rng(11).standard_normal((5, 5))
+    exact = solve(StQP(Q), "exact").objective
+    bounds = {}
+    for name in ("sdp1", "dnn"):
+        f = StQP(Q, relaxation=name)
+        rep = verify(f, ["clarabel"])
+        c = rep.checks[0]
+        assert set(c.failed) <= {"interval_width"} and c.upper >= exact - 1e-7
+        bounds[name] = solve(f, "clarabel").lower_bound
+        assert solve(f, "clarabel").info["relaxation"] == name
+    assert abs(bounds["dnn"] - bounds["sdp1"]) < 1e-6 and bounds["sdp1"] <= exact + 1e-7
+    with pytest.raises(UnknownNameError, match="'sdp1', 'dnn'"):
+        StQP(Q, relaxation="shor")
+    from kernelsdp.data.datasets import hyperplane_transformed
+    from kernelsdp.formulations import MWCTLA
+    X, y = hyperplane_transformed(200, "quadratic", seed=1)
+    up = {name: solve(MWCTLA.from_data(X, y, J=6, relaxation=name), "clarabel").upper_bound
+          for name in ("shor", "dnn")}
+    assert up["dnn"] <= up["shor"] * (1 + 1e-7)  # a maximisation: the tighter bound is lower
+    ball = QCQP.build(np.eye(2), inequalities=[(np.eye(2), None, -1.0)])
+    assert applicable(ball) == ["shor"]
+    with pytest.raises(UnsupportedProblemError, match="takes shor"):
+        relax(ball, "sdp1")
+    with pytest.raises(UnknownNameError, match="choose one of"):
+        relax(ball, "lasserre")

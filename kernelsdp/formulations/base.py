@@ -34,6 +34,8 @@ class CvxpyModel:
     problem: cp.Problem
     variables: dict[str, cp.Variable] = field(default_factory=dict)
     constraints: dict[str, cp.Constraint] = field(default_factory=dict)
+    #: the lifted relaxation behind the model, when it is one (its ``invert`` maps back)
+    relaxation: Any = None
 
 
 class Formulation(ABC):

@@ -94,7 +94,8 @@ class NCutMKL(StQP):
     }
 
     @classmethod
-    def from_ratios(cls, u, v, normalize_kernels: bool = True) -> "NCutMKL":
+    def from_ratios(cls, u, v, normalize_kernels: bool = True,
+                    relaxation: str = "sdp1") -> "NCutMKL":
         u, v = np.atleast_2d(np.asarray(u, float)), np.atleast_2d(np.asarray(v, float))
         if u.shape != v.shape or u.shape[0] < 2:
             raise InvalidDataError("need at least two ratios (examples) with matching û, v̂.")
@@ -104,7 +105,7 @@ class NCutMKL(StQP):
         u, v = u / c, v / c
         scale = v.mean(axis=1, keepdims=True)
         u, v = u / scale, v / scale
-        return cls(Q=ratios_to_Q(u, v), u=u, v=v, kernel_scale=c)
+        return cls(Q=ratios_to_Q(u, v), relaxation=relaxation, u=u, v=v, kernel_scale=c)
 
     def raw_weights(self, alpha) -> np.ndarray:
         """Weights of the kernels as given: Σ_l (α_l / c_l) K^l is the learned kernel."""
@@ -112,7 +113,7 @@ class NCutMKL(StQP):
 
     @classmethod
     def from_kernels(cls, kernels: Sequence, examples: Sequence[tuple[np.ndarray, np.ndarray]],
-                     X: np.ndarray | None = None) -> "NCutMKL":
+                     X: np.ndarray | None = None, relaxation: str = "sdp1") -> "NCutMKL":
         """Base kernels (n×n arrays, sparse matrices or functions k(A, B) of points X) and
         examples (point indices, their class labels)."""
         if len(kernels) < 1 or len(examples) < 1:
@@ -137,7 +138,7 @@ class NCutMKL(StQP):
                 rows_u.append(inter[0]); rows_v.append(intra.sum(axis=0))
             else:                  # our extension: one ratio per class
                 rows_u.extend(inter); rows_v.extend(intra)
-        return cls.from_ratios(np.array(rows_u), np.array(rows_v))
+        return cls.from_ratios(np.array(rows_u), np.array(rows_v), relaxation=relaxation)
 
     @classmethod
     def from_npz(cls, arrays, **params) -> "NCutMKL":
@@ -147,7 +148,8 @@ class NCutMKL(StQP):
             raise InvalidDataError(f"kernels must be (d, n, n) and examples (N, n); got "
                                    f"{K.shape} and {E.shape}.")
         examples = [(np.flatnonzero(row >= 0), row[row >= 0]) for row in E]
-        return cls.from_kernels(list(K), examples)
+        return cls.from_kernels(list(K), examples,
+                                **{k: v for k, v in params.items() if v is not None})
 
     def ratio_objective(self, alpha) -> float:
         """Σ_j û_jᵀα / v̂_jᵀα — the N-cut quantity the surrogate stands for."""

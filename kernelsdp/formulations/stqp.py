@@ -2,9 +2,12 @@
 
     min αᵀQα   s.t.  1ᵀα = 1, α ≥ 0          (nonconvex unless Q is copositive-PSD)
 
-The nonconvex problem is declared once here; its convex CVXPY model is the doubly
-nonnegative relaxation SDP₁ built by :func:`kernelsdp.relaxations.simplex_dnn`
-(min tr(QZ) s.t. 1ᵀZ1 = 1, Z ⪰ 0, Z ≥ 0).  A generic conic solver therefore returns the
+The nonconvex problem is declared once here (``original()``, a QCQP); its convex CVXPY model
+is the relaxation named by the ``relaxation`` parameter (:mod:`kernelsdp.relaxations`):
+``sdp1`` (default), the doubly nonnegative relaxation SDP₁ (min tr(QZ) s.t. 1ᵀZ1 = 1,
+Z ⪰ 0, Z ≥ 0), or ``dnn``, the same cone in Shor's inhomogeneous form (with Xa = x; its
+bound equals SDP₁'s).  Plain ``shor`` is refused: its model is unbounded whenever Q has a
+negative direction orthogonal to 1.  A generic conic solver therefore returns the
 relaxed bound (the result's ``lower_bound``) and a rounded feasible α whose value is the result's
 objective; the exact and local solvers work on Q directly.
 
@@ -33,12 +36,14 @@ import numpy as np
 import itertools
 
 from ..certificate import OPTIMALITY, Certificate, conic_certificate, solve_canonical
-from ..errors import InvalidDataError, TooLargeError
-from ..relaxations import best_rounding, simplex_dnn, tightness, to_simplex
+from ..errors import InvalidDataError, TooLargeError, check_choice
+from ..relaxations import QCQP, relax, to_simplex
 from .base import CvxpyModel, Formulation, require_keys
 
 #: a face solution counts as interior when all its entries exceed this
 FACE_TOL = 1e-12
+#: the liftings whose model of the standard QP is bounded (see the module docstring)
+BOUNDED_LIFTINGS = ("sdp1", "dnn")
 #: face enumeration visits 2^d − 1 faces: above this d it is refused
 EXACT_MAX_D = 16
 
@@ -46,8 +51,10 @@ EXACT_MAX_D = 16
 @dataclass
 class StQP(Formulation):
     Q: np.ndarray
+    relaxation: str = "sdp1"
 
     name: ClassVar[str] = "stqp"
+    CLI_OPTIONS: ClassVar[dict[str, type]] = {"relaxation": str}
     relaxed_model: ClassVar[bool] = True
     NPZ_KEYS: ClassVar[dict[str, str]] = {"Q": "(d, d) matrix (symmetrised as (Q + Qᵀ)/2)"}
 
@@ -58,11 +65,12 @@ class StQP(Formulation):
         if not np.all(np.isfinite(Q)):
             raise InvalidDataError("Q contains NaN or infinite entries.")
         self.Q = (Q + Q.T) / 2
+        self.relaxation = check_choice(self.relaxation, "relaxation", self.name, BOUNDED_LIFTINGS)
 
     @classmethod
     def from_npz(cls, arrays, **params) -> "StQP":
         require_keys(arrays, ("Q",), cls.name)
-        return cls(Q=arrays["Q"])
+        return cls(Q=arrays["Q"], **{k: v for k, v in params.items() if v is not None})
 
     @property
     def n(self) -> int:
@@ -80,24 +88,22 @@ class StQP(Formulation):
         return float(a @ self.Q @ a)
 
     # ----- the relaxation ---------------------------------------------------------------
+    def original(self) -> QCQP:
+        """The declared nonconvex problem: min αᵀQα s.t. 1ᵀα = 1, α ≥ 0."""
+        return QCQP.build(self.Q, A=np.ones((1, self.d)), b=[1.0], nonneg=True)
+
     def build(self) -> CvxpyModel:
-        rel = simplex_dnn(self.Q)
-        model = CvxpyModel(rel.problem, {"Z": rel.Y}, {k: v[0] for k, v in rel.constraints.items()})
-        model.relaxation = rel  # type: ignore[attr-defined]
-        return model
+        rel = relax(self.original(), self.relaxation)
+        return CvxpyModel(rel.problem, {"Y": rel.Y},
+                          {k: v[0] for k, v in rel.constraints.items() if v}, relaxation=rel)
 
     def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
-        rel = model.relaxation  # type: ignore[attr-defined]
-        x, Z = rel.solution()
-        alpha, scheme, values = best_rounding(rel.qcqp, x, Z, True, feasible=to_simplex)
-        polished = self.polish(alpha)
-        if self.objective(polished) < self.objective(alpha):
-            alpha, scheme = polished, scheme + "+face"
-            values[scheme] = self.objective(alpha)
-        rep = tightness(rel.name, rel.bound, Z, alpha, self.objective(alpha), scheme, values)
+        """Round back to the simplex (each scheme, polished on its face) and report."""
+        alpha, _, rep = model.relaxation.invert(feasible=to_simplex, polish=self.polish)
         return {"objective": self.objective(alpha), "primal": {"alpha": alpha},
                 "info": {"tightness": rep.to_dict(), "rank": rep.rank,
-                         "rounding": scheme, "theorem1_condition": rep.elementwise_positive}}
+                         "rounding": rep.rounding, "relaxation": self.relaxation,
+                         "theorem1_condition": rep.elementwise_positive}}
 
     # ----- faces --------------------------------------------------------------------------
     def face_point(self, support) -> np.ndarray | None:

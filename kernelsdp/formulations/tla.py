@@ -40,8 +40,8 @@ import numpy as np
 
 from ..certificate import OPTIMALITY, Certificate, feasibility_only
 from ..data.ramps import RampBasis, kernel_gram, label_alignment, validate_labels
-from ..errors import TooLargeError
-from ..relaxations import QCQP, numerical_rank, shor
+from ..errors import TooLargeError, check_choice
+from ..relaxations import QCQP, numerical_rank, relax
 from .base import CvxpyModel, Formulation, require_keys
 
 #: NC-TLA and LMTL hold an n-sized PSD block; above this n they are refused.
@@ -124,15 +124,24 @@ class _TLA(Formulation):
 @dataclass
 class MWCTLA(_TLA):
     tightened: bool = False
+    relaxation: str | None = None  # "shor" (eq. 13 as printed) | "dnn" (= tightened)
     name: ClassVar[str] = "mwc-tla"
-    CLI_OPTIONS: ClassVar[dict[str, type]] = {"ramps": int, "tightened": bool}
+    CLI_OPTIONS: ClassVar[dict[str, type]] = {"ramps": int, "tightened": bool, "relaxation": str}
+
+    def __post_init__(self) -> None:
+        if self.relaxation is None:
+            self.relaxation = "dnn" if self.tightened else "shor"
+        self.relaxation = check_choice(self.relaxation, "relaxation", self.name, ("shor", "dnn"))
+        self.tightened = self.relaxation == "dnn"
 
     @classmethod
-    def from_data(cls, X, y, J: int = 10, basis=None, tightened: bool = False) -> "MWCTLA":
+    def from_data(cls, X, y, J: int = 10, basis=None, tightened: bool = False,
+                  relaxation: str | None = None) -> "MWCTLA":
         X = np.asarray(X, dtype=float)
         y = validate_labels(y, len(X))
         basis = basis or RampBasis.fit(X, J)
-        return cls(Q=label_alignment(basis, X, y), basis=basis, n_points=len(X), tightened=tightened)
+        return cls(Q=label_alignment(basis, X, y), basis=basis, n_points=len(X),
+                   tightened=tightened, relaxation=relaxation)
 
     @property
     def psd_dim(self) -> int:
@@ -168,13 +177,11 @@ class MWCTLA(_TLA):
                            note="upper bound λ_max(Q)₊ (M ⪰ 0, tr M ≤ 1)")
 
     def build(self) -> CvxpyModel:
-        rel = shor(self.original(), dnn=self.tightened)
-        model = CvxpyModel(rel.problem, {"Y": rel.Y}, {})
-        model.relaxation = rel  # type: ignore[attr-defined]
-        return model
+        rel = relax(self.original(), self.relaxation)
+        return CvxpyModel(rel.problem, {"Y": rel.Y}, {}, relaxation=rel)
 
     def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
-        m, M = model.relaxation.solution()  # type: ignore[attr-defined]
+        m, M = model.relaxation.solution()
         rep = weights_report(m, M)
         return {"objective": self.objective(M), "primal": {"m": m, "M": M},
                 "info": {**rep, "tightened": self.tightened}}

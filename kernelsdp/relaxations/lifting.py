@@ -23,6 +23,8 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 from .qcqp import QCQP, Quadratic
+from .rounding import best_rounding
+from .tightness import tightness
 
 
 @dataclass
@@ -52,6 +54,22 @@ class Relaxation:
     def bound(self) -> float:
         """Relaxed optimum: a lower bound on the QCQP's minimum."""
         return float(self.problem.value)
+
+    def invert(self, feasible=None, polish=None):
+        """The inverse map, after a solve: (point of the original problem, its value, the
+        tightness report).  ``feasible`` maps a proposal into the feasible set (e.g. the
+        simplex normalisation), ``polish`` may improve the chosen point (e.g. on its face)."""
+        x, X = self.solution()
+        point, scheme, values = best_rounding(self.qcqp, x, X, self.homogeneous, feasible=feasible)
+        if point is not None and polish is not None:
+            better = polish(point)
+            if self.qcqp.value(better) < self.qcqp.value(point):
+                point, scheme = better, scheme + "+polish"
+                values[scheme] = self.qcqp.value(point)
+        value = None if point is None else self.qcqp.value(point)
+        report = tightness(self.name, self.bound, X if self.homogeneous else
+                           np.asarray(self.Y.value, dtype=float), point, value, scheme, values)
+        return point, value, report
 
 
 def lifted(quad: Quadratic, x, X):
