@@ -16,6 +16,8 @@ neither reads "feasibility only" and never passes.
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -25,6 +27,42 @@ import numpy as np
 
 from ..certificate import Certificate, conic_certificate, feasibility_only
 from ..errors import InvalidDataError
+
+
+def parameter(default, help: str, choices: tuple | None = None):
+    """A formulation parameter: a dataclass field that is also a command-line flag
+    (``--name``, typed from its annotation, with these choices and this help)."""
+    return field(default=default, metadata={"help": help, "choices": choices})
+
+
+def parameter_fields(cls) -> list[tuple[dataclasses.Field, Any]]:
+    """(field, type) of the parameters a formulation class declares."""
+    if not dataclasses.is_dataclass(cls):
+        return []
+    hints = typing.get_type_hints(cls)
+    return [(f, hints.get(f.name)) for f in dataclasses.fields(cls) if "help" in f.metadata]
+
+
+def add_parameter_flags(parser, cls, title: str = "parameters") -> None:
+    """One flag per declared parameter (default None: the formulation's own default)."""
+    g = parser.add_argument_group(title)
+    for f, hint in parameter_fields(cls):
+        core = next((a for a in typing.get_args(hint) if a is not type(None)), hint)
+        flag = "--" + f.name.replace("_", "-")
+        default = f" (default {f.default})" if f.default is not None else ""
+        if core is bool:
+            g.add_argument(flag, dest=f.name, action="store_const", const=True, default=None,
+                           help=f.metadata["help"])
+        else:
+            g.add_argument(flag, dest=f.name, type=core if core in (int, float, str) else str,
+                           choices=f.metadata.get("choices"), default=None,
+                           help=f.metadata["help"] + default)
+
+
+def parameter_values(cls, args) -> dict[str, Any]:
+    """The parameters given on the command line (the others keep their defaults)."""
+    return {f.name: getattr(args, f.name) for f, _ in parameter_fields(cls)
+            if getattr(args, f.name, None) is not None}
 
 
 @dataclass
@@ -111,9 +149,11 @@ class Formulation(ABC):
     @classmethod
     def add_cli_arguments(cls, parser) -> None:
         """The problem-input flags of ``kernelsdp solve|verify NAME``: by default a required
-        ``--problem FILE.npz`` (keys ``NPZ_KEYS``) and the flags of ``CLI_OPTIONS``."""
+        ``--problem FILE.npz`` (keys ``NPZ_KEYS``), one flag per declared ``parameter``
+        and the flags of ``CLI_OPTIONS`` (inputs that are not fields, e.g. ``--ramps``)."""
         parser.add_argument("--problem", metavar="FILE.npz", required=True,
                             help="arrays under the keys listed below")
+        add_parameter_flags(parser, cls)
         for name, typ in cls.CLI_OPTIONS.items():
             flag = "--" + name.replace("_", "-")
             if typ is bool:
@@ -128,7 +168,8 @@ class Formulation(ABC):
         fixes)."""
         from ..data.files import load_npz
         extra = {k: getattr(args, k, None) for k in cls.CLI_OPTIONS}
-        return cls.from_npz(load_npz(args.problem), **{**extra, **fixed})
+        return cls.from_npz(load_npz(args.problem),
+                            **{**extra, **parameter_values(cls, args), **fixed})
 
 
 def psd_side(problem: cp.Problem) -> int:

@@ -32,7 +32,7 @@ from ..errors import (IllPosedWarning, InvalidDataError, UnboundedProblemError,
 from ..linalg.extreme import largest_eigenvalue, lowest_eigenvalue
 from ..linalg.positive_part import positive_eigenpairs
 from ..result import KernelFactor
-from .base import CvxpyModel, Formulation, require_keys
+from .base import CvxpyModel, Formulation, parameter, require_keys
 from .losses import LOSSES
 from . import npkl_inputs
 from .npkl_certificate import npkl_certificate
@@ -46,10 +46,11 @@ class NPKL(Formulation):
 
     L: sp.csr_matrix
     pairs: PairwiseConstraints
-    loss: str = "linear"
-    capacity: str = "frobenius"
-    C: float = 1.0
-    B: float = 1.0
+    loss: str = parameter("linear", "pair loss (docs/npkl.md §2)", tuple(LOSSES))
+    capacity: str = parameter("frobenius", "capacity constraint: none, tr K <= B, tr KK <= B",
+                              CAPACITIES)
+    C: float = parameter(1.0, "loss weight C > 0")
+    B: float = parameter(1.0, "capacity bound B > 0")
 
     name: ClassVar[str] = "npkl"
     NPZ_KEYS: ClassVar[dict[str, str]] = {
@@ -90,7 +91,7 @@ class NPKL(Formulation):
     @classmethod
     def add_cli_arguments(cls, parser) -> None:
         """Data set, Laplacian + pairs, or a .npz; parameters; active selection."""
-        npkl_inputs.add_arguments(parser, CAPACITIES)
+        npkl_inputs.add_arguments(parser, cls)
 
     @classmethod
     def from_cli(cls, args, fixed: dict) -> "NPKL":

@@ -13,10 +13,10 @@ import numpy as np
 from ..data import DATASETS, PairwiseConstraints, load
 from ..data.files import load_npz, read_laplacian_npz, read_pairs_csv
 from ..errors import InvalidDataError
-from .losses import LOSSES
+from .base import add_parameter_flags, parameter_values
 
 
-def add_arguments(p: argparse.ArgumentParser, capacities: tuple[str, ...]) -> None:
+def add_arguments(p: argparse.ArgumentParser, cls) -> None:
     g = p.add_argument_group("problem input (exactly one)")
     g.add_argument("--problem", metavar="FILE.npz", help="arrays under the keys listed below")
     g.add_argument("--laplacian", metavar="L.npz", help="graph Laplacian (scipy.sparse.save_npz)")
@@ -27,19 +27,15 @@ def add_arguments(p: argparse.ArgumentParser, capacities: tuple[str, ...]) -> No
     g.add_argument("--ratio", type=float, default=0.7, help="components / n when drawing pairs (0.7)")
     g.add_argument("--seed", type=int, default=0, help="seed for drawing pairs (0)")
     g.add_argument("--n-points", type=int, default=None, help="subsample the data set")
-    q = p.add_argument_group("parameters")
-    q.add_argument("--loss", choices=tuple(LOSSES), default=None, help="default: linear")
-    q.add_argument("--capacity", choices=capacities, default=None, help="default: frobenius")
-    q.add_argument("--C", type=float, default=None, help="loss weight C > 0 (default 1)")
-    q.add_argument("--B", type=float, default=None, help="capacity bound B > 0 (default 1)")
-    q.add_argument("--active-points", type=int, default=None, metavar="K",
+    add_parameter_flags(p, cls)
+    g.add_argument("--active-points", type=int, default=None, metavar="K",
                    help="active constraint selection (seed 000 §3.2.4): keep only the pairs "
                         "touching the K points of smallest margin under the linear-loss kernel")
 
 
 def from_cli(cls, args, fixed: dict):
     """The NPKL problem the arguments describe (``fixed``: what the registry name fixes)."""
-    params = {"loss": args.loss, "capacity": args.capacity, "C": args.C, "B": args.B}
+    params = parameter_values(cls, args)
     for key, value in fixed.items():
         if params.get(key) not in (None, value):
             raise InvalidDataError(f"{args.formulation} fixes {key} = {value!r}; "

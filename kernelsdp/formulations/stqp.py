@@ -38,7 +38,7 @@ import itertools
 from ..certificate import OPTIMALITY, Certificate, conic_certificate, solve_canonical
 from ..errors import InvalidDataError, TooLargeError, check_choice
 from ..relaxations import QCQP, relax, to_simplex
-from .base import CvxpyModel, Formulation, require_keys
+from .base import CvxpyModel, Formulation, parameter, require_keys
 
 #: a face solution counts as interior when all its entries exceed this
 FACE_TOL = 1e-12
@@ -51,10 +51,10 @@ EXACT_MAX_D = 16
 @dataclass
 class StQP(Formulation):
     Q: np.ndarray
-    relaxation: str = "sdp1"
+    relaxation: str = parameter("sdp1", "the convex lifting solved by a conic solver "
+                                "(docs/ncut_stqp.md §2)", BOUNDED_LIFTINGS)
 
     name: ClassVar[str] = "stqp"
-    CLI_OPTIONS: ClassVar[dict[str, type]] = {"relaxation": str}
     relaxed_model: ClassVar[bool] = True
     NPZ_KEYS: ClassVar[dict[str, str]] = {"Q": "(d, d) matrix (symmetrised as (Q + Qᵀ)/2)"}
 

@@ -42,7 +42,7 @@ from ..certificate import OPTIMALITY, Certificate, feasibility_only
 from ..data.ramps import RampBasis, kernel_gram, label_alignment, validate_labels
 from ..errors import TooLargeError, check_choice
 from ..relaxations import QCQP, numerical_rank, relax
-from .base import CvxpyModel, Formulation, require_keys
+from .base import CvxpyModel, Formulation, parameter, require_keys
 
 #: NC-TLA and LMTL hold an n-sized PSD block; above this n they are refused.
 BLOCK_MAX_N = 400
@@ -123,10 +123,10 @@ class _TLA(Formulation):
 
 @dataclass
 class MWCTLA(_TLA):
-    tightened: bool = False
-    relaxation: str | None = None  # "shor" (eq. 13 as printed) | "dnn" (= tightened)
+    tightened: bool = parameter(False, "add the DNN cut M >= 0 (the same as --relaxation dnn)")
+    relaxation: str | None = parameter(None, "shor (eq. 13 as printed) or dnn (tightened)",
+                                       ("shor", "dnn"))
     name: ClassVar[str] = "mwc-tla"
-    CLI_OPTIONS: ClassVar[dict[str, type]] = {"ramps": int, "tightened": bool, "relaxation": str}
 
     def __post_init__(self) -> None:
         if self.relaxation is None:
