@@ -307,3 +307,15 @@ def test_relaxation_is_a_cli_parameter(capsys, tmp_path):
         main(["solve", "stqp", "--problem", str(tmp_path / "q.npz"), "--relaxation", "lasserre"])
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and "invalid choice: 'lasserre'" in err and err.count("\n") == 1
+
+
+def test_progress_bar_follows_an_iterative_solver():
+    import io
+    from kernelsdp.cli.output import ProgressBar
+    buf = io.StringIO()
+    bar = ProgressBar(100, "admm", file=buf)
+    for it in (1, 50, 100):
+        bar({"iteration": it, "relative_gap": float("nan") if it < 100 else 5e-4})
+    bar.close()
+    assert "admm" in buf.getvalue() and "gap 5.0e-04" in buf.getvalue()
+    assert ProgressBar(10, "x").bar.disable  # pytest's stderr is not a terminal: no bar

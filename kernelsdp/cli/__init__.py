@@ -27,7 +27,7 @@ from ..tolerances import CERTIFY_TOL
 from ..verify import verify
 from .certify import cmd_certify
 from .inputs import add_solver_option_flags, build_problem, checked_solver, solver_options
-from .output import clean, print_check, progress, write_npz_atomically
+from .output import ProgressBar, clean, print_check, progress, write_npz_atomically
 
 
 class _Parser(argparse.ArgumentParser):
@@ -142,11 +142,20 @@ def cmd_solve(args) -> int:
     s = default_solver(f) if args.solver is None else checked_solver(f, args.solver)
     # only what the user gave: an option this solver does not take is an error (exit 2)
     opts = solver_options(args)
+    names = {fl.name: fl for fl in dataclasses.fields(s.Options)}
+    bar = None
     if args.verbose:
-        names = {fl.name for fl in dataclasses.fields(s.Options)}
         opts.update({"verbose": True} if "verbose" in names else
                     {"progress": progress} if "progress" in names else {})
-    r = s.solve(f, **opts)
+    elif "progress" in names:  # a long iterative solve shows a bar on a terminal
+        bar = ProgressBar(opts.get("max_iter", getattr(names.get("max_iter"), "default", None)),
+                          f"{s.name}")
+        opts["progress"] = bar
+    try:
+        r = s.solve(f, **opts)
+    finally:
+        if bar is not None:
+            bar.close()
     summary = clean({**r.summary(), "formulation": args.formulation, "problem": f.describe()})
     if args.out and r.ok:
         arrays = {"objective": np.float64(r.objective)}

@@ -38,6 +38,27 @@ def progress(rec: dict) -> None:
                      + f"{rec['time_s']:.1f}s\n")
 
 
+class ProgressBar:
+    """A tqdm bar on stderr fed by an iterative solver's ``progress`` records (iteration,
+    relative gap once certified): what a long solve shows without --verbose.  Off when
+    stderr is not a terminal (scripts, CI), unless ``file`` is given."""
+
+    def __init__(self, total: int | None, desc: str, file=None):
+        from tqdm import tqdm
+        self.bar = tqdm(total=total, desc=desc, unit="it", leave=False, dynamic_ncols=True,
+                        file=file or sys.stderr,
+                        disable=file is None and not sys.stderr.isatty())
+
+    def __call__(self, rec: dict) -> None:
+        self.bar.update(max(0, rec["iteration"] - self.bar.n))
+        gap = rec.get("relative_gap")
+        if gap is not None and not (isinstance(gap, float) and math.isnan(gap)):
+            self.bar.set_postfix_str(f"gap {gap:.1e}")
+
+    def close(self) -> None:
+        self.bar.close()
+
+
 def write_npz_atomically(path: str, arrays: dict) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
