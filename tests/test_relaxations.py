@@ -168,3 +168,25 @@ def test_relaxations_are_transforms_chosen_by_name():
         relax(ball, "sdp1")
     with pytest.raises(UnknownNameError, match="choose one of"):
         relax(ball, "lasserre")
+
+
+def test_a_new_relaxation_is_one_class_and_one_registry_line():
+    from kernelsdp.relaxations import RELAXATIONS, Lifting, relax
+    from kernelsdp.verify import verify
+
+    class PlainShor(Lifting):  # Shor without the equality products, declared outside
+        name = "plain-shor"
+
+        def apply(self, qcqp):
+            return shor(qcqp)
+
+    RELAXATIONS["plain-shor"] = PlainShor()
+    try:
+        q = QCQP.build(np.array([[2.0, 1.0], [1.0, -1.0]]), inequalities=[(np.eye(2), None, -1.0)])
+        rel = relax(q, "plain-shor")
+        rep = verify(rel.problem, ["clarabel"])
+        x, value, report = rel.invert()
+        assert rep.passed and report.relaxation == "shor"
+        assert rep.checks[0].lower <= value + 1e-7 and q.violation(x) <= 1e-7
+    finally:
+        del RELAXATIONS["plain-shor"]
