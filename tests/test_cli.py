@@ -319,3 +319,13 @@ def test_progress_bar_follows_an_iterative_solver():
     bar.close()
     assert "admm" in buf.getvalue() and "gap 5.0e-04" in buf.getvalue()
     assert ProgressBar(10, "x").bar.disable  # pytest's stderr is not a terminal: no bar
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--n-points", "10000"], "has 150 points; got --n-points 10000"),
+    (["--n-points", "0"], "'n_points' parameter of iris must be an int >= 2"),
+    (["--seed", "-3"], "'seed' parameter"),
+])
+def test_data_set_flags_are_checked(capsys, flags, message):
+    code, _, err = run(capsys, "solve", "simple-npkl", "--dataset", "iris", *flags)
+    assert code == 2 and message in err and err.count("\n") == 1

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..data import DATASETS, PairwiseConstraints, load
 from ..data.files import load_npz, read_laplacian_npz, read_pairs_csv
-from ..errors import InvalidDataError
+from ..errors import InvalidDataError, InvalidParameterError, check_int
 from .base import add_parameter_flags, parameter_values
 
 
@@ -55,6 +55,12 @@ def from_cli(cls, args, fixed: dict):
         f = cls(L=L, pairs=read_pairs_csv(args.pairs, L.shape[0]), **params)
     else:
         X, y = load(args.dataset)
+        check_int(args.seed, "seed", "the data set's pairs", low=0)
+        if args.n_points is not None:
+            check_int(args.n_points, "n_points", args.dataset, low=2)
+            if args.n_points > len(y):
+                raise InvalidParameterError(f"the data set {args.dataset} has {len(y)} points; "
+                                            f"got --n-points {args.n_points}.")
         if args.n_points and args.n_points < len(y):
             keep = np.random.default_rng(args.seed).choice(len(y), args.n_points, replace=False)
             X, y = X[np.sort(keep)], y[np.sort(keep)]
