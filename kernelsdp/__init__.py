@@ -5,14 +5,18 @@ a generic conic solver through CVXPY or a registered fast solver, and cross-chec
 answers by certificate with :func:`kernelsdp.verify.verify`.
 """
 
+from .certificate import Certificate
 from .data import PairwiseConstraints, knn_laplacian, load
 from .errors import KernelSDPError
-from .formulations import FORMULATIONS, NPKL, simple_npkl
+from .formulations import FORMULATIONS, NPKL, CvxpyModel, Formulation, simple_npkl
+from .formulations.cvxpy_problem import CvxpyProblem
+from .relaxations import QCQP, RELAXATIONS, relax
 from .result import KernelFactor, PointStatus, Result, Termination
-from .solvers import get_solver, registry, solve
-from .verify import verify
+from .solvers import default_solver, get_solver, registry, solve
+from .verify import certify, verify
 
 __version__ = "0.1.0"
-__all__ = ["FORMULATIONS", "KernelFactor", "KernelSDPError", "NPKL", "PairwiseConstraints",
-           "PointStatus", "Result", "Termination", "get_solver", "knn_laplacian", "load",
-           "registry", "simple_npkl", "solve", "verify"]
+__all__ = ["Certificate", "CvxpyModel", "CvxpyProblem", "FORMULATIONS", "Formulation",
+           "KernelFactor", "KernelSDPError", "NPKL", "PairwiseConstraints", "PointStatus", "QCQP",
+           "RELAXATIONS", "Result", "Termination", "certify", "default_solver", "get_solver",
+           "knn_laplacian", "load", "registry", "relax", "simple_npkl", "solve", "verify"]

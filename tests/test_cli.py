@@ -329,3 +329,13 @@ def test_progress_bar_follows_an_iterative_solver():
 def test_data_set_flags_are_checked(capsys, flags, message):
     code, _, err = run(capsys, "solve", "simple-npkl", "--dataset", "iris", *flags)
     assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_ticker_shows_elapsed_time_for_a_generic_solve():
+    import io
+    import time as _time
+    from kernelsdp.cli.output import Ticker
+    buf = io.StringIO()
+    with Ticker("clarabel on npkl", file=buf, every=0.01):
+        _time.sleep(0.05)
+    assert "clarabel on npkl" in buf.getvalue() and "elapsed" in buf.getvalue()

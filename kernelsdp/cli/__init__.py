@@ -27,7 +27,7 @@ from ..tolerances import CERTIFY_TOL
 from ..verify import verify
 from .certify import cmd_certify
 from .inputs import add_solver_option_flags, build_problem, checked_solver, solver_options
-from .output import ProgressBar, clean, print_check, progress, write_npz_atomically
+from .output import ProgressBar, Ticker, clean, print_check, progress, write_npz_atomically
 
 
 class _Parser(argparse.ArgumentParser):
@@ -152,7 +152,11 @@ def cmd_solve(args) -> int:
                           f"{s.name}")
         opts["progress"] = bar
     try:
-        r = s.solve(f, **opts)
+        if bar is None and not args.verbose:
+            with Ticker(f"{s.name} on {args.formulation}"):
+                r = s.solve(f, **opts)
+        else:
+            r = s.solve(f, **opts)
     finally:
         if bar is not None:
             bar.close()

@@ -59,6 +59,36 @@ class ProgressBar:
         self.bar.close()
 
 
+class Ticker:
+    """For a solver without progress records (a generic conic solve): an elapsed-time line on
+    a terminal, refreshed by a background thread until the solve returns."""
+
+    def __init__(self, desc: str, file=None, every: float = 0.5):
+        import threading
+
+        from tqdm import tqdm
+        self.bar = tqdm(total=None, desc=desc, bar_format="{desc}: {elapsed} elapsed",
+                        leave=False, file=file or sys.stderr,
+                        disable=file is None and not sys.stderr.isatty())
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(every,), daemon=True)
+
+    def _run(self, every: float) -> None:
+        while not self._stop.wait(every):
+            self.bar.refresh()
+
+    def __enter__(self) -> "Ticker":
+        if not self.bar.disable:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        self.bar.close()
+
+
 def write_npz_atomically(path: str, arrays: dict) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
