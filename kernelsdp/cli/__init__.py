@@ -79,8 +79,8 @@ def make_parser() -> argparse.ArgumentParser:
                        "solver; certify each answer from its point and duals (DIMACS err1-err6, "
                        "objective interval). Exit 0: all certified; 1: some answer failed.")
     p.add_argument("path", metavar="FILE", help="a .dat-s file, a .py file, or a folder of them")
-    p.add_argument("--solvers", default="clarabel", help="comma-separated generic solvers "
-                   "(default clarabel; see 'kernelsdp solvers')")
+    p.add_argument("--solvers", default=None, help="comma-separated generic solvers (default: "
+                   "the most preferred installed one; see 'kernelsdp solvers')")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--time-limit", type=float, default=None, metavar="S",
                    help="wall-clock limit per solve, in seconds")
@@ -111,7 +111,7 @@ def cmd_solvers(args) -> int:
             if spec is None:
                 continue
             bad = [k for k, v in entry.fixed.items() if k in spec and v not in spec[k]]
-            if bad:  # e.g. ADMM under simple-npkl, whose capacity is fixed to frobenius
+            if bad:  # a solver refusing what the registry name fixes (a capacity, say)
                 continue
             ok, reason = s.availability()
             d = s.describe()

@@ -11,6 +11,7 @@ import cvxpy as cp
 
 from ..errors import KernelSDPError, check_positive
 from ..formulations.cvxpy_problem import CvxpyProblem
+from ..solvers import generic_solvers
 from ..verify import verify
 from ..verify.files import load_problem, problem_paths
 from .inputs import checked_solver
@@ -36,7 +37,10 @@ def _print_certify_row(name: str, c) -> None:
 
 
 def cmd_certify(args) -> int:
-    names = [x.strip() for x in args.solvers.split(",") if x.strip()]
+    if args.solvers is None:  # the most preferred generic solver that can run here
+        names = [next(s.name for s in generic_solvers() if s.availability()[0])]
+    else:
+        names = [x.strip() for x in args.solvers.split(",") if x.strip()]
     if not names:
         raise KernelSDPError("--solvers needs at least one solver name.")
     check_positive(args.tol, "tol", "certify")
