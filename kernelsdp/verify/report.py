@@ -141,8 +141,8 @@ def verify(problem, solvers: list[str], tol_: float | None = None, **options) ->
     f = as_formulation(problem)
     report = VerifyReport(problem=f.describe())
     chosen = [prepare(f, name) for name in solvers]
-    for s in chosen:
-        opts = s.options(**options.get(s.name, {}))  # every option checked before any solve
+    validated = [s.options(**options.get(s.name, {})) for s in chosen]  # all, before any solve
+    for s, opts in zip(chosen, validated):
         r = s.run(f, opts)
         t0 = time.perf_counter()
         cert = certify(f, r, tol_)
