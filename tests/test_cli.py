@@ -202,7 +202,9 @@ def test_stqp_cli(capsys, tmp_path):
     assert code == 0 and np.isclose(sum(json.loads(out)["alpha"]), 1.0)
     np.savez(tmp_path / "big.npz", Q=np.eye(20))
     code, _, err = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "big.npz"), "--solver", "exact")
-    assert code == 2 and "limit" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and "d <= 16" in err and len(err.strip().splitlines()) == 1
+    code, out, _ = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "big.npz"), "--json")
+    assert code == 0 and json.loads(out)["solver"] == "local"  # the default skips the oracle
 
 
 def test_spectral_metric_cli(capsys, tmp_path):

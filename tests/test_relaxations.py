@@ -1,6 +1,5 @@
 """The relaxations package: golden liftings, the StQP ordering bar, rounding, N-cut data."""
 
-import cvxpy as cp
 import numpy as np
 import pytest
 
@@ -87,8 +86,11 @@ def test_rounding_is_exact_on_rank_one():
 
 
 def test_exact_oracle_refuses_large_d_and_local_agrees():
-    with pytest.raises(TooLargeError, match="limit"):
+    from kernelsdp.errors import UnsupportedProblemError
+    with pytest.raises(UnsupportedProblemError, match="d <= 16"):
         solve(StQP(np.eye(17)), "exact")
+    with pytest.raises(TooLargeError, match="limit"):  # the oracle itself, called directly
+        StQP(np.eye(17)).global_minimum()
     rng = np.random.default_rng(5)
     for _ in range(10):
         Q = rng.standard_normal((8, 8))

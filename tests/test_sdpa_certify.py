@@ -119,3 +119,16 @@ def test_certify_user_errors_exit_2_with_one_line(capsys, folder, args, message)
 def test_certify_time_limit_reaches_the_solver(capsys, folder):
     code, out, _ = run(capsys, "certify", folder / "theta.dat-s", "--time-limit", "60", "--json")
     assert code == 0 and json.loads(out)["passed"]
+
+
+@pytest.mark.parametrize("source, message", [
+    ("import cvxpy as cp\ndef problem():\n    return cp.Problem(cp.Minimize(0))\n", "no variables"),
+    ("import cvxpy as cp\ndef problem():\n    x, p = cp.Variable(), cp.Parameter()\n"
+     "    return cp.Problem(cp.Minimize(x), [x >= p])\n", "cannot hand this problem to clarabel"),
+    ("import cvxpy as cp\ndef problem():\n    x = cp.Variable()\n"
+     "    return cp.Problem(cp.Minimize(x ** 3), [x >= 1])\n", "not DCP"),
+])
+def test_certify_refuses_problems_cvxpy_cannot_take(capsys, tmp_path, source, message):
+    (tmp_path / "p.py").write_text(source)
+    code, _, err = run(capsys, "certify", tmp_path / "p.py")
+    assert code == 2 and message in err and err.count("\n") == 1

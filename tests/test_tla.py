@@ -5,7 +5,7 @@ import pytest
 
 from kernelsdp import tolerances as tol
 from kernelsdp.data.datasets import hyperplane_transformed
-from kernelsdp.data.ramps import RampBasis, kernel_gram, label_alignment
+from kernelsdp.data.ramps import RampBasis, label_alignment
 from kernelsdp.errors import InvalidDataError, TooLargeError
 from kernelsdp.formulations import KA, LMTL, MWCTLA, NCTLA
 from kernelsdp.formulations.tla import mixture_kernel

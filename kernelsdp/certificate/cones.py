@@ -84,12 +84,18 @@ class Block:
         return self.stop - self.start
 
     # ----- reading -------------------------------------------------------------------
-    def matrix(self, v: np.ndarray) -> np.ndarray:
-        """The symmetric matrix of a psd block's rows."""
+    def matrix(self, v: np.ndarray, dual: bool = False) -> np.ndarray:
+        """The symmetric matrix of a psd block's rows.  The multipliers pair with the rows by
+        the plain dot product; with √2-scaled (or full) rows that is the matrix inner
+        product, but with an *unscaled* triangle (MOSEK's, COPT's) each off-diagonal counts
+        once, so the dual matrix has them halved: ⟨y, s⟩ = ⟨Y, S⟩_F."""
         if self.triangle is None:
             M = v.reshape((self.side, self.side), order="F")
             return (M + M.T) / 2
-        return tri_to_full(v, self.side, self.triangle, self.sqrt2)
+        M = tri_to_full(v, self.side, self.triangle, self.sqrt2)
+        if dual and not self.sqrt2:
+            M = np.where(np.eye(self.side, dtype=bool), M, M / 2)
+        return M
 
     def diagonal_rows(self) -> np.ndarray:
         """Row offsets (within the block) of a psd block's diagonal entries."""
@@ -112,7 +118,7 @@ class Block:
         if self.kind == "soc":
             return float(v[0] - np.linalg.norm(v[1:])) / np.sqrt(2.0)
         if self.kind == "psd":
-            return float(np.linalg.eigvalsh(self.matrix(v))[0])
+            return float(np.linalg.eigvalsh(self.matrix(v, dual))[0])
         x, y, z = self._triple(v)
         if self.kind == "exp":
             if dual:
@@ -135,20 +141,21 @@ class Block:
                 return np.zeros_like(v)
             a = (t + nx_) / 2
             return np.concatenate([[a], a * x / nx_])
-        if self.kind == "psd":
-            w, V = np.linalg.eigh(self.matrix(v))
+        if self.kind == "psd":  # (a dual block: held out of the bound, its pairing kept)
+            w, V = np.linalg.eigh(self.matrix(v, dual=True))
             P = (V * np.maximum(w, 0.0)) @ V.T
-            return self.vector(P)
+            return self.vector(P, dual=True)
         raise ValueError(f"no projection onto the {self.kind} cone here")
 
-    def vector(self, M: np.ndarray) -> np.ndarray:
+    def vector(self, M: np.ndarray, dual: bool = False) -> np.ndarray:
         """The rows of a psd block holding the symmetric matrix M (inverse of matrix())."""
         if self.triangle is None:
             return M.reshape(-1, order="F")
         marks = tri_to_full(np.arange(1.0, self.size + 1), self.side, self.triangle, False)
         out = np.zeros(self.size)
         idx = np.rint(marks).astype(int) - 1
-        scale = np.where(np.eye(self.side, dtype=bool), 1.0, np.sqrt(2.0) if self.sqrt2 else 1.0)
+        off = np.sqrt(2.0) if self.sqrt2 else (2.0 if dual else 1.0)
+        scale = np.where(np.eye(self.side, dtype=bool), 1.0, off)
         out[idx.ravel()] = (M * scale).ravel()
         return out
 

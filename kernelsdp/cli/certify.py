@@ -7,14 +7,10 @@ from __future__ import annotations
 import json
 import sys
 
-import cvxpy as cp
-
-from ..errors import KernelSDPError, check_positive
-from ..formulations.cvxpy_problem import CvxpyProblem
+from ..errors import KernelSDPError, SolverUnavailableError, UnknownNameError, check_positive
 from ..solvers import generic_solvers
 from ..verify import verify
 from ..verify.files import load_problem, problem_paths
-from .inputs import checked_solver
 from .output import clean
 
 
@@ -46,8 +42,14 @@ def cmd_certify(args) -> int:
     check_positive(args.tol, "tol", "certify")
     if args.time_limit is not None:
         check_positive(args.time_limit, "time_limit", "certify")
+    generic = {s.name: s for s in generic_solvers()}
     for name in names:
-        checked_solver(CvxpyProblem(cp.Problem(cp.Minimize(0))), name)
+        if name not in generic:
+            raise UnknownNameError(f"unknown solver {name!r} for certify; choose one of "
+                                   f"{', '.join(generic)}.")
+        ok, reason = generic[name].availability()
+        if not ok:
+            raise SolverUnavailableError(f"solver {name!r} is unavailable: {reason}")
     options = {n: {"time_limit": args.time_limit} for n in names} if args.time_limit else {}
     paths = problem_paths(args.path)
     reports, unreadable = [], 0

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import cvxpy as cp
-import numpy as np
 
 from ..errors import InvalidDataError
 from .base import CvxpyModel, Formulation, psd_side
@@ -30,6 +29,8 @@ class CvxpyProblem(Formulation):
     def __post_init__(self) -> None:
         if not isinstance(self.problem, cp.Problem):
             raise InvalidDataError(f"expected a cvxpy.Problem; got {type(self.problem).__name__}.")
+        if not self.problem.variables():
+            raise InvalidDataError("the problem has no variables: there is nothing to solve.")
         if not self.problem.is_dcp():
             raise InvalidDataError("the problem is not DCP: CVXPY cannot hand it to a conic "
                                    "solver (see problem.is_dcp()).")
@@ -55,10 +56,6 @@ class CvxpyProblem(Formulation):
 
     def objective(self, point) -> float:
         return float(self.problem.objective.value)
-
-    def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
-        return {"primal": {k: np.asarray(v.value) for k, v in model.variables.items()
-                           if v.value is not None}}
 
     @classmethod
     def from_npz(cls, arrays, **params):

@@ -21,7 +21,7 @@ from cvxpy.reductions.solvers import defines
 
 from .. import tolerances as tol
 from ..certificate import conic_certificate, solve_canonical
-from ..errors import InvalidParameterError, TooLargeError
+from ..errors import InvalidDataError, InvalidParameterError, TooLargeError
 from ..formulations.base import Formulation
 from ..result import PointStatus, Result, Termination
 from .base import Solver, option
@@ -143,8 +143,12 @@ class ConicSolver(Solver):
                 **common_options(self.cvxpy_name, options), **options.solver_options}
         try:
             sol = solve_canonical(model.problem, self.cvxpy_name, verbose=options.verbose, **opts)
-        except TypeError as exc:  # an option the CVXPY interface does not know
+        except TypeError as exc:
+            if not _is_option_error(exc):
+                raise
             raise InvalidParameterError(f"{self.name} rejected an option: {exc}") from None
+        except (ValueError, cp.error.DCPError) as exc:  # NaN data, a parameter without value
+            raise InvalidDataError(f"CVXPY cannot hand this problem to {self.name}: {exc}") from None
         except cp.error.SolverError as exc:
             return Result.failure(formulation.name, self.name, Termination.NUMERICAL_ERROR,
                                   f"solver {self.name!r} failed: {exc}. Try another solver, or "
@@ -179,6 +183,12 @@ class ConicSolver(Solver):
                       canonical=sol, message=message,
                       info={"cvxpy_status": sol.status, "solver_time_s": sol.stats.get(cp.settings.SOLVE_TIME),
                             **read.get("info", {})})
+
+
+def _is_option_error(exc: TypeError) -> bool:
+    """A TypeError from a CVXPY solver interface about an unknown setting or keyword."""
+    text = str(exc).lower()
+    return any(w in text for w in ("unrecognized", "unexpected keyword", "setting", "option"))
 
 
 def honest_status(sol, tol_: float, limit: Termination | None = None

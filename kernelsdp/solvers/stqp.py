@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import tolerances as tol
 
-from ..formulations.stqp import StQP
+from ..formulations.stqp import EXACT_MAX_D, StQP
 from ..result import PointStatus, Result, Termination
 from .base import Solver, option
 
@@ -44,6 +44,13 @@ class ExactStQP(Solver):
     kind = "exact"
     ACCEPTS = {StQP: {}}
     objective_tol = certificate_tol = tol.STQP_TOL
+
+    def supports(self, f) -> str | None:
+        reason = super().supports(f)
+        if reason is None and f.d > EXACT_MAX_D:
+            return (f"the exact oracle enumerates 2^d faces; d = {f.d} exceeds d <= "
+                    f"{EXACT_MAX_D}: use local or a conic solver (SDP1 bound + rounding)")
+        return reason
 
     def run(self, f: StQP, options) -> Result:
         t0 = time.perf_counter()
