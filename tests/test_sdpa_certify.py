@@ -126,7 +126,7 @@ def test_certify_time_limit_reaches_the_solver(capsys, folder):
     ("import cvxpy as cp\ndef problem():\n    x, p = cp.Variable(), cp.Parameter()\n"
      "    return cp.Problem(cp.Minimize(x), [x >= p])\n", "cannot hand this problem to clarabel"),
     ("import cvxpy as cp\ndef problem():\n    x = cp.Variable()\n"
-     "    return cp.Problem(cp.Minimize(x ** 3), [x >= 1])\n", "not DCP"),
+     "    return cp.Problem(cp.Maximize(cp.square(x)), [x <= 1])\n", "not DCP"),
 ])
 def test_certify_refuses_problems_cvxpy_cannot_take(capsys, tmp_path, source, message):
     (tmp_path / "p.py").write_text(source)
