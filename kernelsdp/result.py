@@ -27,6 +27,9 @@ class Termination(str, enum.Enum):
     ITERATION_LIMIT = "iteration_limit"
     TIME_LIMIT = "time_limit"
     SLOW_PROGRESS = "slow_progress"  # stopped short of its tolerance, no limit reached
+    #: the solver claimed an optimum, or an infeasibility/unboundedness, that the certificate
+    #: computed from its own point, duals or ray does not confirm
+    UNCERTIFIED = "uncertified"
     INFEASIBLE = "infeasible"
     UNBOUNDED = "unbounded"
     NUMERICAL_ERROR = "numerical_error"

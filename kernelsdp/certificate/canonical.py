@@ -44,11 +44,6 @@ class CanonicalForm:
     sense: float = 1.0  # −1 when the user's problem is a Maximize
     P: sp.csr_matrix | None = None
     constraint_ids: list[int] = field(default_factory=list)
-    constraint_sizes: list[int] = field(default_factory=list)
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return self.A.shape
 
     @classmethod
     def from_problem_data(cls, data: dict, chain, problem: cp.Problem) -> "CanonicalForm":
@@ -57,22 +52,27 @@ class CanonicalForm:
         out = prog.apply_parameters(quad_obj=quad)
         P, (c, d, A, b) = (sp.csr_matrix(out[0]), out[1:]) if quad else (None, out)
         solver = chain.solver
-        blocks, ids, sizes, row = [], [], [], 0
+        blocks, ids, row = [], [], 0
         for con in prog.constraints:
             ids.append(con.id)
-            sizes.append(con.size)
             blocks.extend(_blocks(con, row, solver))
             row += con.size
         if row != A.shape[0]:  # pragma: no cover - a CVXPY layout we do not know
             raise NotImplementedError(f"canonical rows {A.shape[0]} != constraint sizes {row}")
         sense = -1.0 if isinstance(problem.objective, cp.Maximize) else 1.0
         return cls(np.asarray(c, float).ravel(), float(np.asarray(d)), sp.csr_matrix(A),
-                   np.asarray(b, float).ravel(), blocks, sense, P, ids, sizes)
+                   np.asarray(b, float).ravel(), blocks, sense, P, ids)
 
     def objective(self, x: np.ndarray) -> float:
         """½xᵀPx + cᵀx + d (the minimised objective)."""
-        quad = 0.0 if self.P is None else 0.5 * float(x @ (self.P @ x))
-        return quad + float(self.c @ x) + self.d
+        return self._half(x) + float(self.c @ x) + self.d
+
+    def dual_objective(self, x: np.ndarray, y: np.ndarray) -> float:
+        """d − bᵀy − ½xᵀPx: the Lagrangian's value where it is stationary in x."""
+        return self.d - float(self.b @ y) - self._half(x)
+
+    def _half(self, x: np.ndarray) -> float:
+        return 0.0 if self.P is None else 0.5 * float(x @ (self.P @ x))
 
 
 def _blocks(con, start: int, solver) -> list[Block]:

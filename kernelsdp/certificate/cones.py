@@ -30,9 +30,6 @@ import math
 import numpy as np
 from cvxpy.utilities.psd_utils import TriangleKind, tri_to_full
 
-KINDS = ("zero", "nonneg", "soc", "psd", "exp", "pow3d")
-
-
 def exp_distance(x: float, y: float, z: float) -> float:
     """An upper bound on the distance of (x, y, z) to K_exp = cl{y·e^(x/y) ≤ z, y > 0}
     (0 inside): the distance to the nearest of the origin, the face {x ≤ 0, y = 0, z ≥ 0},

@@ -147,8 +147,7 @@ def _optimality(sol: CanonicalSolution, tol: float) -> Certificate:
     Px = np.zeros_like(x) if form.P is None else form.P @ x
     g = Px + form.c
     p = form.objective(x)
-    half = 0.5 * float(x @ Px)
-    q = form.d - float(b @ y) - half
+    q = form.dual_objective(x, y)
     scale = 1.0 + abs(p) + abs(q)
     cones = [j for j, blk in enumerate(form.blocks) if blk.kind != "zero"]
     measures = {
@@ -163,7 +162,7 @@ def _optimality(sol: CanonicalSolution, tol: float) -> Certificate:
     bounds = trace_bounds(form)
     yc = dual_correction(form, y, g, bounds)
     leftover = float(np.linalg.norm(g - A.T @ yc)) / nc
-    lower = form.d - float(b @ yc) - half
+    lower = form.dual_objective(x, yc)
     rigorous = leftover <= CORRECTION_TOL
     for j in cones:
         blk = form.blocks[j]

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import KernelSDPError
 from ..formulations import FORMULATIONS, get_formulation
+from ..result import Termination
 from ..solvers import default_solver, registry
 from ..tolerances import CERTIFY_TOL
 from ..verify import verify
@@ -47,7 +48,7 @@ def _epilog(name: str) -> str:
     return "keys of --problem FILE.npz:\n" + "\n".join(f"  {k}: {v}" for k, v in keys.items())
 
 
-def _formulation_subparsers(parent, command: str):
+def _formulation_subparsers(parent):
     sub = parent.add_subparsers(dest="formulation", metavar="FORMULATION", required=True,
                                 parser_class=_Parser)
     out = {}
@@ -65,13 +66,13 @@ def make_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("solvers", help="list formulations and their solvers")
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("solve", help="solve one problem with one solver")
-    for name, q in _formulation_subparsers(p, "solve").items():
+    for name, q in _formulation_subparsers(p).items():
         q.add_argument("--solver", default=None, help="solver name (kernelsdp solvers); default: "
                        "the most preferred that supports the problem")
         q.add_argument("--out", metavar="FILE.npz", help="write the kernel factor U (K = UUᵀ) and duals")
         q.set_defaults(option_dests=add_solver_option_flags(q, FORMULATIONS[name].cls))
     p = sub.add_parser("verify", help="cross-check solvers on one problem")
-    for q in _formulation_subparsers(p, "verify").values():
+    for q in _formulation_subparsers(p).values():
         q.add_argument("--solvers", required=True, help="comma-separated solver names")
     p = sub.add_parser("certify", help="solve any conic problem and certify every answer",
                        description="Solve an SDPA file (.dat-s), a .py file defining problem() "
@@ -177,7 +178,9 @@ def cmd_solve(args) -> int:
               f"({summary['point']}), objective {summary['objective']}, "
               f"{r.solve_time_s:.3f}s, {r.iterations} iterations"
               + (f"\n  {r.message}" if r.message else ""))
-    return 0 if r.ok else 1
+    # 0 only for a point its solver could stand behind: a limit or an uncertified claim is 1
+    done = (Termination.OPTIMAL, Termination.LOCALLY_SOLVED, Termination.ALMOST_OPTIMAL)
+    return 0 if r.ok and r.termination in done else 1
 
 
 def cmd_verify(args) -> int:

@@ -8,6 +8,7 @@ import argparse
 import dataclasses
 import typing
 
+from ..declarations import strip_optional
 from ..errors import SolverUnavailableError
 from ..formulations import get_formulation
 from ..solvers import prepare, solvers_for
@@ -51,7 +52,7 @@ def add_solver_option_flags(p: argparse.ArgumentParser, cls) -> dict[str, str]:
         if flag in taken:
             flag = "--solver-" + name.replace("_", "-")
         dest = "opt_" + name
-        core = typing.get_args(hint)[0] if type(None) in typing.get_args(hint) else hint
+        core = strip_optional(hint)
         kw: dict = {"dest": dest, "default": None,
                     "help": f"{f.metadata.get('help', name)} [{', '.join(seen[name])}]"}
         if core is bool:

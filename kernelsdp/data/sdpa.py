@@ -55,10 +55,6 @@ class SDPAProblem:
     def m(self) -> int:
         return int(self.c.size)
 
-    @property
-    def psd_side(self) -> int:
-        return max((b for b in self.blocks if b > 0), default=0)
-
     def to_cvxpy(self) -> cp.Problem:
         """SDPA's primal as a CVXPY problem (one PSD constraint per block, ≥ 0 for diagonal
         blocks)."""
@@ -73,7 +69,7 @@ class SDPAProblem:
         return cp.Problem(cp.Minimize(self.c @ x), cons)
 
 
-def _numbers(text: str, where: str) -> list[float]:
+def _numbers(text: str) -> list[float]:
     out = []
     for tok in _SEPARATORS.sub(" ", text).split():
         try:
@@ -95,7 +91,7 @@ def parse_sdpa(text: str, name: str = "sdpa") -> SDPAProblem:
             raise InvalidDataError(f"{name}: the file ends before {what}.")
         no, ln = lines[pos]
         pos += 1
-        vals = _numbers(ln, f"line {no}")
+        vals = _numbers(ln)
         if not vals:
             raise InvalidDataError(f"{name}, line {no}: expected {what}, got {ln.strip()[:40]!r}.")
         return no, vals
@@ -127,7 +123,7 @@ def parse_sdpa(text: str, name: str = "sdpa") -> SDPAProblem:
     seen: dict[tuple[int, int, int, int], int] = {}
     triplets: list[tuple[list, list, list]] = [([], [], []) for _ in sizes]
     for no, ln in lines[pos:]:
-        vals = _numbers(ln, f"line {no}")
+        vals = _numbers(ln)
         if len(vals) < 5:
             raise InvalidDataError(f"{name}, line {no}: expected 'matrix block i j value'; "
                                    f"got {ln.strip()[:40]!r}.")

@@ -26,13 +26,8 @@ import cvxpy as cp
 import numpy as np
 
 from ..certificate import Certificate, conic_certificate, feasibility_only
+from ..declarations import strip_optional
 from ..errors import InvalidDataError
-
-
-def parameter(default, help: str, choices: tuple | None = None):
-    """A formulation parameter: a dataclass field that is also a command-line flag
-    (``--name``, typed from its annotation, with these choices and this help)."""
-    return field(default=default, metadata={"help": help, "choices": choices})
 
 
 def parameter_fields(cls) -> list[tuple[dataclasses.Field, Any]]:
@@ -47,7 +42,7 @@ def add_parameter_flags(parser, cls, title: str = "parameters") -> None:
     """One flag per declared parameter (default None: the formulation's own default)."""
     g = parser.add_argument_group(title)
     for f, hint in parameter_fields(cls):
-        core = next((a for a in typing.get_args(hint) if a is not type(None)), hint)
+        core = strip_optional(hint)
         flag = "--" + f.name.replace("_", "-")
         default = f" (default {f.default})" if f.default is not None else ""
         if core is bool:

@@ -32,7 +32,8 @@ from ..errors import (IllPosedWarning, InvalidDataError, UnboundedProblemError,
 from ..linalg.extreme import largest_eigenvalue, lowest_eigenvalue
 from ..linalg.positive_part import positive_eigenpairs
 from ..result import KernelFactor
-from .base import CvxpyModel, Formulation, parameter, require_keys
+from ..declarations import parameter
+from .base import CvxpyModel, Formulation, require_keys
 from .losses import LOSSES
 from . import npkl_inputs
 from .npkl_certificate import npkl_certificate

@@ -38,7 +38,8 @@ import itertools
 from ..certificate import OPTIMALITY, Certificate, conic_certificate, solve_canonical
 from ..errors import InvalidDataError, TooLargeError, check_choice
 from ..relaxations import QCQP, relax, to_simplex
-from .base import CvxpyModel, Formulation, parameter, require_keys
+from ..declarations import parameter
+from .base import CvxpyModel, Formulation, require_keys
 
 #: a face solution counts as interior when all its entries exceed this
 FACE_TOL = 1e-12

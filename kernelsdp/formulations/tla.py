@@ -40,9 +40,10 @@ import numpy as np
 
 from ..certificate import OPTIMALITY, Certificate, feasibility_only
 from ..data.ramps import RampBasis, kernel_gram, label_alignment, validate_labels
-from ..errors import TooLargeError, check_choice
+from ..errors import InvalidParameterError, TooLargeError, check_choice
 from ..relaxations import QCQP, numerical_rank, relax
-from .base import CvxpyModel, Formulation, parameter, require_keys
+from ..declarations import parameter
+from .base import CvxpyModel, Formulation, require_keys
 
 #: NC-TLA and LMTL hold an n-sized PSD block; above this n they are refused.
 BLOCK_MAX_N = 400
@@ -118,7 +119,7 @@ class _TLA(Formulation):
         if result.canonical is not None:
             return super().certificate(result, tol)
         measures = self.feasibility(result.primal["m"], result.primal.get("M"))
-        return feasibility_only(tol, measures, result.objective, maximize=True)
+        return feasibility_only(tol, measures, result.objective, maximize=self.maximize)
 
 
 @dataclass
@@ -129,6 +130,9 @@ class MWCTLA(_TLA):
     name: ClassVar[str] = "mwc-tla"
 
     def __post_init__(self) -> None:
+        if self.tightened and self.relaxation == "shor":
+            raise InvalidParameterError("mwc-tla: tightened means relaxation 'dnn'; got "
+                                        "tightened with relaxation 'shor'.")
         if self.relaxation is None:
             self.relaxation = "dnn" if self.tightened else "shor"
         self.relaxation = check_choice(self.relaxation, "relaxation", self.name, ("shor", "dnn"))

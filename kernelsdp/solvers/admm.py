@@ -106,7 +106,8 @@ from ..formulations.npkl import NPKL
 from ..result import KernelFactor, PointStatus, Result, Termination
 from ..tolerances import ADMM_GAP_TOL, ADMM_RESIDUAL_TOL
 from .anderson import Anderson
-from .base import Solver, option
+from ..declarations import option
+from .base import Solver
 from .factor_steps import ball_step, default_rank, warm_start, widen
 from ..linalg.extreme import LowestEigenpair
 from .gap_certificate import check_spacing

@@ -26,23 +26,16 @@ import dataclasses
 import math
 import typing
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .. import tolerances as tol
+from ..declarations import strip_optional
 from ..errors import InvalidParameterError
 from ..formulations.base import Formulation
 from ..result import Result
 
 KINDS = ("exact", "iterative", "interior-point", "first-order")
-
-
-def option(default, low: float | None = None, high: float | None = None,
-           open_low: bool = False, choices: tuple | None = None, help: str = ""):
-    """A solver option: its default, its range [low, high] ((low, high] with ``open_low``),
-    or its choices, and one line of help."""
-    return field(default=default, metadata={"low": low, "high": high, "open_low": open_low,
-                                            "choices": choices, "help": help})
 
 
 @dataclass(frozen=True)
@@ -54,19 +47,12 @@ def _describe(f: dataclasses.Field, hint) -> str:
     m = f.metadata
     if m.get("choices"):
         return "one of " + ", ".join(map(repr, m["choices"]))
-    base = {int: "an int", float: "a float", bool: "a bool", str: "a str"}.get(_core(hint), "a value")
+    base = {int: "an int", float: "a float", bool: "a bool", str: "a str"}.get(strip_optional(hint), "a value")
     if m.get("low") is not None or m.get("high") is not None:
         lo = "-inf" if m.get("low") is None else f"{m['low']:g}"
         hi = "inf" if m.get("high") is None else f"{m['high']:g}"
         base += f" in the range {'(' if m.get('open_low') else '['}{lo}, {hi}{']' if m.get('high') is not None else ')'}"
     return base
-
-
-def _core(hint):
-    """int for ``int | None``; the hint itself otherwise."""
-    args = typing.get_args(hint)
-    rest = [a for a in args if a is not type(None)]
-    return rest[0] if type(None) in args and len(rest) == 1 else hint
 
 
 def validate_options(owner: str, cls: type, given: dict[str, Any]):
@@ -80,7 +66,7 @@ def validate_options(owner: str, cls: type, given: dict[str, Any]):
                                         f"options are: {known}.")
         f, hint = fields[name], hints.get(name, Any)
         nullable = type(None) in typing.get_args(hint)
-        core = _core(hint)
+        core = strip_optional(hint)
         if value is None and nullable:
             continue
         ok = True

@@ -24,7 +24,8 @@ from ..certificate import conic_certificate, solve_canonical
 from ..errors import InvalidDataError, InvalidParameterError, TooLargeError
 from ..formulations.base import Formulation
 from ..result import PointStatus, Result, Termination
-from .base import Solver, option
+from ..declarations import option
+from .base import Solver
 
 #: Solvers listed even when not installed, with the install hint as the reason.
 OPTIONAL_EXTRAS = {"MOSEK": "pip install 'kernelsdp[mosek]' (and a MOSEK licence)"}
@@ -158,8 +159,15 @@ class ConicSolver(Solver):
         termination, point = _STATUS.get(sol.status, (Termination.NUMERICAL_ERROR, PointStatus.NO_POINT))
         setup = t1 - t0 + sol.setup_time_s
         if point is PointStatus.NO_POINT:
-            return Result.failure(formulation.name, self.name, termination,
-                                  f"{self.name} reports {sol.status}.", setup_time_s=setup,
+            message = f"{self.name} reports {sol.status}."
+            if termination in (Termination.INFEASIBLE, Termination.UNBOUNDED):
+                cert = conic_certificate(sol, self.certificate_tol)  # its Farkas vector or ray
+                if not cert.passed:
+                    termination = Termination.UNCERTIFIED
+                    message = (f"{self.name} reports {sol.status}, but its "
+                               f"{cert.kind} certificate fails: {', '.join(cert.failed)}")
+            return Result.failure(formulation.name, self.name, termination, message,
+                                  setup_time_s=setup,
                                   solve_time_s=t2 - t1 - sol.setup_time_s,
                                   iterations=sol.iterations, canonical=sol)
         limit = None
@@ -196,7 +204,7 @@ def honest_status(sol, tol_: float, limit: Termination | None = None
     """Termination and point status from the generic certificate, not the solver's word.
 
     "optimal" stands only when the solver says so *and* the certificate passes at the
-    solver's tolerance (else: almost optimal, with the failing terms in the message); an
+    solver's tolerance (else: "uncertified", with the failing terms in the message); an
     inaccurate stop or a user limit is "almost optimal" only when the certificate passes,
     else the limit it reached (``limit``: the options' iteration or time limit; CVXPY's
     user limit) or "slow progress".  The point is feasible when err1, err2 ≤ tol, nearly feasible up
@@ -210,7 +218,7 @@ def honest_status(sol, tol_: float, limit: Termination | None = None
     if sol.status == cp.OPTIMAL:
         if cert.passed:
             return Termination.OPTIMAL, point, ""
-        return (Termination.ALMOST_OPTIMAL, point, f"{sol.solver} reported optimal, but its "
+        return (Termination.UNCERTIFIED, point, f"{sol.solver} reported optimal, but its "
                 f"certificate fails at tol {tol_:g}: {', '.join(cert.failed)}")
     if cert.passed:
         return Termination.ALMOST_OPTIMAL, point, ""
@@ -224,10 +232,7 @@ def _dual_objective(sol) -> float:
     """The dual objective the solver's multipliers claim, in the user's sense (the primal
     value when there are none)."""
     f, x = sol.form, sol.x
-    if sol.y is None:
-        return f.sense * f.objective(x)
-    half = 0.0 if f.P is None else 0.5 * float(x @ (f.P @ x))
-    return f.sense * (f.d - float(f.b @ sol.y) - half)
+    return f.sense * (f.objective(x) if sol.y is None else f.dual_objective(x, sol.y))
 
 
 def common_options(cvxpy_name: str, o: ConicOptions) -> dict:

@@ -26,7 +26,8 @@ from .. import tolerances as tol
 from ..formulations.npkl import NPKL
 from ..linalg.positive_part import closed_form_kernel, positive_eigenpairs
 from ..result import PointStatus, Result, Termination
-from .base import Solver, option
+from ..declarations import option
+from .base import Solver
 
 
 EIG_METHODS = ("auto", "dense", "probe", "arpack")

@@ -39,7 +39,8 @@ import numpy as np
 from ..formulations.npkl import NPKL
 from ..result import KernelFactor, PointStatus, Result, Termination
 from ..tolerances import SADDLE_GAP_TOL
-from .base import Solver, option
+from ..declarations import option
+from .base import Solver
 from ..linalg.positive_part import closed_form_kernel, positive_eigenpairs
 from .proposition1 import EIG_METHODS
 

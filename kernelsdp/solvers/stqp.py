@@ -25,7 +25,8 @@ from .. import tolerances as tol
 
 from ..formulations.stqp import EXACT_MAX_D, StQP
 from ..result import PointStatus, Result, Termination
-from .base import Solver, option
+from ..declarations import option
+from .base import Solver
 
 LOCAL_TOL = 1e-12
 

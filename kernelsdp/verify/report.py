@@ -67,6 +67,8 @@ class SolverCheck:
     dimacs: dict[str, float] | None = None
     certify_time_s: float = 0.0
     per_constraint: dict[str, float] = field(default_factory=dict)
+    #: what the solver itself said (CVXPY's status for a generic solver), before any check
+    claimed: str = ""
 
     @classmethod
     def of(cls, result: Result, cert: Certificate, certify_time_s: float = 0.0) -> "SolverCheck":
@@ -74,7 +76,8 @@ class SolverCheck:
                    result.objective, result.solve_time_s, result.iterations, cert.measures,
                    cert.tol, cert.failed, cert.passed, result.message, cert.kind, cert.lower,
                    cert.upper, cert.rigorous, cert.verdict, cert.note, cert.dimacs,
-                   certify_time_s, cert.per_constraint)
+                   certify_time_s, cert.per_constraint,
+                   str(result.info.get("cvxpy_status", result.termination.value)))
 
 
 @dataclass
