@@ -43,9 +43,10 @@ def test_accurate_answers_pass_with_the_known_optimum_inside(solver, inst):
         scale = 1 + abs(inst.optimum)
         assert c.lower - t * scale <= inst.optimum <= c.upper + t * scale, (c.lower, c.upper)
         if c.rigorous:  # a rigorous side holds up to rounding, not just to the tolerance
-            side = c.upper if isinstance(inst.problem.objective, cp.Maximize) else c.lower
-            assert (side >= inst.optimum - 1e-9 * scale if side is c.upper
-                    else side <= inst.optimum + 1e-9 * scale)
+            if isinstance(inst.problem.objective, cp.Maximize):
+                assert c.upper >= inst.optimum - 1e-9 * scale
+            else:
+                assert c.lower <= inst.optimum + 1e-9 * scale
 
 
 def _clarabel(problem):
@@ -117,6 +118,11 @@ def test_the_three_wrong_answers_fail():
     k = KA.from_data(X[:50], y[:50], J=5)
     r = solve(k, "clarabel")
     assert certify(k, r).passed
+    # m = 0 reported over the solver's own (optimal) point and duals: the objective it reports
+    # lies outside the certified interval
+    c = certify(k, replace(r, primal={"m": np.zeros(k.n)}, objective=0.0))
+    assert not c.passed and c.failed == ["reported_objective"]
+    # and without a conic point behind it, it cannot pass at all
     c = certify(k, replace(r, primal={"m": np.zeros(k.n)}, objective=0.0, canonical=None))
     assert not c.passed and c.kind == "feasibility only"
     s = StQP(np.random.default_rng(0).standard_normal((8, 8)))

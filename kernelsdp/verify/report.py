@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .. import tolerances as tol
-from ..certificate import Certificate, conic_certificate, no_point
+from ..certificate import OPTIMALITY, Certificate, conic_certificate, no_point
 from ..errors import UnknownNameError
 from ..formulations.base import Formulation
 from ..formulations.cvxpy_problem import as_formulation
@@ -118,7 +118,14 @@ def certify(f, result: Result, tol_: float | None = None) -> Certificate:
     if result.point is PointStatus.NO_POINT:
         return no_point(t, result.message or f"{result.solver} returned no point "
                         f"({result.termination.value})")
-    return f.certificate(result, t)
+    cert = f.certificate(result, t)
+    if cert.kind == OPTIMALITY and result.objective is not None:
+        # the objective the result reports must be the certified point's: inside the interval
+        lo = cert.lower if cert.lower is not None else -math.inf
+        up = cert.upper if cert.upper is not None else math.inf
+        v = float(result.objective)
+        cert.measures["reported_objective"] = max(0.0, lo - v, v - up) / (1.0 + abs(v))
+    return cert
 
 
 def _side(v: float | None, default: float) -> float:
