@@ -94,9 +94,8 @@ def make_parser() -> argparse.ArgumentParser:
 
 
 # ----- commands ----------------------------------------------------------------------------
-def _accepted(s, cls, fixed: dict) -> str:
-    """What a solver accepts of one formulation, as a readable phrase ("" = all of it)."""
-    spec = next((v for c, v in s.accepts().items() if issubclass(cls, c)), {})
+def _accepted(spec: dict, fixed: dict) -> str:
+    """What a solver accepts of one formulation, as a readable phrase ("all": all of it)."""
     parts = [f"{k} {'|'.join(map(str, v))}" for k, v in spec.items() if k not in fixed]
     return "; ".join(parts) if parts else "all"
 
@@ -108,7 +107,7 @@ def cmd_solvers(args) -> int:
     table = registry()
     for name, entry in FORMULATIONS.items():
         for s in table.get(entry.cls, []):
-            spec = next((v for c, v in s.accepts().items() if issubclass(entry.cls, c)), None)
+            spec = s.accepted(entry.cls)
             if spec is None:
                 continue
             bad = [k for k, v in entry.fixed.items() if k in spec and v not in spec[k]]
@@ -117,7 +116,7 @@ def cmd_solvers(args) -> int:
             ok, reason = s.availability()
             d = s.describe()
             row = {"formulation": name, "solver": s.name, "kind": s.kind, "available": ok,
-                   "accepts": _accepted(s, entry.cls, entry.fixed), "options": d["options"],
+                   "accepts": _accepted(spec, entry.fixed), "options": d["options"],
                    "objective_tol": d["objective_tol"], "certificate_tol": d["certificate_tol"]}
             if not ok:
                 row["reason"] = reason

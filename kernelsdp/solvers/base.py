@@ -113,13 +113,16 @@ class Solver(ABC):
     def accepts(self) -> dict[type, dict[str, tuple]]:
         return self.ACCEPTS
 
+    def accepted(self, cls: type) -> dict[str, tuple] | None:
+        """What this solver accepts of formulation class ``cls`` (None: nothing of it)."""
+        return next((v for c, v in self.accepts().items() if issubclass(cls, c)), None)
+
     def supports(self, f: Formulation) -> str | None:
         """None when this solver handles the problem, else a sentence saying why not —
         derived from ``ACCEPTS``, with the ``REFUSALS`` reason where one is given."""
-        table = self.accepts()
-        spec = next((v for cls, v in table.items() if isinstance(f, cls)), None)
+        spec = self.accepted(type(f))
         if spec is None:
-            names = ", ".join(getattr(c, "name", c.__name__) for c in table) or "nothing"
+            names = ", ".join(getattr(c, "name", c.__name__) for c in self.accepts()) or "nothing"
             return f"{self.name} solves {names} only"
         bad = [(attr, getattr(f, attr)) for attr, allowed in spec.items()
                if getattr(f, attr) not in allowed]
