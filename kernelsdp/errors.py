@@ -50,6 +50,10 @@ class TooLargeError(KernelSDPError, MemoryError):
     """A method that needs dense n×n storage was asked for an n that would not fit."""
 
 
+class Interrupted(KernelSDPError):
+    """A long run stopped by Ctrl-C; its message says what was kept and how to resume."""
+
+
 class IllPosedWarning(UserWarning):
     """The problem is accepted but may not attain its optimum; solvers will struggle."""
 

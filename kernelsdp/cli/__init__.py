@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from ..errors import KernelSDPError
+from ..errors import Interrupted, KernelSDPError
 from ..formulations import FORMULATIONS, get_formulation
 from ..result import Termination
 from ..solvers import default_solver, registry
@@ -238,6 +238,12 @@ def main(argv: list[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.showwarning = _warn_one_line
             return COMMANDS[args.command](args)
+    except Interrupted as exc:  # a long run stopped by Ctrl-C: what it kept, one line
+        sys.stderr.write(f"kernelsdp: {exc}\n")
+        return 130
+    except KeyboardInterrupt:
+        sys.stderr.write("kernelsdp: interrupted; nothing was written.\n")
+        return 130
     except KernelSDPError as exc:
         sys.stderr.write(f"kernelsdp: error: {exc}\n")
         return 2

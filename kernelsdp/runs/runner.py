@@ -1,0 +1,85 @@
+"""The runner: a study's units run once, each saved the moment it finishes.
+
+``run_units(study, units, fn)`` skips the units the store already holds, runs the rest
+(in this process, or in parallel through joblib: processes locally, or Dask distributed /
+Ray on a cluster through joblib's backend), writes each record as it arrives, and shows a
+tqdm bar on a terminal.  Ctrl-C stops it with :class:`~kernelsdp.errors.Interrupted`, whose
+one line says how many units were kept and where; running the same call again resumes.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from typing import Callable
+
+from ..errors import Interrupted, InvalidParameterError
+from .store import ResultsStore, to_json, unit_key
+
+
+@dataclass
+class RunSummary:
+    """What a run did: ``records`` ({**unit, **record}) in the order of its units."""
+
+    study: str
+    records: list[dict]
+    ran: int
+    skipped: int
+    store_path: str
+
+
+def _run_one(fn: Callable[[dict], dict], unit: dict) -> tuple[dict, dict]:
+    record = fn(dict(unit))
+    if not isinstance(record, dict):
+        raise InvalidParameterError(f"a unit's function must return a dict; {getattr(fn, '__name__', fn)} "
+                                    f"returned {type(record).__name__} for {unit!r}.")
+    return unit, record
+
+
+def run_units(study: str, units: list[dict], fn: Callable[[dict], dict], *,
+              store: ResultsStore | None = None, n_jobs: int = 1, backend: str | None = None,
+              desc: str | None = None, fresh: bool = False, progress_file=None) -> RunSummary:
+    """Run ``fn(unit)`` for every unit the store does not hold yet; see the module docstring.
+
+    ``fn`` must be a module-level function (picklable) when ``n_jobs != 1``; ``backend``
+    is a joblib backend name ("loky", "threading", "dask", "ray") or None for joblib's
+    default (which an enclosing ``joblib.parallel_config`` sets).  ``fresh`` forgets the
+    study's finished units first.
+    """
+    from tqdm import tqdm
+
+    store = store if store is not None else ResultsStore()
+    keys = [unit_key(u) for u in units]
+    if len(set(keys)) != len(keys):
+        dup = next(k for k in keys if keys.count(k) > 1)
+        raise InvalidParameterError(f"study {study!r} lists the unit {dup} twice.")
+    if fresh:
+        store.clear(study)
+    done = store.done(study)
+    todo = [u for u, k in zip(units, keys) if k not in done]
+    skipped = len(units) - len(todo)
+    bar = tqdm(total=len(units), initial=skipped, desc=desc or study, unit="unit", leave=False,
+               dynamic_ncols=True, file=progress_file or sys.stderr,
+               disable=progress_file is None and not sys.stderr.isatty())
+    ran = 0
+    try:
+        if n_jobs == 1 and backend is None:
+            results = (_run_one(fn, u) for u in todo)
+        else:
+            from joblib import Parallel, delayed
+            results = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")(
+                delayed(_run_one)(fn, u) for u in todo)
+        for unit, record in results:
+            store.put(study, unit, record)
+            done[unit_key(unit)] = json.loads(to_json(record))  # as a re-run will read it
+            ran += 1
+            bar.update(1)
+    except KeyboardInterrupt:
+        kept = skipped + ran
+        raise Interrupted(f"interrupted: {kept} of {len(units)} units of {study!r} kept in "
+                          f"{store.path}; run again to resume.") from None
+    finally:
+        bar.close()
+    records = [{**u, **done[k]} for u, k in zip(units, keys)]
+    return RunSummary(study, records, ran, skipped, store.path)

@@ -1,0 +1,168 @@
+"""The results store: one SQLite file (standard library) for the whole project.
+
+A *study* (a reproduction, a sweep, a benchmark) is a set of *units*, each a small dict of
+JSON values that names one piece of work (data set × method × repetition, with every
+setting that changes its result).  A unit's *record* (what the work measured) is written
+the moment the unit finishes, keyed by (study, unit), so a run killed halfway keeps every
+finished unit and a re-run repeats none of them.
+
+The file is ``out/results.sqlite`` under the working directory unless ``KERNELSDP_STORE``
+names another; ``export`` writes a study as CSV and JSON beside a printed table.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import sqlite3
+import tempfile
+import time
+
+import numpy as np
+
+from ..errors import InvalidDataError, InvalidParameterError
+
+DEFAULT_STORE = os.path.join("out", "results.sqlite")
+_SCHEMA = ("CREATE TABLE IF NOT EXISTS runs (study TEXT NOT NULL, unit TEXT NOT NULL, "
+           "record TEXT NOT NULL, finished REAL NOT NULL, PRIMARY KEY (study, unit))")
+
+
+def default_store_path() -> str:
+    """``$KERNELSDP_STORE`` if set, else ``out/results.sqlite``."""
+    return os.environ.get("KERNELSDP_STORE") or DEFAULT_STORE
+
+
+def _plain(x):
+    """NumPy scalars and arrays as JSON values; non-finite floats as null."""
+    if isinstance(x, np.generic):
+        return _plain(x.item())
+    if isinstance(x, np.ndarray):
+        return [_plain(v) for v in x.tolist()]
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if x is None or isinstance(x, (bool, int, float, str)):
+        return x
+    raise InvalidParameterError(f"a results record holds {type(x).__name__} {x!r}; a unit and "
+                                "its record must be made of numbers, strings, lists and dicts.")
+
+
+def to_json(x) -> str:
+    """``x`` as canonical JSON (sorted keys), the form units are keyed by."""
+    return json.dumps(_plain(x), sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def unit_key(unit: dict) -> str:
+    """The key of a unit: its canonical JSON."""
+    if not isinstance(unit, dict) or not unit:
+        raise InvalidParameterError(f"a unit must be a non-empty dict; got {unit!r}.")
+    return to_json(unit)
+
+
+class ResultsStore:
+    """Finished units of every study, in one SQLite file (see the module docstring)."""
+
+    def __init__(self, path: str | os.PathLike | None = None):
+        self.path = os.fspath(path) if path is not None else default_store_path()
+        if not self.path:
+            raise InvalidParameterError("the results store path is empty.")
+        folder = os.path.dirname(os.path.abspath(self.path))
+        try:
+            os.makedirs(folder, exist_ok=True)
+            with self._db() as db:
+                db.execute(_SCHEMA)
+        except OSError as exc:
+            raise InvalidDataError(f"{self.path}: cannot open the results store "
+                                   f"({exc.strerror or exc}).") from None
+
+    def _db(self) -> sqlite3.Connection:
+        try:
+            db = sqlite3.connect(self.path, timeout=30)
+            db.execute("SELECT name FROM sqlite_master LIMIT 1")
+            return db
+        except sqlite3.DatabaseError as exc:
+            raise InvalidDataError(f"{self.path}: not a kernelsdp results store ({exc}); "
+                                   "name another with KERNELSDP_STORE.") from None
+
+    def _query(self, sql: str, args=()) -> list[tuple]:
+        db = self._db()
+        try:
+            with db:
+                return db.execute(sql, args).fetchall()
+        except sqlite3.OperationalError as exc:
+            raise InvalidDataError(f"{self.path}: the results store cannot be used ({exc}).") from None
+        finally:
+            db.close()
+
+    def put(self, study: str, unit: dict, record: dict) -> None:
+        """Keep one finished unit (committed at once); a re-run of the same unit replaces it."""
+        self._query("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
+                    (study, unit_key(unit), to_json(record), time.time()))
+
+    def get(self, study: str, unit: dict) -> dict | None:
+        rows = self._query("SELECT record FROM runs WHERE study = ? AND unit = ?",
+                           (study, unit_key(unit)))
+        return json.loads(rows[0][0]) if rows else None
+
+    def done(self, study: str) -> dict[str, dict]:
+        """Every finished unit of a study: unit key → record."""
+        rows = self._query("SELECT unit, record FROM runs WHERE study = ?", (study,))
+        return {u: json.loads(r) for u, r in rows}
+
+    def records(self, study: str) -> list[dict]:
+        """The study's finished units as ``{**unit, **record}``, in the order they finished."""
+        rows = self._query("SELECT unit, record FROM runs WHERE study = ? ORDER BY finished",
+                           (study,))
+        return [{**json.loads(u), **json.loads(r)} for u, r in rows]
+
+    def studies(self) -> dict[str, int]:
+        """Study name → number of finished units."""
+        return dict(self._query("SELECT study, COUNT(*) FROM runs GROUP BY study ORDER BY study"))
+
+    def clear(self, study: str) -> int:
+        """Forget a study's units (a fresh run); returns how many were removed."""
+        n = len(self.done(study))
+        self._query("DELETE FROM runs WHERE study = ?", (study,))
+        return n
+
+    def export(self, study: str, folder: str | os.PathLike, records: list[dict] | None = None
+               ) -> tuple[str, str]:
+        """Write a study's records (default: all of them) as ``<study>.csv`` and
+        ``<study>.json`` in ``folder``; each file is written whole or not at all."""
+        rows = self.records(study) if records is None else [_plain(r) for r in records]
+        columns = list(dict.fromkeys(k for r in rows for k in r))
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in r.items()})
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in study)
+        csv_path = os.path.join(os.fspath(folder), safe + ".csv")
+        json_path = os.path.join(os.fspath(folder), safe + ".json")
+        write_text_atomically(csv_path, buf.getvalue())
+        write_text_atomically(json_path, json.dumps(rows, indent=1, allow_nan=False) + "\n")
+        return csv_path, json_path
+
+
+def write_text_atomically(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all, with the user's umask."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".kernelsdp-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
