@@ -5,6 +5,7 @@
     kernelsdp verify FORMULATION --solvers A,B,... [--json] [input] [params]
     kernelsdp certify FILE|FOLDER [--solvers A,B] [--json] [--time-limit S] [--tol T]
     kernelsdp reproduce PAPER [--quick]
+    kernelsdp sweep SPEC.toml [--jobs N] [--backend loky|dask|ray --scheduler ADDRESS] [--fresh]
 
 A user mistake prints one line ``kernelsdp: error: ...`` on stderr and exits 2; a failed
 verification or certificate exits 1; nothing is written unless the whole result is ready.
@@ -29,6 +30,7 @@ from ..verify import verify
 from .certify import cmd_certify
 from .inputs import add_solver_option_flags, build_problem, checked_solver, solver_options
 from .output import ProgressBar, Ticker, clean, print_check, progress, write_npz_atomically
+from .sweep import add_parser as add_sweep_parser, cmd_sweep
 
 
 class _Parser(argparse.ArgumentParser):
@@ -90,6 +92,7 @@ def make_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("reproduce", help="run a paper reproduction")
     p.add_argument("paper", metavar="PAPER", help="one of: " + ", ".join(_papers()))
     p.add_argument("--quick", action="store_true", help="small, fast version")
+    add_sweep_parser(sub)
     return ap
 
 
@@ -216,7 +219,7 @@ def cmd_reproduce(args) -> int:
 
 
 COMMANDS = {"solvers": cmd_solvers, "solve": cmd_solve, "verify": cmd_verify,
-            "certify": cmd_certify, "reproduce": cmd_reproduce}
+            "certify": cmd_certify, "reproduce": cmd_reproduce, "sweep": cmd_sweep}
 
 
 def _papers() -> list[str]:

@@ -1,0 +1,156 @@
+"""The sweep spec: a TOML file naming a study and the grid of its units.
+
+    study = "npkl-uci"                 # the study's name in the results store
+    out = "out/sweeps"                 # where the table, CSV/JSON and PNG go (optional)
+
+    [grid]                             # every combination of these values is one unit
+    formulation = "npkl"               # a scalar is a one-value list
+    solver = ["admm", "clarabel"]
+    dataset = ["iris", "wine"]
+    n_points = 60
+    loss = ["hinge", "l2"]
+    capacity = "trace"
+    C = [0.3, 1.0]
+    B = 60
+
+    [options.admm]                     # options of one solver, added to its units only
+    rank = 8
+
+    [cluster]                          # optional; command-line flags take precedence
+    backend = "dask"                   # loky (local processes), dask or ray
+    scheduler = "tcp://10.0.0.1:8786"  # the running scheduler's address
+    jobs = -1
+
+``grid`` may also be an array of tables (``[[grid]]``): the units are then the union, in
+order, without repeats.  A grid key that is an option of some of the listed solvers only
+applies to those (``rank`` does not multiply Clarabel's units).  Every unit is checked
+when the spec is read — names, input flags, option types and ranges — so a typo fails
+before the first solve.  Every setting lives in the unit, so a changed setting is a new
+unit and never reuses a stale record.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tomllib
+from dataclasses import dataclass
+
+from ..errors import InvalidDataError, InvalidParameterError
+from ..runs import unit_key
+from .unit import META, build_args, problem_inputs, solver_option_names, split
+
+BACKENDS = ("loky", "dask", "ray")
+DEFAULT_OUT = os.path.join("out", "sweeps")
+_TOP = ("study", "out", "grid", "options", "cluster")
+_CLUSTER = ("backend", "scheduler", "jobs")
+
+
+@dataclass
+class Spec:
+    study: str
+    units: list[dict]
+    out: str = DEFAULT_OUT
+    backend: str | None = None
+    scheduler: str | None = None
+    jobs: int = 1
+
+
+def _values(key: str, v) -> list:
+    vals = v if isinstance(v, list) else [v]
+    if not vals:
+        raise InvalidParameterError(f"the sweep key {key!r} lists no value.")
+    for x in vals:
+        if not isinstance(x, (bool, int, float, str)):
+            raise InvalidParameterError(f"the sweep key {key!r} must hold numbers, strings or "
+                                        f"booleans; got {x!r}.")
+    return vals
+
+
+def expand(grid: dict, options: dict) -> list[dict]:
+    """The units of one grid table (see the module docstring)."""
+    for key in META:
+        if key not in grid:
+            raise InvalidParameterError(f"the sweep grid needs the key {key!r}.")
+    keys = list(grid)
+    units = []
+    for combo in itertools.product(*(_values(k, grid[k]) for k in keys)):
+        unit = dict(zip(keys, combo))
+        inputs = problem_inputs(unit["formulation"])
+        own = solver_option_names(unit["formulation"], unit["solver"])
+        # drop what only other solvers take
+        others = {o for s in _values("solver", grid["solver"]) if s != unit["solver"]
+                  for o in solver_option_names(unit["formulation"], s)}
+        unit = {k: v for k, v in unit.items()
+                if k in META or k in inputs or k in own or k not in others}
+        for k, v in options.get(unit["solver"], {}).items():
+            if k in unit and unit[k] != v:
+                raise InvalidParameterError(f"the sweep sets {k!r} both in the grid and in "
+                                            f"[options.{unit['solver']}].")
+            unit[k] = v
+        units.append(unit)
+    return units
+
+
+def check_unit(unit: dict) -> None:
+    """Names, flags, option types and ranges of a unit, without loading any data."""
+    from ..formulations import get_formulation
+    from ..solvers import get_solver
+    _, opts = split(unit)
+    build_args(unit)
+    get_solver(get_formulation(unit["formulation"]).cls, unit["solver"]).options(**opts)
+
+
+def parse_spec(data: dict, where: str = "the sweep spec") -> Spec:
+    extra = sorted(set(data) - set(_TOP))
+    if extra:
+        raise InvalidParameterError(f"{where}: unknown key(s) {', '.join(extra)}; the keys are "
+                                    f"{', '.join(_TOP)}.")
+    study = data.get("study")
+    if not isinstance(study, str) or not study.strip():
+        raise InvalidParameterError(f"{where} needs a study name: study = \"NAME\".")
+    grids = data.get("grid")
+    if isinstance(grids, dict):
+        grids = [grids]
+    if not isinstance(grids, list) or not grids or not all(isinstance(g, dict) for g in grids):
+        raise InvalidParameterError(f"{where} needs a [grid] table (or [[grid]] tables).")
+    options = data.get("options", {})
+    if not isinstance(options, dict) or not all(isinstance(v, dict) for v in options.values()):
+        raise InvalidParameterError(f"{where}: [options.SOLVER] tables map option names to values.")
+    units, seen = [], set()
+    for g in grids:
+        for u in expand(g, options):
+            k = unit_key(u)
+            if k not in seen:
+                seen.add(k)
+                check_unit(u)
+                units.append(u)
+    cluster = data.get("cluster", {})
+    bad = sorted(set(cluster) - set(_CLUSTER)) if isinstance(cluster, dict) else ["(not a table)"]
+    if bad:
+        raise InvalidParameterError(f"{where}: unknown [cluster] key(s) {', '.join(bad)}; the "
+                                    f"keys are {', '.join(_CLUSTER)}.")
+    backend = cluster.get("backend")
+    if backend is not None and backend not in BACKENDS:
+        raise InvalidParameterError(f"The 'backend' parameter of the sweep must be one of "
+                                    f"{', '.join(map(repr, BACKENDS))}. Got {backend!r} instead.")
+    jobs = cluster.get("jobs", 1)
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0:
+        raise InvalidParameterError(f"The 'jobs' parameter of the sweep must be a non-zero int "
+                                    f"(-1: all cores). Got {jobs!r} instead.")
+    out = data.get("out", DEFAULT_OUT)
+    if not isinstance(out, str) or not out:
+        raise InvalidParameterError(f"{where}: out must be a folder name.")
+    return Spec(study.strip(), units, out, backend, cluster.get("scheduler"), jobs)
+
+
+def read_spec(path: str) -> Spec:
+    """The spec in a TOML file (a malformed file is one line naming it)."""
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidDataError(f"{path}: not valid TOML ({exc}).") from None
+    except OSError as exc:
+        raise InvalidDataError(f"{path}: cannot read the sweep spec ({exc.strerror or exc}).") from None
+    return parse_spec(data, path)
