@@ -1,7 +1,7 @@
 """Semi-supervised metric learning with a spectral kernel family (seed 002)."""
 
 from .baselines import RCA, class_separation
-from .estimator import SpectralMetricLearning
+from ..estimators.spectral_metric import SpectralMetricLearning
 from ..data.spectral_basis import (SpectralBasis, choose_landmarks, full_basis, landmark_basis,
                                    median_gamma)
 
