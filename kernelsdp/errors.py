@@ -58,6 +58,23 @@ class IllPosedWarning(UserWarning):
     """The problem is accepted but may not attain its optimum; solvers will struggle."""
 
 
+#: memory (GiB) a method may plan to allocate before it refuses; KERNELSDP_MEMORY_GIB overrides
+DEFAULT_MEMORY_GIB = 8.0
+
+
+def check_memory(nbytes: float, what: str, hint: str = "") -> None:
+    """Refuse, before allocating, work that would need more than the memory budget."""
+    import os
+    raw = os.environ.get("KERNELSDP_MEMORY_GIB", "")
+    try:
+        budget = float(raw) if raw else DEFAULT_MEMORY_GIB
+    except ValueError:
+        budget = DEFAULT_MEMORY_GIB
+    if nbytes > budget * 2**30:
+        raise TooLargeError(f"{what} would need about {nbytes / 2**30:.1f} GiB (budget {budget:g} GiB; "
+                            f"KERNELSDP_MEMORY_GIB raises it){'; ' + hint if hint else ''}.")
+
+
 def check_positive(value, name: str, owner: str) -> float:
     """Return ``value`` as a float if it is finite and > 0, else raise the standard error."""
     try:

@@ -29,7 +29,8 @@ from ..tolerances import CERTIFY_TOL
 from ..verify import verify
 from .certify import cmd_certify
 from .inputs import add_solver_option_flags, build_problem, checked_solver, solver_options
-from .output import ProgressBar, Ticker, clean, print_check, progress, write_npz_atomically
+from .output import (ProgressBar, Ticker, check_out_path, clean, print_check, progress,
+                     write_npz_atomically)
 from .sweep import add_parser as add_sweep_parser, cmd_sweep
 
 
@@ -72,6 +73,7 @@ def make_parser() -> argparse.ArgumentParser:
         q.add_argument("--solver", default=None, help="solver name (kernelsdp solvers); default: "
                        "the most preferred that supports the problem")
         q.add_argument("--out", metavar="FILE.npz", help="write the kernel factor U (K = UUᵀ) and duals")
+        q.add_argument("--force", action="store_true", help="replace --out if it exists")
         q.set_defaults(option_dests=add_solver_option_flags(q, FORMULATIONS[name].cls))
     p = sub.add_parser("verify", help="cross-check solvers on one problem")
     for q in _formulation_subparsers(p).values():
@@ -141,6 +143,8 @@ def cmd_solvers(args) -> int:
 
 
 def cmd_solve(args) -> int:
+    check_out_path(args.out, [getattr(args, k, None) for k in ("problem", "laplacian", "pairs")],
+                   args.force)
     f = build_problem(args)
     s = default_solver(f) if args.solver is None else checked_solver(f, args.solver)
     # only what the user gave: an option this solver does not take is an error (exit 2)
@@ -172,6 +176,9 @@ def cmd_solve(args) -> int:
         arrays.update({k: np.asarray(v) for k, v in r.duals.items() if k in ("beta", "lam", "alpha")})
         write_npz_atomically(args.out, arrays)
         summary["out"] = args.out
+    elif args.out:
+        sys.stderr.write(f"kernelsdp: --out {args.out} not written: {r.solver} returned no usable "
+                         f"point ({r.termination.value}).\n")
     if args.json:
         print(json.dumps(summary, indent=2))
     else:

@@ -10,6 +10,8 @@ import tempfile
 
 import numpy as np
 
+from ..errors import KernelSDPError
+
 
 def clean(x):
     """JSON-safe: inf/nan as None, numpy scalars as Python numbers."""
@@ -89,20 +91,53 @@ class Ticker:
         self.bar.close()
 
 
-def write_npz_atomically(path: str, arrays: dict) -> None:
+def check_out_path(path: str | None, inputs: list[str | None], force: bool) -> None:
+    """Refuse, before any work, an output file that could not or should not be written: an
+    empty name, one that is not ``.npz``, a missing folder or a file in its place, one of
+    this run's inputs, or an existing file without ``--force``."""
+    if path is None:
+        return
+    if not path.strip():
+        raise KernelSDPError("--out needs a file name (FILE.npz).")
+    if not path.endswith(".npz"):
+        raise KernelSDPError(f"--out {path}: the output is a .npz archive; name it FILE.npz.")
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
-    os.close(fd)
+    parent = folder
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise KernelSDPError(f"--out {path}: {parent} is a file, not a folder.")
+    if parent != folder:
+        raise KernelSDPError(f"--out {path}: no such folder {folder}; create it first.")
+    if not os.access(folder, os.W_OK):
+        raise KernelSDPError(f"--out {path}: the folder {folder} is not writable.")
+    for given in inputs:
+        if given and os.path.exists(given) and os.path.exists(path) and os.path.samefile(given, path):
+            raise KernelSDPError(f"--out {path} is an input of this run ({given}); choose another file.")
+    if os.path.isdir(path):
+        raise KernelSDPError(f"--out {path} is a folder.")
+    if os.path.exists(path) and not force:
+        raise KernelSDPError(f"--out {path} exists; pass --force to replace it.")
+
+
+def write_npz_atomically(path: str, arrays: dict) -> None:
+    """Write the arrays whole or not at all (a temporary file beside ``path``, renamed), with
+    the user's umask; a failure (full disk, read-only file system) names ``path``."""
+    folder = os.path.dirname(os.path.abspath(path))
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder, prefix=".kernelsdp-")
+        os.close(fd)
         np.savez_compressed(tmp, **arrays)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600: keep the user's umask instead
         os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
+    except OSError as exc:
+        raise KernelSDPError(f"cannot write {path}: {exc.strerror or exc}; nothing was written.") from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
             os.remove(tmp)
-        raise
 
 
 def _interval(lower, upper, rigorous: bool) -> str:

@@ -7,6 +7,8 @@ sparse (CSR) throughout; scikit-learn's NearestNeighbors replaces the paper's co
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
@@ -15,6 +17,12 @@ from ..errors import InvalidDataError, check_int
 
 #: Relative asymmetry above which a user-supplied Laplacian is rejected.
 SYMMETRY_RTOL = 1e-10
+#: A Laplacian is refused as not positive semidefinite when a direction x with
+#: xᵀLx < −LAPLACIAN_PSD_RTOL · ‖L‖·‖x‖² is found (‖L‖: Gershgorin's bound).
+LAPLACIAN_PSD_RTOL = 1e-8
+#: LOBPCG iterations spent looking for such a direction above the dense size (each costs
+#: a few sparse products with L, so the test stays O(nnz(L)) per iteration).
+LAPLACIAN_PSD_ITERATIONS = 60
 
 
 def mutual_knn_graph(X: np.ndarray, k: int = 5) -> sp.csr_matrix:
@@ -63,4 +71,41 @@ def validate_laplacian(L) -> sp.csr_matrix:
     if asym.nnz and float(asym.max()) > SYMMETRY_RTOL * scale:
         raise InvalidDataError(
             f"the Laplacian must be symmetric; max |L - Lᵀ| = {float(asym.max()):.3g}.")
-    return ((L + L.T) / 2).tocsr()
+    L = ((L + L.T) / 2).tocsr()
+    check_psd(L)
+    return L
+
+
+def check_psd(L: sp.csr_matrix) -> None:
+    """Refuse a Laplacian with a direction of negative curvature (L must be PSD, eq. 2).
+
+    Three tests, cheapest first.  Gershgorin's discs (O(nnz)) certify L ⪰ 0 outright when
+    every disc lies in [0, ∞).  Otherwise, up to ``DENSE_MAX_N`` points, LAPACK gives λ_min.
+    Above, LOBPCG runs ``LAPLACIAN_PSD_ITERATIONS`` iterations from a seeded random block:
+    its Ritz values are Rayleigh quotients, so a negative one *proves* L is not PSD (the
+    refusal is certain); a Laplacian it accepts had no such direction within that search,
+    which is the stated tolerance of the test, not a proof.
+    """
+    from ..linalg.extreme import DENSE_MAX_N, gershgorin
+    n = L.shape[0]
+    if n == 0 or L.nnz == 0:
+        return
+    lower = gershgorin(L, "SA")
+    scale = max(abs(lower), gershgorin(L, "LA"), 1e-300)
+    bar = -LAPLACIAN_PSD_RTOL * scale
+    if lower >= bar:
+        return
+    if n <= DENSE_MAX_N:
+        lowest = float(np.linalg.eigvalsh(L.toarray())[0])
+    else:
+        import scipy.sparse.linalg as spla
+        X0 = np.random.default_rng(0).standard_normal((n, min(3, n - 1)))
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # LOBPCG warns when it stops at maxiter: expected
+            w, _ = spla.lobpcg(L, X0, largest=False, maxiter=LAPLACIAN_PSD_ITERATIONS, tol=1e-12)
+        lowest = float(np.min(w))
+    if lowest < bar:
+        raise InvalidDataError(
+            f"the Laplacian must be positive semidefinite; it has xᵀLx/xᵀx = {lowest:.4g} for "
+            f"some x (below -{LAPLACIAN_PSD_RTOL:g}·‖L‖). A graph Laplacian D − S or "
+            "I − D^-1/2 S D^-1/2 with S ≥ 0 is PSD; check how L was built.")

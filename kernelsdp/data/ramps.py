@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import InvalidDataError, check_int
+from ..errors import InvalidDataError, check_int, check_memory
 
 CHUNK = 100_000
 
@@ -44,6 +44,9 @@ class RampBasis:
         if X.ndim != 2 or len(X) < 2 or not np.all(np.isfinite(X)):
             raise InvalidDataError("X must be a finite (n, D) array with n >= 2.")
         J = check_int(J, "ramps", "the ramp basis")
+        JD = J * X.shape[1]  # the alignment matrix Q is JD × JD, φ(X) is n × J × D
+        check_memory(8.0 * (JD * JD + len(X) * JD), f"{J} ramps on {X.shape[1]} features",
+                     "use fewer ramps (the papers use 10)")
         sample = X if len(X) <= 200_000 else X[np.random.default_rng(0).choice(len(X), 200_000, replace=False)]
         knots = np.quantile(sample, np.linspace(0, 1, J + 1), axis=0)
         knots = np.maximum.accumulate(knots, axis=0)

@@ -114,8 +114,9 @@ class NPKL(Formulation):
                                    f" (CSR); see 'kernelsdp solve {cls.name} --help'.")
         else:
             require_keys(arrays, csr, cls.name)
-            L = sp.csr_matrix((arrays["L_data"], arrays["L_indices"], arrays["L_indptr"]),
-                              shape=tuple(int(s) for s in arrays["L_shape"]))
+            from ..data.files import csr_from_arrays
+            L = csr_from_arrays(arrays["L_data"], arrays["L_indices"], arrays["L_indptr"],
+                                arrays["L_shape"], f"the problem file's L_ arrays")
         require_keys(arrays, ("pairs", "labels"), cls.name)
         for key in ("C", "B"):
             if key in arrays and params.get(key) is None:

@@ -16,6 +16,10 @@ from ..errors import InvalidDataError, InvalidParameterError, check_int
 from .base import add_parameter_flags, parameter_values
 
 
+#: flags that shape a bundled data set's problem, with their defaults
+DATASET_FLAGS = {"k": 5, "ratio": 0.7, "seed": 0, "n_points": None}
+
+
 def add_arguments(p: argparse.ArgumentParser, cls) -> None:
     g = p.add_argument_group("problem input (exactly one)")
     g.add_argument("--problem", metavar="FILE.npz", help="arrays under the keys listed below")
@@ -23,10 +27,10 @@ def add_arguments(p: argparse.ArgumentParser, cls) -> None:
     g.add_argument("--pairs", metavar="pairs.csv", help="constraints, header i,j,label (label ±1)")
     g.add_argument("--dataset", choices=DATASETS, help="bundled data set: mutual k-NN Laplacian, "
                    "pairs drawn by the connected-components protocol")
-    g.add_argument("--k", type=int, default=5, help="neighbours of the k-NN graph (default 5)")
-    g.add_argument("--ratio", type=float, default=0.7, help="components / n when drawing pairs (0.7)")
-    g.add_argument("--seed", type=int, default=0, help="seed for drawing pairs (0)")
-    g.add_argument("--n-points", type=int, default=None, help="subsample the data set")
+    g.add_argument("--k", type=int, default=None, help="with --dataset: neighbours of the k-NN graph (default 5)")
+    g.add_argument("--ratio", type=float, default=None, help="with --dataset: components / n when drawing pairs (0.7)")
+    g.add_argument("--seed", type=int, default=None, help="with --dataset: seed for drawing pairs and subsampling (0)")
+    g.add_argument("--n-points", type=int, default=None, help="with --dataset: subsample the data set")
     add_parameter_flags(p, cls)
     g.add_argument("--active-points", type=int, default=None, metavar="K",
                    help="active constraint selection (seed 000 §3.2.4): keep only the pairs "
@@ -46,6 +50,13 @@ def from_cli(cls, args, fixed: dict):
     if len(sources) != 1:
         raise InvalidDataError("give exactly one problem input: --problem FILE.npz, "
                                "--laplacian L.npz with --pairs pairs.csv, or --dataset NAME.")
+    dataset_flags = [f"--{k.replace('_', '-')}" for k in DATASET_FLAGS if getattr(args, k) is not None]
+    if dataset_flags and not args.dataset:
+        raise InvalidDataError(", ".join(dataset_flags) + " appl" + ("ies" if len(dataset_flags) == 1 else "y")
+                               + " to --dataset only; the given Laplacian and pairs are used as they are.")
+    for k, v in DATASET_FLAGS.items():
+        if getattr(args, k) is None:
+            setattr(args, k, v)
     if args.problem:
         f = cls.from_npz(load_npz(args.problem), **params)
     elif args.laplacian:

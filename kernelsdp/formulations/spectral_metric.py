@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import tolerances as tol
 from ..certificate import OPTIMALITY, Certificate, feasibility_only
-from ..errors import InvalidDataError, InvalidParameterError
+from ..errors import InvalidDataError, InvalidParameterError, check_int, check_positive
 from ..data.spectral_basis import (EIG_RTOL, SpectralBasis, choose_landmarks, full_basis,
                                landmark_basis, median_gamma, validate_points_pairs)
 from ..result import KernelFactor
@@ -91,7 +91,9 @@ class SpectralMetric(Formulation):
         if not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 1:
             raise InvalidParameterError(f"The 'n_neighbors' parameter of SpectralMetric must be an "
                                         f"int >= 1. Got {n_neighbors!r} instead.")
-        gamma = gamma if gamma is not None else median_gamma(X, seed=seed)
+        gamma = median_gamma(X, seed=seed) if gamma is None else check_positive(gamma, "gamma", "SpectralMetric")
+        if n_landmarks is not None:
+            check_int(n_landmarks, "n_landmarks", "SpectralMetric")
         if n_landmarks is None:
             spectral = full_basis(X, gamma, eig_rtol)
         else:

@@ -1,0 +1,175 @@
+"""Issue #13's written list of bad inputs: each one is a single readable line on stderr,
+exit code 2, no traceback, and no file in the folder created, changed or removed.
+
+Every row is (id, argv, the message it must say).  ``{d}`` is the folder of good and bad
+files made by ``folder``; the good ones (L.npz, pairs.csv, q.npz, s.npz, t.npz) solve."""
+
+import hashlib
+import io
+import os
+import zipfile
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from kernelsdp.cli import main
+
+BAD = [
+    # --- NPKL: where the problem comes from
+    ("no input", "solve npkl --solver clarabel", "exactly one problem input"),
+    ("two inputs", "solve npkl --dataset iris --laplacian {d}/L.npz --pairs {d}/pairs.csv", "exactly one"),
+    ("laplacian without pairs", "solve npkl --laplacian {d}/L.npz", "needs --pairs"),
+    ("missing file", "solve npkl --laplacian {d}/nope.npz --pairs {d}/pairs.csv", "No such file"),
+    ("folder as a file", "solve npkl --laplacian {d} --pairs {d}/pairs.csv", "a folder"),
+    ("empty .npz", "solve npkl --problem {d}/empty.npz", "lacks the Laplacian"),
+    (".npy renamed .npz", "solve npkl --problem {d}/renamed.npz", "not a .npz archive"),
+    ("text as .npz", "solve npkl --problem {d}/text.npz", "not a .npz archive"),
+    ("object array", "solve npkl --problem {d}/pickled.npz", "never unpickles"),
+    ("huge declared array", "solve npkl --problem {d}/huge.npz", r"74\.5 GiB.*KERNELSDP_MAX_ARRAY_GIB"),
+    ("truncated archive", "solve npkl --problem {d}/truncated.npz", "not a .npz archive|truncated|corrupt"),
+    ("malformed CSR", "solve npkl --laplacian {d}/badcsr.npz --pairs {d}/pairs.csv", "CSR"),
+    ("non-square Laplacian", "solve npkl --laplacian {d}/rect.npz --pairs {d}/pairs.csv", "square"),
+    ("NaN in Laplacian", "solve npkl --laplacian {d}/nan_L.npz --pairs {d}/pairs.csv", "finite"),
+    ("asymmetric Laplacian", "solve npkl --laplacian {d}/asym_L.npz --pairs {d}/pairs.csv", "symmetric"),
+    ("Laplacian not PSD", "solve npkl --laplacian {d}/neg_L.npz --pairs {d}/pairs.csv", "positive semidefinite"),
+    ("pairs not UTF-8", "solve npkl --laplacian {d}/L.npz --pairs {d}/latin1.csv", "UTF-8"),
+    ("pairs header", "solve npkl --laplacian {d}/L.npz --pairs {d}/noheader.csv", "header 'i,j,label'"),
+    ("pair index out of range", "solve npkl --laplacian {d}/L.npz --pairs {d}/outofrange.csv", "range|index"),
+    ("pair label 2", "solve npkl --laplacian {d}/L.npz --pairs {d}/label2.csv", "label"),
+    ("pair of a point with itself", "solve npkl --laplacian {d}/L.npz --pairs {d}/self.csv", "itself|distinct|i == j|same point"),
+    ("pair not a number", "solve npkl --laplacian {d}/L.npz --pairs {d}/words.csv", "three numbers"),
+    ("fractional pair index", "solve npkl --laplacian {d}/L.npz --pairs {d}/fraction.csv", "integer"),
+    # --- NPKL parameters and data-set flags
+    ("negative C", "solve npkl --dataset iris --C -1", r"'C' parameter .* range \(0, inf\)"),
+    ("NaN C", "solve npkl --dataset iris --C nan", "'C' parameter"),
+    ("zero B", "solve npkl --dataset iris --B 0", "'B' parameter"),
+    ("unknown loss", "solve npkl --dataset iris --loss foo", "invalid choice"),
+    ("zero points", "solve npkl --dataset iris --n-points 0", "n_points"),
+    ("too many points", "solve npkl --dataset iris --n-points 1000", "has 150 points"),
+    ("negative seed", "solve npkl --dataset iris --seed -1", "'seed'"),
+    ("zero neighbours", "solve npkl --dataset iris --k 0", "'k'"),
+    ("--k with a given Laplacian", "solve npkl --laplacian {d}/L.npz --pairs {d}/pairs.csv --k 7", "--k"),
+    ("ratio out of range", "solve npkl --dataset iris --ratio 1.5", "ratio"),
+    ("zero active points", "solve npkl --dataset iris --active-points 0", "active"),
+    # --- solvers and their options
+    ("unknown solver", "solve npkl --dataset iris --solver nosuch", "nosuch"),
+    ("solver refusing the loss", "solve npkl --dataset iris --loss linear --capacity trace --solver admm", "admm"),
+    ("option the solver lacks", "solve npkl --dataset iris --solver clarabel --rank 5", "'rank' option is not an option"),
+    ("zero iterations (scs)", "solve npkl --dataset iris --solver scs --max-iter 0", "max_iter"),
+    ("negative tol", "solve npkl --dataset iris --loss hinge --solver saddle-point --tol -1", "'tol'"),
+    ("zero iterations (saddle)", "solve npkl --dataset iris --loss hinge --solver saddle-point --max-iter 0", "max_iter"),
+    ("negative time limit", "solve npkl --dataset iris --solver clarabel --time-limit -5", "time_limit"),
+    # --- output files
+    ("--out is the input", "solve npkl --laplacian {d}/L.npz --pairs {d}/pairs.csv --out {d}/L.npz", "input"),
+    ("--out exists", "solve npkl --laplacian {d}/L.npz --pairs {d}/pairs.csv --out {d}/old.npz", "--force"),
+    ("--out empty", "solve npkl --laplacian {d}/L.npz --pairs {d}/pairs.csv --out=", "--out"),
+    ("--out under a file", "solve npkl --laplacian {d}/L.npz --pairs {d}/pairs.csv --out {d}/pairs.csv/K.npz", "not a folder"),
+    ("--out in a missing folder", "solve npkl --laplacian {d}/L.npz --pairs {d}/pairs.csv --out {d}/no/K.npz", "no such folder"),
+    ("--out not .npz", "solve npkl --laplacian {d}/L.npz --pairs {d}/pairs.csv --out {d}/K.txt", ".npz"),
+    # --- the other formulations
+    ("StQP key missing", "solve stqp --problem {d}/s.npz", "lacks the key.* Q"),
+    ("StQP Q with inf", "solve stqp --problem {d}/q_inf.npz", "finite"),
+    ("StQP Q not square", "solve stqp --problem {d}/q_rect.npz", "square|\\(d, d\\)"),
+    ("spectral gamma zero", "solve spectral-metric --problem {d}/s.npz --gamma 0", "gamma"),
+    ("spectral gamma NaN", "solve spectral-metric --problem {d}/s.npz --gamma nan", "gamma"),
+    ("spectral landmarks zero", "solve spectral-metric --problem {d}/s.npz --n-landmarks 0", "n_landmarks"),
+    ("TLA zero ramps", "solve mwc-tla --problem {d}/t.npz --ramps 0", "ramps"),
+    ("TLA huge ramps", "solve mwc-tla --problem {d}/t.npz --ramps 100000", "GiB"),
+    ("TLA one class", "solve mwc-tla --problem {d}/t_oneclass.npz", "class"),
+    # --- verify, certify, reproduce
+    ("verify without solvers", "verify npkl --dataset iris --solvers ,", "at least one solver"),
+    ("verify unknown second solver", "verify npkl --dataset iris --solvers clarabel,nosuch", "nosuch"),
+    ("verify too large", "verify npkl --dataset iris --solvers closed-form,clarabel --n-points 150 --k 0", "'k'"),
+    ("certify missing", "certify {d}/nope.dat-s", "(?i)no such file"),
+    ("certify malformed SDPA", "certify {d}/bad.dat-s", "line"),
+    ("certify negative tol", "certify {d}/bad.dat-s --tol -1", "tol"),
+    ("reproduce unknown", "reproduce nosuch", "unknown paper"),
+]
+
+
+def _npz(path, **arrays):
+    np.savez(path, **arrays)
+
+
+@pytest.fixture
+def folder(tmp_path, iris_small):
+    d = tmp_path
+    L, pairs, _ = iris_small
+    n = L.shape[0]
+    sp.save_npz(d / "L.npz", L)
+    rows = ["i,j,label"] + [f"{i},{j},{int(t)}" for i, j, t in zip(pairs.i, pairs.j, pairs.t)]
+    (d / "pairs.csv").write_text("\n".join(rows) + "\n")
+    (d / "old.npz").write_bytes(b"an earlier result")
+    with zipfile.ZipFile(d / "empty.npz", "w"):
+        pass
+    np.save(d / "renamed.npy", np.eye(3))
+    os.replace(d / "renamed.npy", d / "renamed.npz")
+    (d / "text.npz").write_text("not an archive\n")
+    np.savez(d / "pickled.npz", L=np.array([{"a": 1}], dtype=object), allow_pickle=True) \
+        if "allow_pickle" in np.savez.__doc__ else None
+    if not (d / "pickled.npz").exists():
+        np.savez(d / "pickled.npz", L=np.array([{"a": 1}], dtype=object))
+    # a 1 KB archive whose header declares a 10⁵ × 10⁵ float64 array (74.5 GiB)
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False,
+                                                  "shape": (100_000, 100_000)})
+    with zipfile.ZipFile(d / "huge.npz", "w") as z:
+        z.writestr("L.npy", b"\x93NUMPY\x01\x00" + header.getvalue()[8:] + b"\0" * 64)
+    good = (d / "L.npz").read_bytes()
+    (d / "truncated.npz").write_bytes(good[: len(good) // 2])
+    np.savez(d / "badcsr.npz", data=np.ones(3), indices=np.array([0, 99, 1]),
+             indptr=np.array([0, 1, 2, 3] + [3] * (n - 2)), format=np.array("csr"),
+             shape=np.array([n, n]))
+    sp.save_npz(d / "rect.npz", sp.csr_matrix(np.ones((n, n + 1))))
+    bad = L.toarray()
+    bad[0, 0] = np.nan
+    sp.save_npz(d / "nan_L.npz", sp.csr_matrix(bad))
+    bad = L.toarray()
+    bad[0, 1] += 0.5
+    sp.save_npz(d / "asym_L.npz", sp.csr_matrix(bad))
+    sp.save_npz(d / "neg_L.npz", (L - 3 * sp.eye(n)).tocsr())
+    (d / "latin1.csv").write_bytes("i,j,label\n0,1,1\n# caf\xe9\n".encode("latin-1"))
+    (d / "noheader.csv").write_text("0,1,1\n")
+    (d / "outofrange.csv").write_text(f"i,j,label\n0,{n + 5},1\n")
+    (d / "label2.csv").write_text("i,j,label\n0,1,2\n")
+    (d / "self.csv").write_text("i,j,label\n3,3,1\n")
+    (d / "words.csv").write_text("i,j,label\n0,one,1\n")
+    (d / "fraction.csv").write_text("i,j,label\n0,1.5,1\n")
+    rng = np.random.default_rng(0)
+    Q = rng.standard_normal((4, 4))
+    _npz(d / "q.npz", Q=Q + Q.T)
+    _npz(d / "q_inf.npz", Q=np.full((3, 3), np.inf))
+    _npz(d / "q_rect.npz", Q=np.ones((1, 5)))
+    X = rng.standard_normal((30, 3))
+    y = np.repeat([-1, 1], 15)
+    _npz(d / "s.npz", X=X, pairs=np.array([[0, 1], [2, 20], [3, 4]]), labels=np.array([1, -1, 1]))
+    _npz(d / "t.npz", X=X, y=y)
+    _npz(d / "t_oneclass.npz", X=X, y=np.ones(30, int))
+    (d / "bad.dat-s").write_text("2\n1\n3\n1.0 2.0\n0 1 1 1 oops\n")
+    return d
+
+
+def _snapshot(d):
+    return {p: hashlib.sha256(open(os.path.join(r, p), "rb").read()).hexdigest()
+            for r, _, fs in os.walk(d) for p in fs}
+
+
+@pytest.mark.parametrize("argv, message", [b[1:] for b in BAD], ids=[b[0] for b in BAD])
+def test_bad_input_is_one_line_and_exit_2(folder, capsys, argv, message):
+    before = _snapshot(folder)
+    args = argv.replace("{d}", str(folder)).split()
+    with pytest.raises(SystemExit) as stop:  # argparse's own errors (exit 2) arrive this way
+        raise SystemExit(main(args))
+    out, err = capsys.readouterr()
+    assert stop.value.code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kernelsdp: error: "), err
+    assert "Traceback" not in err
+    import re
+    assert re.search(message, lines[0]), lines[0]
+    assert _snapshot(folder) == before
+
+
+def test_the_list_is_long_enough():
+    assert len(BAD) >= 40 and len({b[0] for b in BAD}) == len(BAD)
