@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from hypothesis import given, settings, strategies as st
-from scipy.optimize import minimize_scalar
+from scipy.optimize import brentq, minimize_scalar
 
 from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
 from kernelsdp.errors import InvalidParameterError, UnsupportedProblemError
 from kernelsdp.formulations import NPKL
-from kernelsdp.result import PointStatus, Termination
+from kernelsdp.result import KernelFactor, PointStatus, Termination
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.admm import iteration_memory_bytes
 from kernelsdp.formulations.losses import LOSSES as ALL_LOSSES
@@ -182,8 +183,7 @@ def test_bad_parameters_are_clear_errors(iris_small, options, match):
 
 
 @pytest.mark.parametrize("loss, capacity, named", [("linear", "trace", "linear"),
-                                                   ("l2", "frobenius", "frobenius"),
-                                                   ("l1", "none", "'none'")])
+                                                   ("l2", "frobenius", "frobenius")])
 def test_unsupported_combinations_are_refused_by_name(iris_small, loss, capacity, named):
     L, pairs, _ = iris_small
     f = NPKL(L=L, pairs=pairs, loss=loss, capacity=capacity, B=24.0)
@@ -218,3 +218,102 @@ def test_reproduction_quick_mode_prints_both_tables_and_the_substitutions(capsys
     admm_rows = [line for line in table2.splitlines() if "ADMM" in line]
     assert len(admm_rows) == 4 and all(" - |" not in row for row in admm_rows)
     assert "ADMM status: optimal" in out
+
+
+# ---- seed 001's problem (1): no capacity (issue #14) --------------------------------------
+
+def _free_basis(n, free):
+    cols = []
+    for idx, V in free:
+        for c in range(V.shape[1]):
+            w = np.zeros(n)
+            w[idx] = V[:, c]
+            cols.append(w)
+    return np.array(cols).T if cols else np.zeros((n, 0))
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_a_priori_trace_bound_holds_on_the_level_set(iris_small, loss):
+    """docs/npkl.md §6: every K ⪰ 0 with P(K) ≤ P(0) has tr ΠKΠ ≤ B̄.  Random kernels, half
+    of them heavy on the anchored null directions of L (where the bound's step 2 bites),
+    pushed out along their ray to the level set's boundary P(tK) = P(0)."""
+    from kernelsdp.formulations.npkl_trace_bound import null_structure, trace_bound
+    L, pairs, _ = iris_small
+    f = NPKL(L=L, pairs=pairs, loss=loss, capacity="none") if loss in ("l2", "l1") else None
+    if f is None:
+        with pytest.warns(Warning):
+            f = NPKL(L=L, pairs=pairs, loss=loss, capacity="none")
+    s = null_structure(L)
+    u = float(np.sum(ALL_LOSSES[loss].value(np.zeros(pairs.m), pairs.t, 1.0)))
+    tb = trace_bound(f, u, s)
+    W = _free_basis(f.n, tb.free)
+    Pi = np.eye(f.n) - W @ W.T
+    anchored = _free_basis(f.n, [(s.simple[c][0], s.simple[c][1][:, None]) for c in tb.anchored])
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    for k in range(40):
+        U = Pi @ rng.standard_normal((f.n, 3))
+        if k % 2 and anchored.shape[1]:
+            U += 30 * anchored @ rng.standard_normal((anchored.shape[1], 3))
+        phi = lambda t: f.objective(KernelFactor(np.sqrt(t) * U)) - u  # noqa: E731
+        hi = 1.0
+        while phi(hi) < 0 and hi < 1e12:
+            hi *= 2
+        if phi(hi) < 0:
+            continue  # a recession direction of the level set: Π removed it, none left
+        t = brentq(phi, 1e-12, hi) if phi(1e-12) < 0 else 0.0
+        worst = max(worst, t * float(np.sum((Pi @ U) ** 2)) / tb.B)
+    assert 0 < worst <= 1.0
+
+
+def test_repaired_multipliers_vanish_on_free_directions_and_keep_the_domain(iris_small):
+    from kernelsdp.formulations.npkl_trace_bound import repair_multipliers, trace_bound
+    L, pairs, _ = iris_small
+    for loss in LOSSES:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            f = NPKL(L=L, pairs=pairs, loss=loss, capacity="none")
+        tb = trace_bound(f, 10.0)
+        assert tb.free, "the fixture has free null directions"
+        beta = np.random.default_rng(1).standard_normal(pairs.m)
+        bt, residual = repair_multipliers(f, beta, tb)
+        W = _free_basis(f.n, tb.free)
+        assert np.abs(f.dual_matrix(bt) @ W).max() <= 1e-9 and residual <= 1e-9
+        assert not np.any(ALL_LOSSES[loss].domain_violation(bt, pairs.t, 1.0) > 0)
+
+
+@pytest.mark.parametrize("loss", ["l2", "l1"])
+def test_admm_without_capacity_matches_clarabel_and_is_certified(iris_small, loss):
+    """The seed's own problem (1): ADMM's certified optimum (a-priori bound, no capacity)
+    within ADMM_GAP_TOL of Clarabel's, and verify's independent certificate passes."""
+    L, pairs, _ = iris_small
+    f = NPKL(L=L, pairs=pairs, loss=loss, capacity="none")
+    rep = verify(f, ["admm", "clarabel"])
+    admm = rep.checks[0]
+    assert admm.status == Termination.OPTIMAL.value and admm.rigorous
+    assert rep.passed, (admm.failed, rep.comparisons)
+    assert rep.comparisons[0].relative_difference <= ADMM_GAP_TOL
+
+
+def test_uncertified_stops_without_capacity_say_so(uci_fixtures, monkeypatch):
+    """A residual-only stop is LOCALLY_SOLVED, never OPTIMAL, and its message says what it
+    rests on; its certified interval still holds the true optimum (Clarabel's, 3.9575)."""
+    import kernelsdp.solvers.admm as admm_module
+    L, pairs = uci_fixtures["iris-40"]
+    f = NPKL(L=L, pairs=pairs, loss="l2", capacity="none")
+    monkeypatch.setattr(admm_module, "MAX_ESCAPES", 0)
+    r = solve(f, "admm")
+    assert r.termination == Termination.LOCALLY_SOLVED and r.info["relative_gap"] > ADMM_GAP_TOL
+    assert "residuals only" in r.message and "not certified" in r.message
+    assert r.lower_bound <= 3.9575 <= r.upper_bound
+    limit = solve(f, "admm", max_iter=5)
+    assert limit.termination == Termination.ITERATION_LIMIT and "not certified" in limit.message
+
+
+def test_cli_solves_problem_1_and_says_what_certifies_it(capsys):
+    from kernelsdp.cli import main
+    code = main(["solve", "npkl", "--dataset", "iris", "--n-points", "30", "--loss", "l2",
+                 "--capacity", "none", "--solver", "admm"])
+    out = capsys.readouterr().out
+    assert "certified by" in out and "tr ΠKΠ ≤" in out
+    assert code == (0 if "admm: optimal" in out or "locally_solved" in out else 1)

@@ -108,7 +108,7 @@ def test_default_solver_is_the_most_preferred_that_supports_the_problem(iris_sma
     assert default_solver(make_npkl(iris_small, "linear", "frobenius")).name == "closed-form"
     assert default_solver(make_npkl(iris_small, "hinge", "frobenius")).name == "saddle-point"
     assert default_solver(make_npkl(iris_small, "hinge", "trace")).name == "admm"
-    assert default_solver(make_npkl(iris_small, "l2", "none")).name == "clarabel"
+    assert default_solver(make_npkl(iris_small, "l2", "none")).name == "admm"  # issue #14
     assert solve(make_npkl(iris_small, "linear", "frobenius")).solver == "closed-form"
 
 

@@ -9,8 +9,11 @@ K ⪰ 0, the Lagrangian of NPKL (seed 000 eq. 4 [+ eq. 5]; docs/npkl.md §3–4)
 
 - the interval: upper = P(K), the objective at the returned kernel; lower = g(Π(β)), the
   dual function :meth:`NPKL.dual_value` at the multipliers projected onto the domain of
-  h* — a lower bound for *every* β, so the interval is rigorous with a capacity (with
-  ``none`` it is one only when M(β) ⪰ 0);
+  h* — a lower bound for *every* β, so the interval is rigorous with a capacity.  Without
+  one (seed 001's problem (1)), lower = min(u, B̄·min(0, λ_min M(β̃)) − Σh*(β̃)) from the
+  a-priori bound tr ΠKΠ ≤ B̄ at the level u = min(P(0), P(K)) and the repaired
+  multipliers β̃ (:mod:`.npkl_trace_bound`, docs/npkl.md §6) — rigorous too, for the four
+  losses bounded below (the linear one keeps the estimate −Σh*, rigorous only if M ⪰ 0);
 - primal: K ⪰ 0 (a factor is PSD by construction; a dense solver's K is checked through
   its smallest eigenvalue), cap(K) ≤ B;
 - dual: Z ⪰ 0 with Z = M + 2λK (Frobenius), M + λI (trace), M (none) — derived from this
@@ -32,6 +35,7 @@ import numpy as np
 from ..certificate import OPTIMALITY, Certificate, feasibility_only
 from ..linalg.extreme import DENSE_MAX_N, lowest_eigenvalue
 from .losses import LOSSES
+from .npkl_trace_bound import BOUNDED_LOSSES, certified_lower_bound
 
 
 def _primal(f, kernel, raw_min_eig: float | None) -> dict[str, float]:
@@ -59,6 +63,12 @@ def npkl_certificate(f, result, tol: float) -> Certificate:
     beta = loss.project(beta_raw, P.t, f.C)
     lam = float(result.duals.get("lam", 0.0) or 0.0)
     z = kernel.entries(P.i, P.j)
+    bounded = None
+    if f.capacity == "none" and f.loss in BOUNDED_LOSSES:
+        # the a-priori bound stands in for a capacity: β̃ repaired, λ̄ its trace multiplier
+        p_zero = float(np.sum(loss.value(np.zeros(P.m), P.t, f.C)))
+        bounded = certified_lower_bound(f, beta_raw, min(p_zero, primal))
+        beta, lam = bounded["beta"], max(0.0, -bounded["lambda_min"])
     M = f.dual_matrix(beta)
     obj_scale = 1.0 + abs(primal)
     m_scale = 1.0 + float(abs(M).max())
@@ -80,6 +90,10 @@ def npkl_certificate(f, result, tol: float) -> Certificate:
         # interval's width alone certifies the answer there
         Zmin = (lowest_eigenvalue(M, kernel.U, 2 * lam) if f.n <= DENSE_MAX_N else 0.0)
         trZK = kernel.trace_product(M) + 2 * lam * kernel.frobenius_sq()
+    elif bounded is not None:  # Z = M(β̃) + λ̄Π, Π: off the free null directions of L
+        spectrum = bounded["lambda_min"]
+        Zmin = spectrum + lam
+        trZK = kernel.trace_product(M) + lam * _traced_off_free(kernel, bounded["bound"].free)
     else:  # one Lanczos λ_min of M serves Z ⪰ 0 and the dual function
         spectrum = lowest_eigenvalue(M)
         Zmin = spectrum + (lam if f.capacity == "trace" else 0.0)
@@ -96,6 +110,15 @@ def npkl_certificate(f, result, tol: float) -> Certificate:
     })
     if stat_Z is not None:
         measures["stationarity_Z"] = stat_Z
+    if bounded is not None:
+        tb = bounded["bound"]
+        measures["capacity_complementarity"] = lam * abs(
+            tb.B - _traced_off_free(kernel, tb.free)) / obj_scale
+        measures["free_direction_residual"] = bounded["repair_residual"]
+        return Certificate(OPTIMALITY, tol, float(bounded["lower"]), primal, True, measures,
+                           note=f"rigorous lower bound: no capacity; a-priori tr ΠKΠ ≤ "
+                                f"{tb.B:.4g} ({tb.describe()['free_directions']} free null "
+                                "directions of L; docs/npkl.md §6)")
     lower = f.dual_value(beta, spectrum)
     rigorous = bool(np.isfinite(lower))
     note = "rigorous lower bound: the dual function at the projected multipliers"
@@ -103,3 +126,11 @@ def npkl_certificate(f, result, tol: float) -> Certificate:
         lower = -float(np.sum(loss.conjugate(beta, P.t, f.C)))
         note = "estimate: without a capacity g(β) is −inf unless M(β) ⪰ 0"
     return Certificate(OPTIMALITY, tol, float(lower), primal, rigorous, measures, note=note)
+
+
+def _traced_off_free(kernel, free) -> float:
+    """tr(ΠKΠ) = tr K − Σ_w ‖Uᵀw‖² over the orthonormal free null directions w of L."""
+    total = kernel.trace()
+    for idx, V in free:
+        total -= float(np.sum((V.T @ kernel.U[idx]) ** 2))
+    return total

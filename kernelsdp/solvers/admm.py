@@ -108,9 +108,10 @@ from ..tolerances import ADMM_GAP_TOL, ADMM_RESIDUAL_TOL
 from .anderson import Anderson
 from ..declarations import option
 from .base import Solver
-from .factor_steps import ball_step, default_rank, warm_start, widen
+from .factor_steps import ball_step, default_rank, free_columns, warm_start, widen
 from ..linalg.extreme import LowestEigenpair
 from .gap_certificate import check_spacing
+from ..formulations.npkl_trace_bound import certified_lower_bound, null_structure, trace_bound
 
 #: below this n·r the iteration runs on one BLAS thread (see ``solve``)
 SINGLE_THREAD_BELOW = 5_000_000
@@ -153,12 +154,11 @@ class ADMM(Solver):
 
     name = "admm"
     kind = "iterative"
-    ACCEPTS = {NPKL: {"loss": ("l2", "hinge", "squared-hinge", "l1"), "capacity": ("trace",)}}
+    ACCEPTS = {NPKL: {"loss": ("l2", "hinge", "squared-hinge", "l1"),
+                      "capacity": ("trace", "none")}}
     REFUSALS = {
         ("capacity", "frobenius"): "tr KK <= B couples every entry of the implicit Z: use "
                                    "closed-form or saddle-point",
-        ("capacity", "none"): "without a bound its duality gap certifies nothing and the "
-                              "optimum may need a rank above r: add --capacity trace --B ...",
     }
     Options = ADMMOptions
     # the KKT residuals of a feasible point sum to its duality gap, which ADMM stops on
@@ -184,6 +184,14 @@ class ADMM(Solver):
         n, P, m = f.n, f.pairs, f.pairs.m
         lam = f.C / 2.0  # per ordered entry
         loss = LOSSES[f.loss]
+        # seed 001's problem (1) has no capacity: no ball in the factor steps, and the
+        # certificate's bound on tr ΠKΠ comes from the data (formulations/npkl_trace_bound)
+        capped = f.capacity == "trace"
+        ball = f.B if capped else np.inf
+        structure = None if capped else null_structure(f.L)
+        free = [] if capped else trace_bound(f, 0.0, structure).free  # the same at every level
+        p_zero = float(np.sum(loss.value(np.zeros(m), P.t, f.C)))  # P(0): an a-priori level
+        bound_info: dict = {}
 
         # ---- the pattern: Q = Ω ∪ Ωᵀ inside W's sparsity supp(L) ∪ Q ----
         qi, qj = np.concatenate([P.i, P.j]), np.concatenate([P.j, P.i])
@@ -229,12 +237,12 @@ class ADMM(Solver):
             R += X @ (alpha * GY)
             R += beta * Y
             R -= H
-            ball_step(R, GY, alpha, beta, f.B, out=Xn)
+            ball_step(R, GY, alpha, beta, ball, out=Xn)
             R = W.T @ Xn
             R += Y @ (alpha * (X.T @ Xn))
             R += beta * Xn
             R += H
-            nu = ball_step(R, Xn.T @ Xn, alpha, beta, f.B, out=Yn)
+            nu = ball_step(R, Xn.T @ Xn, alpha, beta, ball, out=Yn)
             # S = XᵀY on Q from four gathers of m rows; the pairs of K = XᵀX come for free
             Xi, Xj, Yi, Yj = Xn[P.i], Xn[P.j], Yn[P.i], Yn[P.j]
             S = np.concatenate([_dot_rows(Xi, Yj), _dot_rows(Xj, Yi)])
@@ -256,11 +264,17 @@ class ADMM(Solver):
 
         def relative_gap(Xt, A) -> tuple[float, float, float]:
             """(P(K) − g(β)) / max(1, |P(K)|) at K = XᵀX (tr K ≤ B by the X-step), g(β), and
-            λ_min(M(β))."""
+            λ_min(M(β)).  Without a capacity g is the bound of the a-priori trace bound's
+            theorem at the level u = min(P(0), P(K)) (docs/npkl.md §6)."""
             b = pair_multipliers(A)
-            lo = lowest(f.dual_matrix(b))
             primal = objective(Xt)
-            dual = f.dual_value(b, spectrum=lo)
+            if capped:
+                lo = lowest(f.dual_matrix(b))
+                dual = f.dual_value(b, spectrum=lo)
+            else:
+                cb = certified_lower_bound(f, b, min(p_zero, primal), structure, lowest)
+                dual, lo = cb["lower"], cb["lambda_min"]
+                bound_info.update(cb["bound"].describe(), repair_residual=cb["repair_residual"])
             return (primal - dual) / max(1.0, abs(primal)), dual, lo
 
         g = np.empty(v.size)
@@ -269,7 +283,7 @@ class ADMM(Solver):
         termination = Termination.ITERATION_LIMIT
         gap, dual_bound, lo, next_check, cert_s = np.nan, np.nan, 0.0, 0, 0.0
         checks: list[tuple[int, float]] = []
-        grown_at = 0
+        grown_at, escapes = 0, 0
         for it in range(1, max_iter + 1):
             step(v, g)
             X, Y, _, A, E = views(g)
@@ -288,6 +302,21 @@ class ADMM(Solver):
                 if gap <= gap_tol:
                     history.append(rec)
                     termination = Termination.OPTIMAL
+                    break
+                if not capped and _stalled(checks + [(it, gap)]) and escapes < MAX_ESCAPES:
+                    grown = free_columns(views(g), free, FREE_SCALE * 10**escapes)
+                    if grown is not None:
+                        escapes += 1
+                        checks.clear()
+                        v, g = grown, np.empty(grown.size)
+                        accel = Anderson(mem, v.size)
+                        history.append(rec)
+                        continue
+                if not capped and _stalled(checks + [(it, gap)]):
+                    # eq. 14 met and the certified gap no longer falls: a stationary point
+                    # of the factorised problem (seed 001 Proposition 1), not certified optimal
+                    history.append(rec)
+                    termination = Termination.LOCALLY_SOLVED
                     break
                 t_cert = time.perf_counter() - tc
                 cert_s += t_cert
@@ -323,16 +352,19 @@ class ADMM(Solver):
             v = accel.next_point(v, g)
 
         X, A = views(g)[0], views(g)[3]
-        if termination != Termination.OPTIMAL:  # say how far the returned point is
-            gap, dual_bound, lo = relative_gap(X, A)
+        if termination not in (Termination.OPTIMAL, Termination.LOCALLY_SOLVED):
+            gap, dual_bound, lo = relative_gap(X, A)  # say how far the returned point is
         Xt = np.ascontiguousarray(X)
         value = objective(Xt)
+        message = "" if capped else _certified_by(termination, dual_bound, value, gap, gap_tol,
+                                                   tol, bound_info)
         # the trace multiplier that makes M(β) + λI ⪰ 0 (the dual function's own choice);
         # λ_min(M(β)) comes from the last certificate, taken at this very point
         return Result(formulation=f.name, solver=self.name, termination=termination,
                       point=PointStatus.FEASIBLE_POINT, objective=value,
                       kernel=KernelFactor(Xt),
-                      duals={"beta": pair_multipliers(A), "lam": max(0.0, -lo)},
+                      duals={"beta": pair_multipliers(A), "lam": max(0.0, -lo) if capped else 0.0},
+                      message=message,
                       solve_time_s=time.perf_counter() - t0, iterations=len(history),
                       history=history,
                       lower_bound=dual_bound, upper_bound=value,
@@ -340,7 +372,46 @@ class ADMM(Solver):
                             "residual": max(p1, p2, dd),
                             "final_alpha": alpha, "final_beta": beta,
                             "pattern_entries": int(W.nnz), "anderson": mem,
-                            "certificate_s": cert_s, "last_step_trace_multiplier": nu})
+                            "certificate_s": cert_s, "last_step_trace_multiplier": nu,
+                            **({"certified_by": "a-priori trace bound" if termination ==
+                                Termination.OPTIMAL else "eq. 14 residuals only"}
+                               if not capped else {}),
+                            **{f"bound_{k}": v for k, v in bound_info.items()}})
+
+
+#: without a capacity: a stalled solve first adds the free null directions of L as columns,
+#: with norm² FREE_SCALE·10^k·tr K at the k-th of MAX_ESCAPES escapes (factor_steps.free_columns)
+FREE_SCALE = 1.0
+MAX_ESCAPES = 2
+
+
+#: without a capacity, ADMM stops on eq. 14 alone once the certified gap has fallen by less
+#: than STALL_FACTOR over the last STALL_CHECKS certificates (residuals already below tol)
+STALL_CHECKS = 4
+STALL_FACTOR = 0.9
+
+
+def _stalled(checks: list[tuple[int, float]]) -> bool:
+    """The gap at the last of ``STALL_CHECKS`` certificates is above ``STALL_FACTOR`` times
+    the gap at the first of them."""
+    if len(checks) < STALL_CHECKS:
+        return False
+    first, last = checks[-STALL_CHECKS][1], checks[-1][1]
+    return last > STALL_FACTOR * first
+
+
+def _certified_by(termination, lower, upper, gap, gap_tol, tol, bound) -> str:
+    """What the answer to problem (1) (no capacity) is certified by, in one sentence."""
+    where = (f"[{lower:.8g}, {upper:.8g}] from the a-priori bound tr ΠKΠ ≤ "
+             f"{bound.get('B_bar', float('nan')):.4g} ({bound.get('free_directions', 0)} free "
+             f"null directions of L; docs/npkl.md §6)")
+    if termination == Termination.OPTIMAL:
+        return f"certified by the duality gap {gap:.1e} ≤ {gap_tol:g}: optimum in {where}"
+    if termination == Termination.LOCALLY_SOLVED:
+        return (f"certified by eq. 14's residuals only (≤ {tol:g}): a stationary point of the "
+                f"factorised problem (seed 001 Proposition 1); its certified interval {where} "
+                f"has relative gap {gap:.1e} > {gap_tol:g}, so optimality is not certified")
+    return f"not certified: stopped at a limit with relative gap {gap:.1e}; optimum in {where}"
 
 
 def _dot_rows(U: np.ndarray, V: np.ndarray) -> np.ndarray:
