@@ -9,7 +9,7 @@ from kernelsdp.data.ramps import RampBasis, label_alignment
 from kernelsdp.errors import InvalidDataError, TooLargeError
 from kernelsdp.formulations import KA, LMTL, MWCTLA, NCTLA
 from kernelsdp.formulations.tla import mixture_kernel
-from kernelsdp.solvers import solve
+from kernelsdp.solvers import get_solver, solve
 from kernelsdp.verify import verify
 
 
@@ -88,11 +88,68 @@ def test_original_alignment_matches_its_definition(task):
     assert 0 < f.original_alignment(m) <= 1 + 1e-12
 
 
-def test_block_formulations_refuse_large_n():
+def test_block_formulations_refuse_large_n_for_generic_solvers_only():
     X = np.random.default_rng(0).uniform(size=(500, 2))
     y = np.where(X[:, 0] > 0.5, 1, -1)
-    for cls in (NCTLA, LMTL):
+    for cls, fast in ((NCTLA, "schur-reduced"), (LMTL, "extragradient")):
+        f = cls.from_data(X, y, J=4)  # the data are O(nJD): accepted
         with pytest.raises(TooLargeError, match="GiB"):
-            cls.from_data(X, y)
+            solve(f, "scs")           # the n-sized block is what is refused
+        assert solve(f, fast).ok      # the structured solver needs no n × n matrix
     with pytest.raises(InvalidDataError):
         MWCTLA.from_data(X, np.zeros(500))
+
+
+@pytest.fixture(scope="module")
+def small_block():
+    X, y = hyperplane_transformed(300, "quadratic", seed=0)
+    return X[:24], y[:24]
+
+
+def test_schur_reduction_is_exact_against_the_full_sdp(small_block):
+    """Eq. 11 reduced to J × J (Schur complement; m decoupled) has the full SDP's optimum."""
+    f = NCTLA.from_data(*small_block, J=4)
+    rep = verify(f, ["schur-reduced", "scs"])
+    assert rep.passed, [(c.solver, c.failed) for c in rep.checks]
+    fast, scs = rep.checks
+    assert abs(fast.lower - scs.lower) <= tol.OBJECTIVE_RTOL_FIRST_ORDER * abs(scs.lower)
+    r = solve(f, "schur-reduced")
+    assert f.kernel_norm(r.primal["M"]) <= 1 + 1e-6               # feasible in eq. 11 itself
+    K = mixture_kernel(f.basis, r.primal["M"], small_block[0])
+    assert np.isclose(np.linalg.norm(K), f.kernel_norm(r.primal["M"]))  # ‖K_M‖_F from P
+    assert np.isclose(r.objective, f.y @ K @ f.y)                    # ⟨M, Q⟩ = yᵀK_M y
+
+
+def test_extragradient_matches_scs_on_lmtl_and_its_bounds_bracket_the_optimum(small_block):
+    f = LMTL.from_data(*small_block, J=4)
+    rep = verify(f, ["extragradient", "scs"])
+    assert rep.passed, [(c.solver, c.failed) for c in rep.checks]
+    eg, scs = rep.checks
+    assert eg.rigorous and eg.lower <= scs.upper + 1e-6 and scs.lower <= eg.upper + 1e-6
+    # weak duality at arbitrary feasible points: svm_dual_bound(α) ≤ t* ≤ svm_primal_bound(M, α)
+    from kernelsdp.solvers.extragradient import project_spectraplex, project_svm_box
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        a = project_svm_box(rng.uniform(0, 2 * f.C, f.n_points), f.y, f.C)
+        M = project_spectraplex(rng.standard_normal((f.n, f.n)))
+        assert f.svm_dual_bound(a) <= scs.upper + 1e-6 and scs.lower - 1e-6 <= f.svm_primal_bound(M, a)
+
+
+def test_extragradient_certificate_fails_a_wrong_point(small_block):
+    f = LMTL.from_data(*small_block, J=4)
+    r = solve(f, "extragradient")
+    assert f.certificate(r, tol.EXTRAGRADIENT_GAP_TOL).passed
+    r.primal["M"] = np.eye(f.n) / f.n                       # a feasible but poor M
+    assert "interval_width" in f.certificate(r, tol.EXTRAGRADIENT_GAP_TOL).failed
+    r.primal["M"] = 2 * np.eye(f.n)                          # infeasible: tr M = 2J
+    assert "trace_violation" in f.certificate(r, tol.EXTRAGRADIENT_GAP_TOL).failed
+
+
+def test_block_formulations_at_the_papers_training_size():
+    """n = 200 (seed 004 §5.1): both structured solvers certify their answers quickly."""
+    X, y = hyperplane_transformed(200, "quadratic", seed=2)
+    for cls, name in ((NCTLA, "schur-reduced"), (LMTL, "extragradient")):
+        f = cls.from_data(X, y, J=6)
+        r = solve(f, name)
+        cert = f.certificate(r, get_solver(cls, name).certificate_tol)
+        assert r.termination.value == "optimal" and cert.passed, (name, cert.failed)

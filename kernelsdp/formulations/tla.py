@@ -13,11 +13,15 @@ With Q_ij = (φ_i(X)ᵀy)ᵀ(φ_j(X)ᵀy) = ⟨φ_iᵀφ_j, yyᵀ⟩:
   elementwise-nonnegative M is nonnegative (Perron–Frobenius), so the transformation it
   recovers is monotone.
 - **NC-TLA** (eq. 11): max ⟨M, Q⟩ s.t. tr A ≤ 1, [[A, K_M], [K_M, I_n]] ⪰ 0,
-  [[1, mᵀ], [m, M]] ⪰ 0, m ≥ 0, with K_M = Σ M_ij φ_iφ_jᵀ (n × n): refused above
-  ``BLOCK_MAX_N`` points with the memory it would need.
+  [[1, mᵀ], [m, M]] ⪰ 0, m ≥ 0, with K_M = Σ M_ij φ_iφ_jᵀ (n × n): its conic model is
+  refused above ``BLOCK_MAX_N`` points with the memory it would need; the block says
+  exactly ‖K_M‖_F ≤ 1, so ``schur-reduced`` (solvers/tla_reduced.py) solves it at J size.
 - **LMTL** (eq. 2): the large-margin SDP, min t over M, m, t, λ, v ≥ 0, δ ≥ 0 with
   [[Y K_M Y, 1 + v − δ + λy], [·ᵀ, t − 2Cδᵀ1]] ⪰ 0 and the same [[1, mᵀ], [m, M]] ⪰ 0,
-  m ≥ 0, 1ᵀm ≤ 1, tr M ≤ 1: an (n+1)-block, refused above ``BLOCK_MAX_N``.
+  m ≥ 0, 1ᵀm ≤ 1, tr M ≤ 1: an (n+1)-block, refused above ``BLOCK_MAX_N`` for conic
+  solvers; ``extragradient`` (solvers/extragradient.py) solves its saddle point
+  min_M max_α 2·1ᵀα − αᵀY K_M Yα in O(nJD) per step, certified by the SVM dual bound
+  (from α) and the SVM primal bound (from M).
 - **KA** (eq. 8): max qᵀm s.t. mᵀSm ≤ 1, m ≥ 0 with base kernels K_i = φ_iφ_iᵀ,
   q_i = ⟨K_i, yyᵀ⟩, S_ij = ⟨K_i, K_j⟩ (a convex QCQP; S is a Gram matrix).
 
@@ -32,7 +36,7 @@ loose bound for the tightened one.  A point with no conic solve behind it and no
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import cvxpy as cp
@@ -42,6 +46,7 @@ from ..certificate import OPTIMALITY, Certificate, feasibility_only
 from ..data.ramps import RampBasis, kernel_gram, label_alignment, validate_labels
 from ..errors import InvalidParameterError, TooLargeError, check_choice
 from ..relaxations import QCQP, numerical_rank, relax
+from ..tolerances import EIG_ZERO_RTOL
 from ..declarations import parameter
 from .base import CvxpyModel, Formulation, require_keys
 
@@ -202,7 +207,6 @@ class NCTLA(_TLA):
     def from_data(cls, X, y, J: int = 10, basis=None):
         X = np.asarray(X, dtype=float)
         y = validate_labels(y, len(X))
-        _refuse(cls.name, len(X), 2 * len(X))
         basis = basis or RampBasis.fit(X, J)
         return cls(Q=label_alignment(basis, X, y), basis=basis, n_points=len(X), F=basis(X), y=y)
 
@@ -227,8 +231,36 @@ class NCTLA(_TLA):
         Psi = self.F.reshape(n, J * D)  # column index j·D + d
         return Psi @ cp.kron(M, np.eye(D)) @ Psi.T
 
+    def kernel_gram(self) -> np.ndarray:
+        """P = ΨᵀΨ (JD × JD, Ψ = [φ_1(X) … φ_J(X)] of n × JD), in O(n (JD)²): every norm of
+        K_M = Ψ(M ⊗ I_D)Ψᵀ is computed from it, ‖K_M‖²_F = tr((M⊗I)P(M⊗I)P)."""
+        n, J, D = self.F.shape
+        Psi = self.F.reshape(n, J * D)
+        return Psi.T @ Psi
+
+    def kernel_norm(self, M, P: np.ndarray | None = None) -> float:
+        """‖K_M‖_F without the n × n matrix (eq. 11's block [[A, K],[K, I]] ⪰ 0 with
+        tr A ≤ 1 says exactly ‖K_M‖_F ≤ 1: A ⪰ K² by the Schur complement)."""
+        P = self.kernel_gram() if P is None else P
+        J, D = self.n, self.F.shape[2]
+        MP = np.kron(np.asarray(M, dtype=float), np.eye(D)) @ P
+        return float(np.sqrt(max(np.sum(MP * MP.T), 0.0)))
+
+    def certificate(self, result, tol: float) -> Certificate:
+        """A conic solve's certificate; a Schur-reduced solve (solvers/tla_reduced.py) is
+        certified on its J-sized model, and its point is checked in eq. 11 itself:
+        M ⪰ 0 and ‖K_M‖_F ≤ 1 (A = K_M² completes it)."""
+        cert = super().certificate(result, tol)
+        if result.info.get("reduction") == "schur" and result.canonical is not None:
+            M = np.asarray(result.primal["M"], dtype=float)
+            extra = {"psd_M": float(max(0.0, -np.linalg.eigvalsh((M + M.T) / 2)[0])),
+                     "kernel_norm_violation": max(0.0, self.kernel_norm(M) - 1.0)}
+            cert = replace(cert, measures={**cert.measures, **extra})
+        return cert
+
     def build(self) -> CvxpyModel:
         J, n = self.n, self.n_points
+        _refuse(self.name, n, 2 * n)
         Y = cp.Variable((J + 1, J + 1), symmetric=True)
         m, M = Y[1:, 0], Y[1:, 1:]
         A = cp.Variable((n, n), symmetric=True)
@@ -272,8 +304,52 @@ class LMTL(NCTLA):
     def objective(self, M) -> float:  # reported: the alignment ⟨M, Q⟩ of the learned M
         return float(np.sum(self.Q * np.asarray(M)))
 
+    # -- eq. 2 as a saddle point: t* = min_M ω_C(K_M), the SVM dual value of K_M ---------
+    def mixed_gradient(self, alpha) -> np.ndarray:
+        """G(α) = [φ_1ᵀ(y∘α), …, φ_Jᵀ(y∘α)] (D × J): αᵀY K_M Y α = ⟨M, GᵀG⟩, O(nJD)."""
+        return np.einsum("njd,n->dj", self.F, self.y * np.asarray(alpha, dtype=float))
+
+    def svm_dual_bound(self, alpha) -> float:
+        """Lower bound on eq. 2 from any α with 0 ≤ α ≤ C, yᵀα = 0 (Lanckriet et al.'s ω_C):
+        min over M ⪰ 0, tr M ≤ 1 of 2·1ᵀα − ⟨M, G(α)ᵀG(α)⟩ = 2·1ᵀα − σ_max(G(α))².
+        (m never enters the objective and m = 0 is feasible, so eq. 2's M ranges over the
+        spectraplex {M ⪰ 0, tr M ≤ 1}.)"""
+        G = self.mixed_gradient(alpha)
+        return float(2 * np.sum(alpha) - np.linalg.norm(G, 2) ** 2)
+
+    def features(self, M) -> np.ndarray:
+        """B (n × rD) with K_M = BBᵀ, from M = RRᵀ (positive eigenpairs of M)."""
+        w, V = np.linalg.eigh((np.asarray(M, dtype=float) + np.asarray(M).T) / 2)
+        keep = w > EIG_ZERO_RTOL * max(float(w.max()), 1e-300)
+        R = V[:, keep] * np.sqrt(w[keep])
+        return np.einsum("njd,jk->nkd", self.F, R).reshape(self.n_points, -1)
+
+    def svm_primal_bound(self, M, alpha) -> float:
+        """Upper bound on eq. 2 at M: the soft-margin SVM primal ‖w‖² + 2C Σ(1 − y_i(B_iw + b))₊
+        at w = Bᵀ(y∘α) and its best b (weak duality: ≥ ω_C(K_M) ≥ t*).  Exact at the optimum
+        α of K_M; it is a feasible t of eq. 2."""
+        B = self.features(M)
+        w = B.T @ (self.y * np.asarray(alpha, dtype=float))
+        s = B @ w
+        return float(w @ w + 2 * self.C * _best_bias_hinge(s, self.y))
+
+    def certificate(self, result, tol: float) -> Certificate:
+        """A conic solve: the generic certificate.  A saddle-point solve (duals ``alpha``):
+        [svm_dual_bound(α), svm_primal_bound(M, α)], with M's and α's feasibility."""
+        if result.canonical is not None or "alpha" not in result.duals:
+            return _TLA.certificate(self, result, tol)
+        M, a = np.asarray(result.primal["M"], dtype=float), np.asarray(result.duals["alpha"], dtype=float)
+        scale = 1.0 + float(np.abs(a).sum())
+        measures = {"psd_M": float(max(0.0, -np.linalg.eigvalsh((M + M.T) / 2)[0])),
+                    "trace_violation": float(max(0.0, np.trace(M) - 1.0)),
+                    "alpha_box": float(max(0.0, -a.min(), a.max() - self.C)) / scale,
+                    "alpha_equality": abs(float(self.y @ a)) / scale}
+        return Certificate(OPTIMALITY, tol, self.svm_dual_bound(a), self.svm_primal_bound(M, a),
+                           True, measures, note="SVM dual bound (α) and SVM primal bound (M)")
+
     def build(self) -> CvxpyModel:
         J, n, y = self.n, self.n_points, self.y
+        _refuse(self.name, n, n + 1)
         Y = cp.Variable((J + 1, J + 1), symmetric=True)
         m, M = Y[1:, 0], Y[1:, 1:]
         t, lam = cp.Variable(), cp.Variable()
@@ -331,6 +407,21 @@ class KA(_TLA):
     def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
         m = np.asarray(model.variables["m"].value, dtype=float) / np.sqrt(self._sigma())
         return {"objective": self.objective(m), "primal": {"m": m, "M": np.diag(m)}}
+
+
+def _best_bias_hinge(s: np.ndarray, y: np.ndarray) -> float:
+    """min_b Σ_i (1 − y_i(s_i + b))₊: convex, piecewise linear; its minimum lies at a
+    breakpoint b = y_i − s_i.  O(n log n): sort the breakpoints, sweep the slopes."""
+    bps = y - s
+    order = np.argsort(bps)
+    b = bps[order]
+    yo = y[order]
+    # at b → −∞ the active terms are those with y = +1 (1 − s − b > 0); slope = −#(y=+1)
+    # crossing breakpoint b_i: a y=+1 term switches off (+1), a y=−1 term switches on (+1)
+    slope = -np.sum(y > 0) + np.cumsum(np.ones_like(yo))
+    k = int(np.searchsorted(slope, 0.0))  # first breakpoint where the slope turns ≥ 0
+    k = min(k, len(b) - 1)
+    return float(np.maximum(0.0, 1 - y * (s + b[k])).sum())
 
 
 def _refuse(name: str, n: int, block: int) -> None:

@@ -25,6 +25,8 @@ from .saddle_point import SaddlePoint
 from .spectral import SpectralClosedForm
 from .stqp import ExactStQP, LocalStQP
 from .tla import TopEigenpair
+from .extragradient import Extragradient
+from .tla_reduced import SchurReduced
 
 #: fast solvers per formulation family
 FAST_SOLVERS: dict[type[Formulation], list[Solver]] = {
@@ -33,7 +35,7 @@ FAST_SOLVERS: dict[type[Formulation], list[Solver]] = {
     NCutMKL: [ExactStQP(), LocalStQP()],
     SpectralMetric: [SpectralClosedForm()],
     MWCTLA: [TopEigenpair()],
-    KA: [], NCTLA: [], LMTL: [],
+    KA: [], NCTLA: [SchurReduced()], LMTL: [Extragradient()],
 }
 
 
