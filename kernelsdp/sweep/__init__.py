@@ -32,8 +32,9 @@ def run_sweep(spec: Spec, *, jobs: int | None = None, backend: str | None = None
     [cluster] table."""
     backend = backend or spec.backend
     scheduler = scheduler or spec.scheduler
-    jobs = jobs if jobs is not None else (spec.jobs if spec.jobs != 1 or backend in (None, "loky")
-                                          else -1)
+    jobs = jobs if jobs is not None else spec.jobs
+    if backend in ("dask", "ray") and jobs == 1:
+        jobs = -1  # every worker of the cluster
     with connect(backend, scheduler) as joblib_backend:
         return run_units(spec.study, spec.units, run_unit, store=store, n_jobs=jobs,
                          backend=joblib_backend, desc=f"sweep {spec.study}", fresh=fresh)

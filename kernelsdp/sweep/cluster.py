@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 
+from joblib import parallel_config
+
 from ..errors import InvalidDataError, InvalidParameterError
 
 CONNECT_TIMEOUT_S = 20
@@ -22,7 +24,8 @@ CONNECT_TIMEOUT_S = 20
 
 @contextlib.contextmanager
 def connect(backend: str | None, scheduler: str | None = None):
-    """A context in which joblib's backend ``backend`` can run; yields its joblib name."""
+    """A context in which the units run on ``backend``; yields the backend name to give
+    joblib's ``Parallel`` (None on a cluster: the context has set it)."""
     if backend in (None, "loky"):
         if scheduler:
             raise InvalidParameterError("--scheduler needs --backend dask or ray.")
@@ -39,7 +42,10 @@ def connect(backend: str | None, scheduler: str | None = None):
         except (OSError, TimeoutError) as exc:
             raise InvalidDataError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
         try:
-            yield "dask"
+            # the backend is set by joblib's context, not by name: Parallel(backend="dask")
+            # fails in joblib 1.6 (Batch.__call__() got an unexpected keyword 'nesting_level')
+            with parallel_config(backend="dask"):
+                yield None
         finally:
             client.close()
     elif backend == "ray":
@@ -51,7 +57,8 @@ def connect(backend: str | None, scheduler: str | None = None):
         register_ray()
         ray.init(address=scheduler, ignore_reinit_error=True)
         try:
-            yield "ray"
+            with parallel_config(backend="ray"):
+                yield None
         finally:
             ray.shutdown()
     else:
