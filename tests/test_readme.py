@@ -30,14 +30,16 @@ def registries():
 
 
 def test_every_readme_example_runs_quickly(registries, capsys, tmp_path):
-    assert len(BLOCKS) == 4
+    assert len(BLOCKS) == 5
     t0 = time.perf_counter()
     spaces = []
     for code in BLOCKS:
         namespace: dict = {"__name__": "readme"}
         exec(compile(code, "README.md", "exec"), namespace)
         spaces.append(namespace)
-    first, certify, extending, relaxation = spaces
+    first, certify, extending, relaxation, estimators = spaces
+    assert estimators["est"].certificate_.passed and estimators["svc"].score(
+        estimators["K"][1::2, ::2], estimators["y"][1::2]) > 0.85  # the learned kernel in an SVC
     assert abs(relaxation["tightness"].gap) < 1e-6  # the rounding reached the certified bound
     assert first["report"].passed and first["r"].solver == "admm"
     report = certify["report"]  # the example asserts report.passed itself
