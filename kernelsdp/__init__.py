@@ -14,9 +14,11 @@ from .relaxations import QCQP, RELAXATIONS, relax
 from .result import KernelFactor, PointStatus, Result, Termination
 from .solvers import default_solver, get_solver, registry, solve
 from .verify import certify, verify
+from .estimators import NCutKernelLearning, NPKLKernelLearning, SpectralMetricLearning
 
 __version__ = "0.1.0"
 __all__ = ["Certificate", "CvxpyModel", "CvxpyProblem", "FORMULATIONS", "Formulation",
-           "KernelFactor", "KernelSDPError", "NPKL", "PairwiseConstraints", "PointStatus", "QCQP",
-           "RELAXATIONS", "Result", "Termination", "certify", "default_solver", "get_solver",
+           "KernelFactor", "KernelSDPError", "NCutKernelLearning", "NPKL", "NPKLKernelLearning",
+           "PairwiseConstraints", "PointStatus", "QCQP", "RELAXATIONS", "Result",
+           "SpectralMetricLearning", "Termination", "certify", "default_solver", "get_solver",
            "knn_laplacian", "load", "registry", "relax", "simple_npkl", "solve", "verify"]
