@@ -146,3 +146,22 @@ def test_cli_sweep_writes_the_table_exports_and_plot(tmp_path, monkeypatch, caps
 def test_the_example_spec_reads():
     spec = read_spec(os.path.join(os.path.dirname(__file__), "..", "examples", "sweep.toml"))
     assert len(spec.units) == 16 and {u["solver"] for u in spec.units} == {"admm", "clarabel"}
+
+
+def test_certify_a_folder_runs_through_the_runner_and_resumes(tmp_path, monkeypatch, capsys):
+    from kernelsdp.data import sdp_instances as S
+    from kernelsdp.verify import report
+    monkeypatch.setenv("KERNELSDP_STORE", str(tmp_path / "r.sqlite"))
+    folder = tmp_path / "problems"
+    folder.mkdir()
+    (folder / "a.dat-s").write_text(S.LP_BLOCK_SDPA)
+    (folder / "b.dat-s").write_text(S.LP_BLOCK_SDPA)
+    real, solved = report.verify, []
+    monkeypatch.setattr(report, "verify", lambda p, names, **kw: solved.append(1) or real(p, names, **kw))
+    assert main(["certify", str(folder)]) == 0
+    assert len(solved) == 2 and ResultsStore().studies()["certify"] == 2
+    first = capsys.readouterr().out
+    assert main(["certify", str(folder)]) == 0  # nothing left to solve: the same rows
+    assert len(solved) == 2 and capsys.readouterr().out.splitlines()[1:] == first.splitlines()[1:]
+    (folder / "b.dat-s").write_text(S.LP_BLOCK_SDPA + "\n")  # an edited file is a new unit
+    assert main(["certify", str(folder)]) == 0 and len(solved) == 3

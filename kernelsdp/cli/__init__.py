@@ -91,6 +91,10 @@ def make_parser() -> argparse.ArgumentParser:
                    help="wall-clock limit per solve, in seconds")
     p.add_argument("--tol", type=float, default=CERTIFY_TOL,
                    help=f"bar for every measure and the interval width (default {CERTIFY_TOL:g})")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="files certified in parallel (a folder; joblib, -1: all cores)")
+    p.add_argument("--fresh", action="store_true",
+                   help="a folder: certify every file again, not only those not yet in the results store")
     p = sub.add_parser("reproduce", help="run a paper reproduction")
     p.add_argument("paper", metavar="PAPER", help="one of: " + ", ".join(_papers()))
     p.add_argument("--quick", action="store_true", help="small, fast version")

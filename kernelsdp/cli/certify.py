@@ -1,34 +1,33 @@
 """``kernelsdp certify FILE|FOLDER``: solve SDPA files and ``.py`` problems with each solver and
 print every answer's certificate (DIMACS err1–err6, interval, verdict), with a summary of
-how many "optimal" answers failed."""
+how many "optimal" answers failed.  A folder runs through the project's runner
+(:func:`kernelsdp.runs.run_units`): each file's answers are kept in the results store the
+moment they are certified, and a re-run certifies only the files not done yet (``--fresh``:
+all of them again)."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from ..errors import KernelSDPError, SolverUnavailableError, UnknownNameError, check_positive
 from ..solvers import generic_solvers
-from ..verify import verify
-from ..verify.files import load_problem, problem_paths
+from ..verify.files import certify_file, certify_unit, problem_paths
 from .output import clean
 
-
-def _certify_row(c) -> dict:
-    return {"solver": c.solver, "status": c.status, "objective": c.objective,
-            "dimacs": c.dimacs, "lower": c.lower, "upper": c.upper, "rigorous": c.rigorous,
-            "passed": c.passed, "failed": c.failed, "solve_time_s": c.solve_time_s,
-            "certify_time_s": c.certify_time_s, "kind": c.kind, "note": c.note}
+#: the study under which `kernelsdp certify FOLDER` keeps its answers
+STUDY = "certify"
 
 
-def _print_certify_row(name: str, c) -> None:
-    errs = " ".join(f"{c.dimacs[k]:8.1e}" for k in sorted(c.dimacs)) if c.dimacs else \
+def _print_certify_row(name: str, c: dict) -> None:
+    errs = " ".join(f"{c['dimacs'][k]:8.1e}" for k in sorted(c["dimacs"])) if c["dimacs"] else \
         " ".join(["       -"] * 6)
-    obj = f"{c.objective:.8g}" if c.objective is not None else "-"
-    lo = "-" if c.lower is None else f"{c.lower:.8g}"
-    up = "-" if c.upper is None else f"{c.upper:.8g}"
-    print(f"{name[:22]:<22} {c.solver:<9} {c.status:<15} {obj:>15} {errs} "
-          f"[{lo}, {up}]{'' if c.rigorous else '~'}  {c.solve_time_s:7.2f}s  {c.verdict}",
+    obj = f"{c['objective']:.8g}" if c["objective"] is not None else "-"
+    lo = "-" if c["lower"] is None else f"{c['lower']:.8g}"
+    up = "-" if c["upper"] is None else f"{c['upper']:.8g}"
+    print(f"{name[:22]:<22} {c['solver']:<9} {c['status']:<15} {obj:>15} {errs} "
+          f"[{lo}, {up}]{'' if c['rigorous'] else '~'}  {c['solve_time_s']:7.2f}s  {c['verdict']}",
           flush=True)
 
 
@@ -50,34 +49,37 @@ def cmd_certify(args) -> int:
         ok, reason = generic[name].availability()
         if not ok:
             raise SolverUnavailableError(f"solver {name!r} is unavailable: {reason}")
-    options = {n: {"time_limit": args.time_limit} for n in names} if args.time_limit else {}
     paths = problem_paths(args.path)
-    reports, unreadable = [], 0
+    units = [certify_unit(p, names, args.tol, args.time_limit) for p in paths]
+    if os.path.isdir(args.path):
+        from ..runs import run_units
+        records = run_units(STUDY, units, certify_file, n_jobs=getattr(args, "jobs", 1) or 1,
+                            desc=f"certify {args.path}", fresh=getattr(args, "fresh", False)).records
+    else:
+        records = [{**units[0], **certify_file(units[0])}]
+        if "error" in records[0]:
+            raise KernelSDPError(records[0]["error"])
     if not args.json:
         print(f"{'problem':<22} {'solver':<9} {'status':<15} {'objective':>15} "
               + " ".join(f"{'err' + str(k):>8}" for k in range(1, 7))
               + "  interval (~ estimate)  time  verdict", flush=True)
-    for path in paths:
-        try:
-            pf = load_problem(path)
-            rep = verify(pf.problem, names, tol_=args.tol, **options)
-        except KernelSDPError as exc:
-            if len(paths) == 1:
-                raise
+    reports, unreadable = [], 0
+    for r in records:
+        if "error" in r:
             unreadable += 1
-            sys.stderr.write(f"kernelsdp: error: {exc}\n")
+            sys.stderr.write(f"kernelsdp: error: {r['error']}\n")
             continue
-        rep.problem.update(name=pf.name, path=path)
-        reports.append(rep)
+        reports.append(r)
         if not args.json:
-            for c in rep.checks:
-                _print_certify_row(pf.name, c)
-            for c in rep.comparisons:
-                if not c.passed:
-                    print(f"  {c.relation}: {c.a} vs {c.b} FAIL (separation {c.separation:.1e})")
-    passed = all(r.passed for r in reports)
-    out = [{"problem": r.problem, "passed": r.passed,
-            "solvers": [_certify_row(c) for c in r.checks]} for r in reports]
+            for c in r["solvers"]:
+                _print_certify_row(r["problem"]["name"], c)
+            for c in r["comparisons"]:
+                if not c["passed"]:
+                    print(f"  {c['relation']}: {c['a']} vs {c['b']} FAIL (separation "
+                          f"{c['separation']:.1e})")
+    passed = all(r["passed"] for r in reports)
+    out = [{"problem": r["problem"], "passed": r["passed"], "solvers": r["solvers"]}
+           for r in reports]
     if args.json:
         print(json.dumps(clean(out[0] if len(paths) == 1 else out), indent=2))
     else:
@@ -87,15 +89,13 @@ def cmd_certify(args) -> int:
     return 0 if passed else 1
 
 
-def _print_certify_summary(reports, names, tol: float) -> None:
+def _print_certify_summary(reports: list[dict], names, tol: float) -> None:
     print(f"summary at tol {tol:g}: {len(reports)} problem(s)")
     for name in names:
-        rows = [c for r in reports for c in r.checks if c.solver == name]
-        claimed = [c for c in rows if c.claimed in ("optimal", "optimal_inaccurate")]
-        wrong = [c for c in claimed if not c.passed]
-        print(f"  {name:<9} {len(rows)} answers, {sum(c.passed for c in rows)} certified; "
-              f"{len(claimed)} called optimal, {len(wrong)} of them failed the certificate"
-              + (": " + ", ".join(sorted({r.problem["name"] for r in reports for c in r.checks
-                                          if c in wrong})) if wrong else ""))
-
-
+        rows = [(r, c) for r in reports for c in r["solvers"] if c["solver"] == name]
+        claimed = [(r, c) for r, c in rows if c["claimed"] in ("optimal", "optimal_inaccurate")]
+        wrong = sorted({r["problem"]["name"] for r, c in claimed if not c["passed"]})
+        failed = sum(not c["passed"] for _, c in claimed)
+        print(f"  {name:<9} {len(rows)} answers, {sum(c['passed'] for _, c in rows)} certified; "
+              f"{len(claimed)} called optimal, {failed} of them failed the certificate"
+              + (": " + ", ".join(wrong) if wrong else ""))
