@@ -28,23 +28,22 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..errors import InvalidDataError
+from ..errors import InvalidDataError, TooLargeError
 from ..formulations.ncut_mkl import NCutMKL
 from ..formulations.stqp import BOUNDED_LIFTINGS
 from ..solvers import solvers_for
 from .contract import DeclaredParameters, solve_certified
+from .pair_input import array_ndim
 
-
-def _ndim(X) -> int:
-    """X's dimension (array-likes that forbid np.ndim included; sparse counts as 2)."""
-    return 2 if hasattr(X, "tocsr") else np.asarray(X).ndim
+#: dense base kernels on points above this many GiB in all are refused
+MAX_KERNEL_GIB = 4.0
 
 
 def is_kernel_list(X) -> bool:
     """MKLpy's input: a list/tuple of kernel matrices, or a 3-D array of them."""
     if isinstance(X, (list, tuple)):  # a list of 2-D kernels, not a list of point rows
-        return len(X) > 0 and _ndim(X[0]) == 2
-    return _ndim(X) == 3
+        return len(X) > 0 and array_ndim(X[0]) == 2
+    return array_ndim(X) == 3
 
 
 def read_kernels(KL, n_columns: int | None = None) -> list[np.ndarray]:
@@ -96,6 +95,11 @@ class NCutKernelLearning(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, Tr
         self.random_state = random_state
 
     def _base_kernels(self, X, Y) -> list[np.ndarray]:
+        gib = 8 * len(self.gammas_) * len(X) * len(Y) / 2**30
+        if gib > MAX_KERNEL_GIB:
+            raise TooLargeError(f"the {len(self.gammas_)} base kernels of {len(X)}×{len(Y)} points "
+                                f"need {gib:.1f} GiB (limit {MAX_KERNEL_GIB} GiB); subsample the "
+                                "points or pass the kernels yourself.")
         return [rbf_kernel(X, Y, gamma=g) for g in self.gammas_]
 
     def fit(self, X, y=None):

@@ -130,11 +130,7 @@ class NPKLKernelLearning(DeclaredParameters, LearnedKernelMixin, TransformerMixi
     def _pair_rows(self, pairs) -> tuple[np.ndarray, np.ndarray]:
         """Φ of the first and second points of each pair."""
         check_is_fitted(self)
-        if self.preprocessor is not None:
-            points, idx = read_pairs(pairs, self.preprocessor)
-            Phi = self.transform(points)
-            return Phi[idx[:, 0]], Phi[idx[:, 1]]
-        points, idx = read_pairs(pairs, None)
+        points, idx = read_pairs(pairs, self.preprocessor)
         Phi = self.transform(points)
         return Phi[idx[:, 0]], Phi[idx[:, 1]]
 

@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_array
 from ..errors import InvalidDataError
 
 
-def _ndim(X) -> int:
+def array_ndim(X) -> int:
     """X's dimension (array-likes that forbid np.ndim included; sparse counts as 2)."""
     return 2 if hasattr(X, "tocsr") else np.asarray(X).ndim
 
@@ -36,7 +36,7 @@ def as_points(X, name: str = "preprocessor") -> np.ndarray:
 
 def is_pair_input(X, preprocessor) -> bool:
     """True when ``X`` holds pairs (index pairs with a preprocessor, or a 3-D array)."""
-    return preprocessor is not None or _ndim(X) == 3
+    return preprocessor is not None or array_ndim(X) == 3
 
 
 def read_pairs(X, preprocessor) -> tuple[np.ndarray, np.ndarray]:

@@ -18,6 +18,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -75,10 +76,11 @@ class SpectralMetricLearning(DeclaredParameters, LearnedKernelMixin, Transformer
         return f
 
     def _seed(self) -> int:
+        """An int seed for the pair protocol and the landmarks, from ``random_state``."""
         r = self.random_state
-        return int(r) if isinstance(r, (int, np.integer)) else \
-            int(np.random.RandomState(r).randint(np.iinfo(np.int32).max)) if r is None else \
-            int(r.randint(np.iinfo(np.int32).max))
+        if isinstance(r, (int, np.integer)):
+            return int(r)
+        return int(check_random_state(r).randint(np.iinfo(np.int32).max))
 
     def fit(self, X, y=None, pairs=None, labels=None):
         self._validate_params()
