@@ -169,3 +169,12 @@ def test_solve_without_a_point_is_an_error_not_a_fit(iris_pairs):
             assert "no usable point" in str(exc)
         else:
             assert not est.certificate_.passed
+
+
+@pytest.mark.parametrize("est", [NPKLKernelLearning(), NCutKernelLearning(), SpectralMetricLearning()])
+def test_feature_names_out_match_transform(est):
+    X, y = load("wine")
+    Z = est.fit(X, y).transform(X[:4])
+    names = est.get_feature_names_out()
+    assert len(names) == Z.shape[1] and names[0].startswith(type(est).__name__.lower())
+    assert est.set_output(transform="default") is est and est.n_features_in_ == X.shape[1]
