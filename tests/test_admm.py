@@ -209,15 +209,31 @@ def test_memory_never_holds_an_n_by_n_matrix():
     assert peak < 2 * estimate < n * n * 8 / 5
 
 
-def test_reproduction_quick_mode_prints_both_tables_and_the_substitutions(capsys):
-    from papers.flexible_npkl_admm import main
-    assert main(quick=True) == 0
+def test_reproduction_runs_units_into_the_store_and_explains_off_cells(capsys, tmp_path, monkeypatch):
+    """The reproduction's plumbing on three units (the whole --quick run takes about a minute):
+    the paper's problem (1) beside B = n, each cell beside the paper, a cause for the cells
+    outside the paper's spread, the records exported, and a second run reuses them."""
+    import papers.flexible_npkl_admm as repro
+    from kernelsdp.runs import ResultsStore
+    quick = repro.units_for(True)
+    assert {u["method"] for u in quick} == {"ADMM B=n", "ADMM (1)", "S-NPKL", "SDP", "ADMM B=n raw"}
+    assert all(u.get("max_iter") == repro.QUICK_MAX_ITER_1 for u in quick if u["method"] == "ADMM (1)")
+    few = [{"dataset": "iris", "seed": 0, "loss": "HL", "method": m} for m in ("ADMM B=n", "ADMM B=n raw")]
+    few.append({"dataset": "iris", "seed": 0, "loss": "HL", "method": "ADMM (1)", "max_iter": 300})
+    monkeypatch.setattr(repro, "units_for", lambda quick: few)
+    monkeypatch.chdir(tmp_path)
+    store = ResultsStore(tmp_path / "r.sqlite")
+    assert repro.main(quick=True, store=store) == 0
     out = capsys.readouterr().out
-    assert "Protein: not available offline" in out and "digits" in out
+    assert "Protein: not available offline" in out and "digits" in out and "3 units run" in out
     table2 = out.split("Table 2")[1].split("Table 3")[0]
-    admm_rows = [line for line in table2.splitlines() if "ADMM" in line]
-    assert len(admm_rows) == 4 and all(" - |" not in row for row in admm_rows)
-    assert "ADMM status: optimal" in out
+    row = next(line for line in table2.splitlines() if line.startswith("HL   ADMM (1)"))
+    assert row.split("|")[1].strip() == "99.2±1.0"
+    causes = out.split("measured cause:")[1]
+    assert "iris" in causes and "ADMM (1)" in causes and "not certified optimal" in causes
+    assert (tmp_path / "out" / f"{repro.STUDY}.csv").exists()
+    assert repro.main(quick=True, store=store) == 0
+    assert "0 units run, 3 reused" in capsys.readouterr().out
 
 
 # ---- seed 001's problem (1): no capacity (issue #14) --------------------------------------
