@@ -70,12 +70,18 @@ safeguard).  Measured on the UCI fixtures: hinge and ℓ1 went from > 20,000 ite
 90–240; on digits (n = 1,797) restarting on any increase rather than a tenfold one took
 the four losses from 1,570–2,090 iterations to 830–1,880.
 
-**Capacities.**  Only ``trace`` (tr K ≤ B).  Without a capacity (the seed's own problem)
-the dual bound −Σh*(β) is valid only if M(β) ⪰ 0 exactly, which multipliers of a
-first-order method never are, and a slightly indefinite M gave "gaps" of −3 % (40 Iris
-points, ℓ2, whose SDP optimum, trace 4.7e4, also needs a rank above r); so ``none`` is
-refused rather than reported as certified.  A Frobenius bound couples every entry of the
-implicit Z and is refused too (SimpleNPKL's solvers handle it).
+**Capacities.**  ``trace`` (tr K ≤ B, the ball above) and ``none``, the seed's own
+problem (1).  Without a bound the plain dual −Σh*(β) is valid only if M(β) ⪰ 0 exactly,
+which multipliers of a first-order method never are (a slightly indefinite M gave "gaps" of
+−3 % on 40 Iris points, ℓ2).  So ``none`` is certified by the a-priori bound tr ΠKΠ ≤ B̄
+derived from the data (:mod:`kernelsdp.formulations.npkl_trace_bound`, docs/npkl.md §6)
+with the repaired multipliers; when eq. 14's residuals are met and that certified gap
+stalls (``STALL_CHECKS``), the free null directions of L are first added as columns
+(``factor_steps.free_columns``, at most ``MAX_ESCAPES`` times), then the stop reads
+``locally_solved`` with the interval in the message — never "optimal" on residuals alone.
+The optimum of (1) may also need a rank above Pataki's r: the widening stops at ``rank``,
+and the gap says what that cost.  A Frobenius bound couples every entry of the implicit Z
+and is refused (SimpleNPKL's solvers handle it).
 
 **Stopping.**  The residuals of eq. 14 below ``tol`` *and* the relative duality gap below
 ``gap_tol``: the per-pair multipliers β_ij = −(A_ij + A_ji + 2L_ij) (stationarity of the
