@@ -178,3 +178,18 @@ def test_feature_names_out_match_transform(est):
     names = est.get_feature_names_out()
     assert len(names) == Z.shape[1] and names[0].startswith(type(est).__name__.lower())
     assert est.set_output(transform="default") is est and est.n_features_in_ == X.shape[1]
+
+
+def test_threshold_and_harmonic_extension_by_hand():
+    from kernelsdp.data.graph import mutual_knn_graph
+    from kernelsdp.estimators.npkl_kernel import best_threshold
+    assert best_threshold(np.array([0.4, 0.1, 0.3, 0.2]), np.array([1, -1, 1, -1])) == pytest.approx(0.25)
+    # a split inside the tie at 0.2 would count 4 of 4 right; none exists: 3 of 4 at 0.15
+    assert best_threshold(np.array([0.1, 0.2, 0.2, 0.5]), np.array([-1, -1, 1, 1])) == pytest.approx(0.15)
+    X, y = load("iris")
+    est = NPKLKernelLearning(n_neighbors=5).fit(X, y)
+    x = X[:1] + 0.05
+    d = np.asarray(mutual_knn_graph(X, 5).sum(axis=1)).ravel()
+    nearest = np.argsort(((X - x) ** 2).sum(1))[:5]
+    by_hand = (est.embedding_[nearest] / np.sqrt(d[nearest] + 1)[:, None]).sum(0) / np.sqrt(5)
+    assert np.allclose(est.transform(x)[0], by_hand)
