@@ -14,6 +14,9 @@ A solver class states
   an :class:`InvalidParameterError` in one message shape, never ignored;
 - ``objective_tol`` and ``certificate_tol``: its named tolerances (from
   :mod:`kernelsdp.tolerances`), read by verify.
+- ``memory_bytes(f, options)``: the peak bytes of one solve, from the sizes alone; every
+  ``run`` starts by refusing a size that would not fit, with the GiB it would need
+  (:mod:`.memory`), before allocating anything.
 
 Solver trouble is a status in the result; only user mistakes (an unsupported problem asked
 for by name, a bad option, a size that would not fit in memory) raise.
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
+import functools
 import math
 import typing
 from abc import ABC, abstractmethod
@@ -105,6 +109,30 @@ class Solver(ABC):
     Options: ClassVar[type] = NoOptions
     objective_tol: ClassVar[float] = tol.OBJECTIVE_RTOL_ITERATIVE
     certificate_tol: ClassVar[float] = tol.KKT_TOL_INTERIOR_POINT
+    #: bytes this solver never goes beyond, below the machine's memory (None: no cap of its own)
+    memory_cap: ClassVar[int | None] = None
+    #: what the TooLargeError says to do instead
+    memory_advice: ClassVar[str] = "use a solver that scales (kernelsdp solvers) or a smaller n."
+
+    def __init_subclass__(cls, **kwargs):
+        """Every solver's ``run`` starts with the memory check (:mod:`.memory`), so no path —
+        solve, verify, a sweep — allocates a size that cannot fit."""
+        super().__init_subclass__(**kwargs)
+        run = cls.__dict__.get("run")
+        if run is not None and not getattr(run, "checks_memory", False):
+            @functools.wraps(run)
+            def checked(self, formulation, options):
+                from .memory import refuse_if_too_large
+                refuse_if_too_large(self, formulation, options)
+                return run(self, formulation, options)
+            checked.checks_memory = True
+            cls.run = checked
+
+    def memory_bytes(self, formulation: Formulation, options) -> int | None:
+        """Peak bytes one solve holds beyond the problem's own data, from its sizes alone
+        (nothing is allocated); None: not declared (tests/test_scale_limits.py checks that
+        every registered solver declares it)."""
+        return None
 
     def availability(self) -> tuple[bool, str]:
         """(True, "") when the solver can run on this machine, else (False, reason)."""

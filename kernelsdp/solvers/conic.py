@@ -21,7 +21,7 @@ from cvxpy.reductions.solvers import defines
 
 from .. import tolerances as tol
 from ..certificate import conic_certificate, solve_canonical
-from ..errors import InvalidDataError, InvalidParameterError, TooLargeError
+from ..errors import InvalidDataError, InvalidParameterError
 from ..formulations.base import Formulation
 from ..result import PointStatus, Result, Termination
 from ..declarations import option
@@ -34,6 +34,8 @@ OPTIONAL_EXTRAS = {"MOSEK": "pip install 'kernelsdp[mosek]' (and a MOSEK licence
 #: for Clarabel on NPKL: 1.4 GB at n = 100.  Bytes ≈ INTERIOR_POINT_BYTES_PER_ENTRY·t².
 INTERIOR_POINT_BYTES_PER_ENTRY = 48
 FIRST_ORDER = {"SCS"}
+#: generic solvers are refused above this even on a larger machine (their time grows as
+#: t³: a solve that needs more would not finish in a working day)
 GENERIC_MEMORY_LIMIT = 8 * 2**30
 
 #: Each solver's own names for the common options (MOSEK: see common_options).
@@ -116,12 +118,18 @@ class ConicSolver(Solver):
             return _mosek_licence()
         return True, ""
 
-    def memory_bytes(self, formulation: Formulation) -> int:
+    memory_cap = GENERIC_MEMORY_LIMIT
+    memory_advice = "use a fast solver for this size."
+
+    def memory_bytes(self, formulation: Formulation, options=None) -> int:
+        """The scaling block (interior point) or ten n×n arrays (SCS) of the PSD block, over a
+        floor of 16 vectors of the problem's size (a problem without a PSD block)."""
         n = formulation.psd_dim
         t = n * (n + 1) // 2
+        floor = 8 * 16 * max(int(formulation.n), 1)
         if self.cvxpy_name in FIRST_ORDER:
-            return 8 * 10 * n * n
-        return INTERIOR_POINT_BYTES_PER_ENTRY * t * t
+            return floor + 8 * 10 * n * n
+        return floor + INTERIOR_POINT_BYTES_PER_ENTRY * t * t
 
     def run(self, formulation: Formulation, options: ConicOptions) -> Result:
         """Solve the formulation's CVXPY model through its canonical form, keeping the point
@@ -130,13 +138,7 @@ class ConicSolver(Solver):
         if not ok:
             return Result.failure(formulation.name, self.name, Termination.SOLVER_UNAVAILABLE,
                                   f"solver {self.name!r} is unavailable: {reason}")
-        need = self.memory_bytes(formulation)
-        if need > GENERIC_MEMORY_LIMIT:
-            raise TooLargeError(
-                f"{self.name} on this SDP with a {formulation.psd_dim}×{formulation.psd_dim} PSD "
-                f"block would need about "
-                f"{need / 2**30:.1f} GiB (limit {GENERIC_MEMORY_LIMIT / 2**30:.0f} GiB); "
-                "use a fast solver for this size.")
+        # the size was checked before this call (Solver.memory_bytes, solvers/memory.py)
         t0 = time.perf_counter()
         model = formulation.build()
         t1 = time.perf_counter()

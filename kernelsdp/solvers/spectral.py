@@ -25,6 +25,10 @@ class SpectralClosedForm(Solver):
     # issue #6's bar: the closed form and an interior-point solver agree to 1e-8
     objective_tol = certificate_tol = tol.SPECTRAL_QP_RTOL
 
+    def memory_bytes(self, f: SpectralMetric, options) -> int:
+        """β (p values) and the kernel factor basis·diag(β) (n × p)."""
+        return 8 * (f.n + (0 if f.basis is None else f.basis.size))
+
     def run(self, f: SpectralMetric, options) -> Result:
         t0 = time.perf_counter()
         beta = f.closed_form()

@@ -53,6 +53,10 @@ class ExactStQP(Solver):
                     f"{EXACT_MAX_D}: use local or a conic solver (SDP1 bound + rounding)")
         return reason
 
+    def memory_bytes(self, f: StQP, options) -> int:
+        """One face's d×d system at a time (the 2^d faces are enumerated, not stored)."""
+        return 8 * 3 * f.d * f.d
+
     def run(self, f: StQP, options) -> Result:
         t0 = time.perf_counter()
         best, faces = f.global_minimum()
@@ -74,6 +78,10 @@ class LocalStQP(Solver):
     ACCEPTS = {StQP: {}}
     Options = LocalOptions
     objective_tol = certificate_tol = tol.STQP_TOL
+
+    def memory_bytes(self, f: StQP, options: LocalOptions) -> int:
+        """A = c − Q (d×d) and the starting points (starts × d)."""
+        return 8 * (f.d * f.d + (options.starts + 4) * f.d)
 
     def run(self, f: StQP, options: LocalOptions) -> Result:
         starts, max_iter, seed = options.starts, options.max_iter, options.seed

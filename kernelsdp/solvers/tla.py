@@ -29,6 +29,11 @@ class TopEigenpair(Solver):
     objective_tol = tol.OBJECTIVE_RTOL_EXACT
     certificate_tol = tol.KKT_TOL
 
+    def memory_bytes(self, f: MWCTLA, options) -> int:
+        """LAPACK's eigh of the J×J matrix Q (3 arrays) and M = vvᵀ."""
+        J = f.Q.shape[0]
+        return 8 * 4 * J * J
+
     def run(self, f: MWCTLA, options) -> Result:
         t0 = time.perf_counter()
         w, V = np.linalg.eigh(f.Q)

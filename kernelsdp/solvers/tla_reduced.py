@@ -105,6 +105,12 @@ class SchurReduced(Solver):
     def availability(self) -> tuple[bool, str]:
         return self._inner.availability()
 
+    def memory_bytes(self, f: NCTLA, options) -> int:
+        """P = ΨᵀΨ ((JD)²), H, its symmetriser and eigenvectors (about six J² × J² arrays), and
+        Clarabel on the J × J model (its own formula)."""
+        _, J, D = f.F.shape
+        return 8 * (6 * J**4 + (J * D) ** 2) + self._inner.memory_bytes(f)
+
     def run(self, f: NCTLA, options: ConicOptions) -> Result:
         import time
         t0 = time.perf_counter()

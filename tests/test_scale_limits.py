@@ -1,0 +1,113 @@
+"""Scale limits said up front: every registered solver declares what one solve holds in
+memory and refuses, before allocating, a size that would not fit, with the GiB it needs."""
+
+from __future__ import annotations
+
+import tracemalloc
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from kernelsdp.data import PairwiseConstraints
+from kernelsdp.errors import InvalidParameterError, TooLargeError
+from kernelsdp.formulations import LMTL, MWCTLA, NCTLA, NPKL, SpectralMetric, StQP
+from kernelsdp.solvers import registry, solve
+from kernelsdp.solvers.memory import GIB, memory_limit, peak_bytes
+from kernelsdp.verify import verify
+
+N = 1000  # big enough that the dense steps of the NPKL solvers need tens of MB
+
+
+def _npkl(loss, capacity, n=N):
+    pairs = PairwiseConstraints.from_arrays([[0, 1], [2, 3], [1, 2]], [1, -1, 1], n)
+    return NPKL(L=sp.identity(n, format="csr"), pairs=pairs, loss=loss, capacity=capacity, B=2.0)
+
+
+def instances():
+    """One accepted instance per (family, solver) of the registry."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    Q = rng.standard_normal((12, 12))
+    return [_npkl("l2", "trace"), _npkl("linear", "frobenius"), _npkl("squared-hinge", "frobenius"),
+            StQP(Q + Q.T), SpectralMetric(d=np.array([1.0, 2.0, 4.0]), c=7.0),
+            MWCTLA.from_data(X, y, J=4), NCTLA.from_data(X[:20], y[:20], J=3),
+            LMTL.from_data(X[:20], y[:20], J=3)]
+
+
+def cases():
+    out, seen = [], set()
+    table = registry()
+    for f in instances():
+        for s in table[type(f)]:
+            if s.supports(f) is None and (s.name, type(f), getattr(f, "loss", None)) not in seen:
+                seen.add((s.name, type(f), getattr(f, "loss", None)))
+                out.append(pytest.param(s, f, id=f"{f.name}-{getattr(f, 'loss', '')}-{s.name}"))
+    return out
+
+
+def test_every_registered_solver_is_covered():
+    covered = {(type(c.values[0]).__name__, c.values[0].name) for c in cases()}
+    for cls, solvers in registry().items():
+        for s in solvers:
+            if cls.__name__ in ("NPKL", "StQP", "SpectralMetric", "MWCTLA", "NCTLA", "LMTL"):
+                assert (type(s).__name__, s.name) in covered, s
+
+
+@pytest.mark.parametrize("s, f", cases())
+def test_every_solver_declares_its_memory_and_refuses_before_allocating(s, f, monkeypatch):
+    if not s.availability()[0]:
+        pytest.skip(f"{s.name} is not installed")
+    o = s.options()
+    need = peak_bytes(s, f, o)
+    assert isinstance(need, int) and need > 0
+    # a machine whose memory is half of what this solve needs
+    monkeypatch.setenv("KERNELSDP_MEMORY_GIB", repr(need / 2 / GIB))
+    tracemalloc.start()
+    try:
+        with pytest.raises(TooLargeError, match=f"about {need / GIB:.1f} GiB") as info:
+            s.solve(f)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert s.name in str(info.value) and "\n" not in str(info.value)
+    assert peak < max(need / 4, 200_000)  # refused before the solve's own arrays existed
+    monkeypatch.setenv("KERNELSDP_MEMORY_GIB", repr(2 * need / GIB))  # and fits with room
+    if need < 2**20:
+        assert s.solve(f).solver == s.name
+
+
+def _stub(n, m, nnz):
+    """Only the sizes the formulas read: an NPKL at n far beyond this machine."""
+    return SimpleNamespace(n=n, name="npkl", pairs=SimpleNamespace(m=m), L=SimpleNamespace(nnz=nnz))
+
+
+@pytest.mark.parametrize("name, options, gib_at_least", [
+    ("admm", {}, 100),                        # n = 10⁹: the factor alone is 8·6rn bytes
+    ("closed-form", {"eig_method": "dense"}, 100),   # dense eigh of n×n: never tried
+    ("saddle-point", {"eig_method": "dense"}, 100),
+    ("clarabel", {}, 100),
+])
+def test_sizes_beyond_this_machine_are_refused_with_their_gib(name, options, gib_at_least):
+    from kernelsdp.solvers import get_solver
+    from kernelsdp.solvers.memory import refuse_if_too_large
+    s = get_solver(NPKL, name)
+    n = 10**9 if name == "admm" else 200_000
+    f = _stub(n, int(1.2 * n), 6 * n)
+    f.psd_dim = n
+    need = peak_bytes(s, f, s.options(**options))
+    assert need > gib_at_least * GIB > memory_limit()
+    with pytest.raises(TooLargeError, match=r"GiB .*limit"):
+        refuse_if_too_large(s, f, s.options(**options))
+
+
+def test_verify_and_a_fabricated_limit_go_through_the_same_check(monkeypatch):
+    f = _npkl("l2", "trace", n=400)
+    monkeypatch.setenv("KERNELSDP_MEMORY_GIB", "1e-6")
+    with pytest.raises(TooLargeError, match="admm would need"):
+        verify(f, ["admm"])
+    monkeypatch.setenv("KERNELSDP_MEMORY_GIB", "lots")
+    with pytest.raises(InvalidParameterError, match="KERNELSDP_MEMORY_GIB"):
+        solve(f, "admm")
