@@ -19,13 +19,14 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..data.pairs import PairwiseConstraints
 from ..errors import InvalidDataError
 from ..formulations.spectral_metric import SpectralMetric
 from ..data.spectral_basis import EIG_RTOL
+from ..solvers import solvers_for
 from .contract import DeclaredParameters, solve_certified
 from .learned_kernel import LearnedKernelMixin, median_scale
 
@@ -43,7 +44,7 @@ class SpectralMetricLearning(DeclaredParameters, LearnedKernelMixin, Transformer
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "reg": [Interval(Real, 0, None, closed="left")],
         "nonneg": ["boolean"],
-        "solver": [str],
+        "solver": [StrOptions({s.name for s in solvers_for(SpectralMetric)})],
         "eig_rtol": [Interval(Real, 0, 1, closed="left")],
         "random_state": ["random_state"],
     }
