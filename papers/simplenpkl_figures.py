@@ -109,12 +109,13 @@ def figure2_unit(unit: dict) -> dict:
     return {"accuracy": acc, "cpu_s": cpu, "m": g.pairs.m, "n": f.n, "status": r.termination.value}
 
 
-def figure2(quick: bool = False, out: str = "out", store=None, dataset: str = "ionosphere") -> str:
+def figure2(quick: bool = False, out: str = "out", store=None, dataset: str = "ionosphere",
+            fractions=None, reps: int | None = None) -> str:
     """Active vs random constraint selection; returns the PNG path."""
     from kernelsdp.runs import run_units
 
-    reps = 2 if quick else 10
-    fractions = FRACTIONS_QUICK if quick else FRACTIONS_FULL
+    reps = reps or (2 if quick else 10)
+    fractions = tuple(fractions or (FRACTIONS_QUICK if quick else FRACTIONS_FULL))
     base = {"dataset": dataset, "C": FIG2_C, "k": FIG2_K, "pairs_per_point": PAIRS_PER_POINT}
     units = [{**base, "selection": "all", "fraction": 1.0, "rep": r} for r in range(reps)]
     units += [{**base, "selection": s, "fraction": fr, "rep": r}

@@ -1,0 +1,117 @@
+"""Seed 000's reproduction: the protocol pieces, the computed explanation column, and a
+reduced quick run through the results store (papers/simplenpkl_*.py)."""
+
+import numpy as np
+import pytest
+from networkx.utils import UnionFind
+
+from kernelsdp.data import load
+from kernelsdp.evaluation import kernel_kmeans, pairwise_cluster_accuracy
+from kernelsdp.result import KernelFactor
+from kernelsdp.runs import ResultsStore
+from papers import simplenpkl_explain as ex
+from papers import simplenpkl_icml2009 as sn
+
+
+def test_pair_count_is_the_papers_own_count_per_point():
+    ratios = [m / n for n, m in sn.PAPER_PAIR_COUNTS.values()]
+    assert 2.4 <= min(ratios) and max(ratios) <= 2.61
+    assert sn.PAIRS_PER_POINT == pytest.approx(np.mean(ratios))
+    _, y = load("heart")
+    P = sn.draw_pairs(y, sn.Protocol(), seed=0)
+    assert P.m == round(sn.PAIRS_PER_POINT * len(y))
+    assert np.array_equal(P.t, np.where(y[P.i] == y[P.j], 1.0, -1.0))
+
+
+def test_xing_reading_stops_at_seventy_percent_components_with_far_fewer_pairs():
+    _, y = load("heart")
+    P = sn.draw_pairs(y, sn.READINGS["xing-0.7"], seed=0)
+    uf = UnionFind(range(len(y)))
+    for a, b in zip(P.i[P.t > 0], P.j[P.t > 0]):
+        uf.union(int(a), int(b))
+    assert len(list(uf.to_sets())) <= np.ceil(0.7 * len(y))
+    assert P.m < sn.PAIRS_PER_POINT * len(y) / 2  # the earlier reading: about 0.6 n
+
+
+@pytest.mark.parametrize("name", ["heart", "sonar", "wine"])
+def test_kmeans_baseline_on_raw_features_with_one_start_matches_the_papers_column(name):
+    accs = [sn.run_unit({**sn.units_for("paper", [name], 1, 1, True, ("k-means",))[0], "rep": r})["accuracy"]
+            for r in range(3)]
+    assert ex.within(np.mean(accs), sn.PAPER[name][0])
+
+
+def test_standardised_features_change_the_kmeans_column_on_heart():
+    unit = sn.units_for("standardised", ["heart"], 1, 1, True, ("k-means",))[0]
+    assert unit["features"] == "standardised"
+    assert not ex.within(sn.run_unit(unit)["accuracy"], sn.PAPER["heart"][0])
+
+
+def test_every_setting_is_in_the_unit_so_readings_never_share_rows():
+    keys = set()
+    for reading in sn.READINGS:
+        (u,) = sn.units_for(reading, ["iris"], 1, 1, False, ("SimpleNPKL-LL",))
+        assert set(sn.Protocol.__dataclass_fields__) <= set(u) and {"C", "B", "k"} <= set(u)
+        keys.add(tuple(sorted(u.items())))
+    assert len(keys) == len(sn.READINGS)
+
+
+def test_paper_npkl_columns_are_eq4_hinge_without_capacity_and_trace_1_is_a_reading():
+    n = 47
+    assert sn.npkl_plan("NPKL-HL", sn.Protocol(), n) == ("hinge", "none", sn.B, "clarabel")
+    assert sn.npkl_plan("NPKL-LL", sn.Protocol(), n) == ("linear", "trace", float(n), "clarabel")
+    assert sn.npkl_plan("NPKL-HL", sn.READINGS["trace-1"], n)[1:3] == ("trace", 1.0)
+
+
+def _cell(mean, **kw):
+    return {"mean": mean, "std": 0.5, "reps": 3, "n": 100.0, **kw}
+
+
+def test_explanation_is_computed_from_the_ablation_and_measurements():
+    pm = sn.PAPER["sonar"][3][0]  # SimpleNPKL-LL, std 0.3: band 3
+    table = {("sonar", "SimpleNPKL-LL"): _cell(pm + 1.0)}
+    assert ex.explain("sonar", "SimpleNPKL-LL", table, {}) == "within"
+    table = {("sonar", "SimpleNPKL-LL"): _cell(pm + 14.0)}
+    assert ex.explain("sonar", "SimpleNPKL-LL", table, {}).startswith("UNEXPLAINED")
+    abl = {"xing-0.7": {("sonar", "SimpleNPKL-LL"): _cell(pm - 2.0)}}
+    assert ex.explain("sonar", "SimpleNPKL-LL", table, abl) == f"within under xing-0.7 {pm - 2.0:.1f}"
+    abl = {"xing-0.7": {("sonar", "SimpleNPKL-LL"): _cell(pm - 10.0)}}
+    assert "lies between ours and xing-0.7" in ex.explain("sonar", "SimpleNPKL-LL", table, abl)
+    abl = {"xing-0.7": {("sonar", "SimpleNPKL-LL"): _cell(pm + 20.0)}}  # farther: no cause
+    assert ex.explain("sonar", "SimpleNPKL-LL", table, abl).startswith("UNEXPLAINED")
+    table[("sonar", "SimpleNPKL-SHL")] = _cell(90.0, margin_reached=0.0)
+    assert "0% of pairs reach" in ex.explain("sonar", "SimpleNPKL-SHL", table, {})
+
+
+def test_normalised_kernel_kmeans_clusters_directions_not_norms():
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 20)
+    directions = np.array([[1.0, 0.1], [0.1, 1.0]])[y]
+    U = directions * rng.uniform(0.1, 3.0, size=(40, 1))  # norms spread over 30x
+    plain = pairwise_cluster_accuracy(y, kernel_kmeans(KernelFactor(U), 2))
+    cosine = pairwise_cluster_accuracy(y, kernel_kmeans(KernelFactor(U), 2, normalized=True))
+    assert cosine == 1.0 and plain < 0.9
+
+
+def test_quick_mode_reduced_runs_prints_exports_and_resumes(tmp_path, capsys):
+    store = ResultsStore(tmp_path / "r.sqlite")
+    kw = dict(quick=True, datasets=["iris"], repetitions=2, readings=["xing-0.7"], figures=False,
+              store=store, out=str(tmp_path))
+    assert sn.main(**kw) == 0
+    text = capsys.readouterr().out
+    assert "SNPKL-LL" in text and "97.4 ±  0.0" in text and "xing-0.7" in text
+    assert "m = 2.49·n" in text or "m = 2.50·n" in text
+    rows = store.records(sn.STUDY)
+    assert {r["method"] for r in rows} == {"k-means", "SimpleNPKL-LL", "SimpleNPKL-SHL"}
+    assert (tmp_path / "simplenpkl-table2.csv").read_text().count("\n") == 1 + len(sn.METHODS)
+    before = len(rows)
+    assert sn.main(**kw) == 0  # resumed: every unit is in the store, nothing new
+    assert len(store.records(sn.STUDY)) == before
+
+
+def test_figure2_writes_a_png_with_both_selections(tmp_path, capsys):
+    from papers.simplenpkl_figures import figure2
+    path = figure2(out=str(tmp_path), store=ResultsStore(tmp_path / "r.sqlite"), dataset="heart",
+                   fractions=(0.2,), reps=1)
+    assert (tmp_path / "simplenpkl_figure2.png").stat().st_size > 10_000 and path.endswith(".png")
+    text = capsys.readouterr().out
+    assert "active" in text and "random" in text
