@@ -18,18 +18,24 @@ n = 20,000), and the method is chosen:
 
 The dense method refuses an n whose n×n matrix would exceed ``DENSE_MEMORY_LIMIT`` and
 falls back on ARPACK, saying so in the returned ``info``.
+
+An :class:`EigenBudget` bounds the ARPACK work by wall-clock time and by the number of
+products with A (ARPACK's unit of work), and reports progress; when it runs out, or
+ARPACK does not converge, :class:`EigenStop` carries the termination to report.
 """
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..result import KernelFactor
+from ..result import KernelFactor, Termination
 from ..tolerances import EIG_ZERO_RTOL
 
 #: Below this n the dense decomposition is always used (it is faster than ARPACK there).
@@ -89,17 +95,70 @@ def _dense(A) -> tuple[np.ndarray, np.ndarray]:
     return np.linalg.eigh(M)
 
 
+class EigenStop(Exception):
+    """The eigen-solve stopped short (limit reached, or ARPACK did not converge)."""
+
+    def __init__(self, termination: Termination, message: str):
+        super().__init__(message)
+        self.termination = termination
+
+
+@dataclass
+class EigenBudget:
+    """Limits on ARPACK's work — seconds and products with A — and a progress callback fed
+    ``{"iteration": products, "time_s": ...}`` at most every ``every`` seconds."""
+
+    time_limit: float | None = None
+    max_products: int | None = None
+    progress: Callable[[dict], None] | None = None
+    every: float = 0.5
+    start: float = field(default_factory=time.perf_counter)
+    products: int = 0
+    _shown: float = 0.0
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def check(self) -> None:
+        t = self.elapsed()
+        if self.time_limit is not None and t > self.time_limit:
+            raise EigenStop(Termination.TIME_LIMIT, f"the eigen-solve passed its time limit of "
+                            f"{self.time_limit:g} s after {self.products} products with A")
+        if self.max_products is not None and self.products >= self.max_products:
+            raise EigenStop(Termination.ITERATION_LIMIT, f"the eigen-solve used its "
+                            f"{self.max_products} products with A without converging")
+        if self.progress is not None and t - self._shown >= self.every:
+            self._shown = t
+            self.progress({"iteration": self.products, "primal": None, "dual": None,
+                           "relative_gap": None, "time_s": t})
+
+    def operator(self, A) -> spla.LinearOperator:
+        """A as an operator that counts its products and stops at the limits."""
+        def matmat(X):
+            self.products += 1 if X.ndim == 1 else X.shape[1]
+            self.check()
+            return A @ X
+        return spla.LinearOperator(A.shape, matvec=matmat, matmat=matmat, dtype=float)
+
+
 def positive_eigenpairs(A, method: str = "auto", k0: int | None = None,
-                        v0: np.ndarray | None = None) -> PositivePart:
+                        v0: np.ndarray | None = None,
+                        budget: EigenBudget | None = None) -> PositivePart:
     """All eigenpairs of the symmetric matrix A with positive eigenvalue.
 
     ``method``: ``auto`` (dense for n ≤ DENSE_ALWAYS_N, else ``probe``), ``probe`` (one
     ARPACK block, then the method chosen by the extrapolated size), ``dense`` or
     ``arpack`` (growing blocks).  ``k0`` is the first ARPACK block (default PROBE_BLOCK);
-    the saddle-point solver passes the previous iteration's count.
+    the saddle-point solver passes the previous iteration's count.  ``budget`` bounds the
+    ARPACK work (:class:`EigenBudget`; :class:`EigenStop` when it runs out).
     """
     n = A.shape[0]
     info: dict = {"n": n}
+    if budget is not None:
+        budget.check()
+        op = budget.operator(A)
+    else:
+        op = A
     if method == "auto":
         method = "dense" if n <= DENSE_ALWAYS_N else "probe"
     if method == "dense":
@@ -107,7 +166,7 @@ def positive_eigenpairs(A, method: str = "auto", k0: int | None = None,
     if method == "probe":
         # an exact, cheap answer when the positive part is small: one ARPACK block
         k = int(min(k0 or PROBE_BLOCK, n - 2))
-        w, V = _eigsh(A, k, v0)
+        w, V = _eigsh(op, k, v0)
         info["arpack_blocks"] = [k]
         scale = float(np.max(np.abs(w)))
         if w.min() <= EIG_ZERO_RTOL * scale:
@@ -121,8 +180,8 @@ def positive_eigenpairs(A, method: str = "auto", k0: int | None = None,
                 return _dense_part(A, info)
             info["note"] = (f"dense eigh would need {dense_bytes(n) / 2**30:.1f} GiB; "
                             "using ARPACK although the positive part is large")
-        return _arpack(A, max(2 * k, int(min(1.3 * est, n / 4)) + 16), v0, info)
-    return _arpack(A, k0 or PROBE_BLOCK, v0, info)
+        return _arpack(A, op, max(2 * k, int(min(1.3 * est, n / 4)) + 16), v0, info)
+    return _arpack(A, op, k0 or PROBE_BLOCK, v0, info)
 
 
 def _dense_part(A, info: dict) -> PositivePart:
@@ -136,16 +195,20 @@ def _eigsh(A, k: int, v0):
     n = A.shape[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return spla.eigsh(A, k=k, which="LA", v0=v0, ncv=min(n - 1, max(2 * k + 1, 20)))
+        try:
+            return spla.eigsh(A, k=k, which="LA", v0=v0, ncv=min(n - 1, max(2 * k + 1, 20)))
+        except spla.ArpackNoConvergence as exc:
+            raise EigenStop(Termination.NUMERICAL_ERROR, f"ARPACK did not converge on {k} "
+                            f"eigenpairs ({len(exc.eigenvalues)} converged)") from None
 
 
-def _arpack(A, k: int, v0, info: dict) -> PositivePart:
+def _arpack(A, op, k: int, v0, info: dict) -> PositivePart:
     """Grow the ARPACK block ×2 until its smallest eigenvalue is ≤ 0 (or go dense)."""
     n = A.shape[0]
     blocks = info.setdefault("arpack_blocks", [])
     while True:
         k = int(min(k, n - 2))
-        w, V = _eigsh(A, k, v0)
+        w, V = _eigsh(op, k, v0)
         blocks.append(k)
         scale = float(np.max(np.abs(w)))
         if w.min() <= EIG_ZERO_RTOL * scale or k >= n - 2:

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
 from .. import tolerances as tol
 from ..formulations.npkl import NPKL
-from ..linalg.positive_part import closed_form_kernel, positive_eigenpairs
+from ..linalg.positive_part import EigenBudget, EigenStop, closed_form_kernel, positive_eigenpairs
 from ..result import PointStatus, Result, Termination
 from ..declarations import option
 from .base import Solver
@@ -38,6 +39,9 @@ EIG_METHODS = ("auto", "dense", "probe", "arpack")
 class ClosedFormOptions:
     eig_method: str = option("auto", choices=EIG_METHODS,
                              help="how the positive part is computed (kernelsdp.linalg.positive_part)")
+    time_limit: float | None = option(None, low=0.0, open_low=True, help="wall-clock limit, seconds")
+    max_iter: int | None = option(None, low=1, help="limit on ARPACK's products with the matrix")
+    progress: Callable[[dict], None] | None = option(None, help="called with ARPACK's progress")
 
 
 class ClosedForm(Solver):
@@ -59,7 +63,13 @@ class ClosedForm(Solver):
         t0 = time.perf_counter()
         A = (f.C * f.pairs.matrix() - f.L).tocsr()
         t1 = time.perf_counter()
-        part = positive_eigenpairs(A, method=eig_method)
+        budget = EigenBudget(options.time_limit, options.max_iter, options.progress, start=t0)
+        try:
+            part = positive_eigenpairs(A, method=eig_method, budget=budget)
+        except EigenStop as stop:
+            return Result.failure(f.name, self.name, stop.termination, str(stop),
+                                  solve_time_s=time.perf_counter() - t1,
+                                  info={"arpack_products": budget.products})
         kernel = closed_form_kernel(part, f.B)
         t2 = time.perf_counter()
         lam = part.frobenius / (2 * np.sqrt(f.B))

@@ -42,7 +42,7 @@ from ..tolerances import SADDLE_GAP_TOL
 from ..declarations import option
 from .base import Solver
 from .memory import positive_part_bytes
-from ..linalg.positive_part import closed_form_kernel, positive_eigenpairs
+from ..linalg.positive_part import EigenBudget, EigenStop, closed_form_kernel, positive_eigenpairs
 from .proposition1 import EIG_METHODS
 
 NONMONOTONE_MEMORY = 5
@@ -65,6 +65,7 @@ class _Point:
 class SaddlePointOptions:
     tol: float = option(SADDLE_GAP_TOL, low=0.0, open_low=True, help="relative duality gap to stop at")
     max_iter: int = option(500, low=1, help="iteration limit")
+    time_limit: float | None = option(None, low=0.0, open_low=True, help="wall-clock limit, seconds")
     eig_method: str = option("auto", choices=EIG_METHODS, help="positive-part method")
     progress: Callable[[dict], None] | None = option(None, help="called with each iteration's record")
 
@@ -96,10 +97,11 @@ class SaddlePoint(Solver):
             return np.clip(a, 0.0, hi)
 
         k_hint = [None]
+        budget = EigenBudget(options.time_limit, start=t0)  # bounds each ARPACK run too
 
         def evaluate(alpha) -> _Point:
             A = (P.weighted_matrix(alpha * P.t) - f.L).tocsr()
-            part = positive_eigenpairs(A, method=eig_method, k0=k_hint[0])
+            part = positive_eigenpairs(A, method=eig_method, k0=k_hint[0], budget=budget)
             if part.method == "arpack":
                 k_hint[0] = int(1.2 * part.count) + 16
             K = closed_form_kernel(part, B)
@@ -112,7 +114,11 @@ class SaddlePoint(Solver):
             return _Point(alpha, K, f.objective(K), float(dual), grad,
                           part.frobenius / (2 * np.sqrt(B)), part.count, part.method)
 
-        cur = evaluate(project(np.ones(P.m)))
+        try:
+            cur = evaluate(project(np.ones(P.m)))
+        except EigenStop as stop:
+            return Result.failure(f.name, self.name, stop.termination, str(stop),
+                                  solve_time_s=time.perf_counter() - t0)
         best_p, best_d = cur, cur
         t1 = time.perf_counter()
         history: list[dict] = []
@@ -134,6 +140,9 @@ class SaddlePoint(Solver):
                 break
             if it == max_iter:
                 break
+            if options.time_limit is not None and rec["time_s"] > options.time_limit:
+                termination = Termination.TIME_LIMIT
+                break
             d = project(cur.alpha + eta * cur.grad) - cur.alpha
             slope = float(cur.grad @ d)
             if slope <= 0 or not np.any(d):
@@ -141,12 +150,16 @@ class SaddlePoint(Solver):
                 break
             ref = max(duals_seen[-NONMONOTONE_MEMORY:])
             tau = 1.0
-            for _ in range(30):
-                new = evaluate(cur.alpha + tau * d)
-                evaluations += 1
-                if new.dual >= ref + ARMIJO * tau * slope:
-                    break
-                tau *= 0.5
+            try:
+                for _ in range(30):
+                    new = evaluate(cur.alpha + tau * d)
+                    evaluations += 1
+                    if new.dual >= ref + ARMIJO * tau * slope:
+                        break
+                    tau *= 0.5
+            except EigenStop as stop:  # the best points so far stand, with their own bounds
+                termination = stop.termination
+                break
             s = new.alpha - cur.alpha
             y = cur.grad - new.grad  # gradient change of the convex function −g
             sy = float(s @ y)

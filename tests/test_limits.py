@@ -1,0 +1,57 @@
+"""Honest stops (issue #13): every iterative solver — ARPACK inside the closed form
+included — takes a time and an iteration limit, reports progress, and a stop at a limit
+is never 'optimal'."""
+
+import pytest
+import scipy.sparse.linalg as spla
+
+from conftest import make_npkl
+from kernelsdp.result import PointStatus, Termination
+from kernelsdp.solvers import solve
+
+
+def test_closed_form_arpack_stops_at_its_product_limit(iris_small):
+    f = make_npkl(iris_small, "linear", "frobenius", C=0.3, B=1.0)
+    seen = []
+    r = solve(f, "closed-form", eig_method="arpack", max_iter=3, progress=seen.append)
+    assert r.termination == Termination.ITERATION_LIMIT and r.point == PointStatus.NO_POINT
+    assert "3 products" in r.message and not r.ok
+    full = solve(f, "closed-form", eig_method="arpack")
+    assert full.termination == Termination.OPTIMAL and full.info["eigen_method"] == "arpack"
+
+
+def test_closed_form_time_limit(iris_small, monkeypatch):
+    f = make_npkl(iris_small, "linear", "frobenius", C=0.3, B=1.0)
+    import kernelsdp.linalg.positive_part as pp
+    clock = iter(range(0, 10**6, 10))  # every reading of the clock is 10 s later
+    monkeypatch.setattr(pp.time, "perf_counter", lambda: float(next(clock)))
+    r = solve(f, "closed-form", eig_method="arpack", time_limit=5.0)
+    assert r.termination == Termination.TIME_LIMIT and r.point == PointStatus.NO_POINT
+
+
+def test_arpack_failure_is_a_status(iris_small, monkeypatch):
+    f = make_npkl(iris_small, "linear", "frobenius", C=0.3, B=1.0)
+
+    def fail(*a, **k):
+        raise spla.ArpackNoConvergence("no", [], [])
+    monkeypatch.setattr(spla, "eigsh", fail)
+    r = solve(f, "closed-form", eig_method="arpack")
+    assert r.termination == Termination.NUMERICAL_ERROR and "ARPACK did not converge" in r.message
+
+
+def test_saddle_point_time_limit_is_not_optimal(iris_small):
+    f = make_npkl(iris_small, "hinge", "frobenius", C=0.3, B=1.0)
+    r = solve(f, "saddle-point", time_limit=1e-9)
+    assert r.termination == Termination.TIME_LIMIT and not r.ok
+    ok = solve(f, "saddle-point")
+    assert ok.termination == Termination.OPTIMAL
+
+
+@pytest.mark.parametrize("argv", [["--solver", "closed-form", "--loss", "linear", "--max-iter", "2",
+                                   "--eig-method", "arpack"]])
+def test_cli_limit_exits_1_and_says_so(capsys, argv):
+    from kernelsdp.cli import main
+    code = main(["solve", "simple-npkl", "--dataset", "iris", "--n-points", "30", "--B", "1",
+                 "--C", "0.3", *argv])
+    out, err = capsys.readouterr()
+    assert code == 1 and "iteration_limit" in out and "no_point" in out
