@@ -10,15 +10,20 @@ Protocol (seed 004 §5.1; our choices *):
 - J = 10 truncated ramps per feature, knots at quantiles (eq. 14);
 - SVM (SVC, kernel="precomputed") on the learned kernel, C picked on the validation split
   from {0.1, 1, 10, 100, 1000}*; test error in %;
-- KA (eq. 8) and MWC-TLA (eq. 13, tightened with M ≥ 0, and untightened) use all 200
-  training points; NC-TLA (eq. 11) and LMTL (eq. 2) hold n-sized semidefinite blocks and
-  are solved by SCS on the first ``BLOCK_N`` = 60 training points* (30 with ``--quick``;
-  an interior-point solve
-  would need hundreds of GiB at n = 200; measured SCS times are printed by Figure 3).
+- KA (eq. 8), MWC-TLA (eq. 13, tightened with M ≥ 0, and untightened), NC-TLA (eq. 11)
+  and LMTL (eq. 2, C = 1*) all train on the paper's 200 training points.  NC-TLA and
+  LMTL hold n-sized semidefinite blocks: NC-TLA is solved exactly at J size through the
+  Schur complement (``schur-reduced``: the block says ‖K_M‖_F ≤ 1), LMTL by extragradient
+  on its saddle point (§5.3: the paper's own method for LMTL at scale); both certified
+  (``--block-n 60 --block-solver scs`` is our earlier reading, 60 points by SCS);
+- data: the paper's synthetic task is generated here (§5.1).  Its Corel histograms
+  (Table 2) and WebKB pages (Table 3) are not available offline: not reproduced, and no
+  stand-in is claimed for them.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
@@ -30,13 +35,21 @@ from kernelsdp.data.datasets import MONOTONE, hyperplane_transformed
 from kernelsdp.data.ramps import RampBasis
 from kernelsdp.formulations import KA, LMTL, MWCTLA, NCTLA
 from kernelsdp.formulations.tla import mixture_kernel
-from kernelsdp.solvers import solve
+from kernelsdp.solvers import get_solver, solve
 
 PAPER = {"LMTL": (0.20, 0.20, 0.35, 0.25), "KA": (12.55, 11.95, 12.20, 12.23),
          "NC-TLA": (6.75, 6.30, 8.65, 7.23), "MWC-TLA": (0.15, 0.05, 0.35, 0.18)}
-BLOCK_N = 60
+METHODS = ("LMTL", "KA", "NC-TLA", "MWC-TLA", "MWC-TLA (untightened)")
+N_TRAIN = 200
 C_GRID = (0.1, 1.0, 10.0, 100.0, 1000.0)
+#: the block formulations' solvers: the structured ones (default) and the earlier reading
+BLOCK_SOLVERS = {"fast": {"NC-TLA": "schur-reduced", "LMTL": "extragradient"},
+                 "scs": {"NC-TLA": "scs", "LMTL": "scs"}}
 OUT = "out"
+#: LMTL's extragradient stops at this certified relative gap here (its default, 1e-6, costs
+#: up to 14,000 iterations on one draw: measured 1.0–27 s at n = 200; the test error does
+#: not move at 1e-4)
+EXTRAGRADIENT_TOL = 1e-4
 
 
 def test_error(basis, M, X, y, tr, va, te) -> float:
@@ -50,22 +63,87 @@ def test_error(basis, M, X, y, tr, va, te) -> float:
     return 100 * float(np.mean(best.predict(mixture_kernel(basis, M, X[te], X[tr])) != y[te]))
 
 
-def run(transform: str, seed: int, block_n: int = BLOCK_N) -> dict[str, float]:
-    X, y = hyperplane_transformed(600, transform, seed=seed)
-    tr, va, te = np.arange(200), np.arange(200, 400), np.arange(400, 600)
-    basis = RampBasis.fit(X[tr], 10)
-    out = {}
-    f = MWCTLA.from_data(X[tr], y[tr], basis=basis, tightened=True)
-    out["MWC-TLA"] = test_error(basis, solve(f, "clarabel").primal["M"], X, y, tr, va, te)
-    f = MWCTLA.from_data(X[tr], y[tr], basis=basis)
-    out["MWC-TLA (untightened)"] = test_error(basis, solve(f, "closed-form").primal["M"], X, y, tr, va, te)
-    f = KA.from_data(X[tr], y[tr], basis=basis)
-    out["KA"] = test_error(basis, np.diag(solve(f, "clarabel").primal["m"]), X, y, tr, va, te)
-    small = tr[:block_n]
-    for name, cls in (("NC-TLA", NCTLA), ("LMTL", LMTL)):
-        r = solve(cls.from_data(X[small], y[small], basis=basis), "scs")
-        out[name] = test_error(basis, r.primal["M"], X, y, small, va, te) if r.ok else np.nan
-    return out
+def run_unit(unit: dict) -> dict:
+    """One repetition of one method on one transformation: its test error and certificate."""
+    X, y = hyperplane_transformed(600, unit["transform"], seed=unit["seed"])
+    tr, va, te = np.arange(N_TRAIN), np.arange(N_TRAIN, 2 * N_TRAIN), np.arange(2 * N_TRAIN, 3 * N_TRAIN)
+    basis = RampBasis.fit(X[tr], unit["J"])
+    method, fit = unit["method"], tr
+    if method in ("NC-TLA", "LMTL"):
+        fit = tr[:unit["block_n"]]
+        f = (NCTLA if method == "NC-TLA" else LMTL).from_data(X[fit], y[fit], basis=basis)
+        solver = BLOCK_SOLVERS[unit["block_solver"]][method]
+    elif method == "KA":
+        f, solver = KA.from_data(X[tr], y[tr], basis=basis), "clarabel"
+    else:
+        tight = method == "MWC-TLA"
+        f = MWCTLA.from_data(X[tr], y[tr], basis=basis, tightened=tight)
+        solver = "clarabel" if tight else "closed-form"
+    opts = {"tol": EXTRAGRADIENT_TOL} if solver == "extragradient" else {}
+    t = time.perf_counter()
+    r = solve(f, solver, **opts)
+    seconds = time.perf_counter() - t
+    cert = f.certificate(r, opts.get("tol", get_solver(type(f), solver).certificate_tol))
+    M = np.diag(r.primal["m"]) if method == "KA" else r.primal.get("M")
+    err = test_error(basis, M, X, y, fit, va, te) if r.ok else float("nan")
+    rank = int(np.sum(np.linalg.eigvalsh(M) > 1e-6 * max(np.abs(M).max(), 1e-300))) if r.ok else -1
+    return {"error": err, "solver": solver, "seconds": seconds, "certified": cert.passed,
+            "termination": r.termination.value, "rank_M": rank,
+            "monotone": bool(r.info.get("monotone", True)), "n_fit": len(fit)}
+
+
+def table1(reps: int, block_n: int, block_solver: str) -> list[dict]:
+    from kernelsdp.runs import ResultsStore, run_units
+    units = [{"transform": t, "seed": s, "method": m, "J": 10, "block_n": block_n,
+              "block_solver": block_solver, "eg_tol": EXTRAGRADIENT_TOL} for t in MONOTONE for s in range(reps) for m in METHODS]
+    summary = run_units("tla-table1", units, run_unit, desc="seed 004 Table 1")
+    csv, js = ResultsStore(summary.store_path).export("tla-table1", OUT, summary.records)
+    res = summary.records
+    cols = list(MONOTONE)
+    print(f"Table 1: test error %  (ours mean ± std | paper), {reps} repetitions; "
+          f"every learned kernel certified: {all(r['certified'] for r in res)} "
+          f"({summary.ran} units run, {summary.skipped} from the store)")
+    print(f"{'method':<24}" + "".join(f"{MONOTONE[t][1]:>22}" for t in cols) + f"{'avg':>16}  solver, seconds")
+    for m in METHODS:
+        cells, avgs = [], []
+        rows = [r for r in res if r["method"] == m]
+        for k, t in enumerate(cols):
+            v = [r["error"] for r in rows if r["transform"] == t]
+            avgs.append(np.nanmean(v))
+            p = f"| {PAPER[m][k]:5.2f}" if m in PAPER else "|   -  "
+            cells.append(f"{np.nanmean(v):6.2f} ± {np.nanstd(v):5.2f} {p}")
+        pa = f"| {PAPER[m][3]:5.2f}" if m in PAPER else "|   -  "
+        print(f"{m:<24}" + "".join(f"{c:>22}" for c in cells) + f"{np.mean(avgs):8.2f} {pa}  "
+              f"{rows[0]['solver']}, {np.mean([r['seconds'] for r in rows]):.2f}s on n = {rows[0]['n_fit']}")
+    print(f"(exported: {csv}, {js})")
+    return res
+
+
+def explain(res: list[dict]) -> None:
+    """The measured cause beside every average more than 3 points from the paper's."""
+    print("\nWhy the averages differ from the paper's by more than 3 points (measured here):")
+    said = False
+    for m, p in PAPER.items():
+        rows = [r for r in res if r["method"] == m]
+        ours = np.nanmean([r["error"] for r in rows])
+        if abs(ours - p[3]) <= 3:
+            continue
+        said = True
+        ranks = sorted({r["rank_M"] for r in rows})
+        mono = np.mean([r["monotone"] for r in rows])
+        if m == "KA":
+            why = ("KA mixes kernels, not transformations: M is diagonal (rank of M "
+                   f"{ranks}), so Σ m_i φ_i(x)ᵀφ_i(x') cannot express one monotone map of x; "
+                   "the paper's 12% is the same failure, ours is larger or smaller with the data draw")
+        elif m == "NC-TLA":
+            why = (f"the norm-constrained optimum has rank of M {ranks} and a monotone leading "
+                   f"eigenvector in {100 * mono:.0f}% of runs: ‖K_M‖_F ≤ 1 rewards alignment, not a "
+                   "monotone inverse; the paper reports it poor too (7.2%)")
+        else:
+            why = f"rank of M {ranks}, monotone in {100 * mono:.0f}% of runs"
+        print(f"  {m:<8} ours {ours:5.2f} vs paper {p[3]:5.2f}: {why}.")
+    if not said:
+        print("  none: every method's average is within 3 points of the paper's.")
 
 
 def honesty_demo() -> None:
@@ -115,50 +193,43 @@ def scaling(path: str, quick: bool) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    sizes_block = [20, 40] if quick else [20, 40, 80]
+    sizes_fast = [50, 100, 200] if quick else [100, 200, 400, 800, 1600]
+    sizes_scs = [20, 40] if quick else [20, 40, 80]
     sizes_mwc = [100, 1_000, 10_000] if quick else [100, 1_000, 10_000, 100_000]
-    times: dict[str, list[tuple[int, float]]] = {"LMTL": [], "NC-TLA": [], "MWC-TLA": []}
-    for n in sizes_block:
-        X, y = hyperplane_transformed(n, "quadratic", seed=1)
-        for name, cls in (("LMTL", LMTL), ("NC-TLA", NCTLA)):
-            t = time.perf_counter(); solve(cls.from_data(X, y, J=10), "scs")
+    runs = {"LMTL (extragradient)": (LMTL, "extragradient", sizes_fast),
+            "NC-TLA (schur-reduced)": (NCTLA, "schur-reduced", sizes_fast),
+            "LMTL (SCS, full SDP)": (LMTL, "scs", sizes_scs),
+            "NC-TLA (SCS, full SDP)": (NCTLA, "scs", sizes_scs),
+            "MWC-TLA (Clarabel)": (MWCTLA, "clarabel", sizes_mwc)}
+    times: dict[str, list[tuple[int, float]]] = {k: [] for k in runs}
+    for name, (cls, solver, sizes) in runs.items():
+        for n in sizes:
+            X, y = hyperplane_transformed(n, "quadratic", seed=1)
+            t = time.perf_counter()
+            f = cls.from_data(X, y, J=10, tightened=True) if cls is MWCTLA else cls.from_data(X, y, J=10)
+            solve(f, solver, **({"tol": EXTRAGRADIENT_TOL} if solver == "extragradient" else {}))
             times[name].append((n, time.perf_counter() - t))
-    for n in sizes_mwc:
-        X, y = hyperplane_transformed(n, "quadratic", seed=1)
-        t = time.perf_counter(); solve(MWCTLA.from_data(X, y, J=10, tightened=True), "clarabel")
-        times["MWC-TLA"].append((n, time.perf_counter() - t))
     print("\nFigure 3 (ours): seconds to learn the transformation (ramps + SDP), square-root task")
     for name, pts in times.items():
-        print(f"  {name:<8} " + "  ".join(f"n={n}: {s:.2f}s" for n, s in pts))
-    fig, ax = plt.subplots(figsize=(5.5, 4))
+        print(f"  {name:<24} " + "  ".join(f"n={n}: {s:.2f}s" for n, s in pts))
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for name, pts in times.items():
         ax.loglog(*zip(*pts), "o-", label=name)
-    ax.set_xlabel("training points n"); ax.set_ylabel("seconds"); ax.legend()
-    ax.set_title("Running time vs n (NC-TLA, LMTL by SCS; MWC-TLA by Clarabel)")
+    ax.set_xlabel("training points n"); ax.set_ylabel("seconds"); ax.legend(fontsize=8)
+    ax.set_title("Seed 004, Figure 3: running time vs training size", fontsize=10)
     fig.tight_layout()
     fig.savefig(path + ".tmp.png", dpi=110); os.replace(path + ".tmp.png", path); plt.close(fig)
     print(f"  plot written to {path}")
 
 
-def main(quick: bool = False) -> int:
+def main(quick: bool = False, block_n: int = N_TRAIN, block_solver: str = "fast") -> int:
     reps = 2 if quick else 10
     print(__doc__.split("\n\n")[0].replace("\n", " "))
-    print(f"mode: {'quick' if quick else 'full'}; {reps} repetitions.\n")
-    cols = list(MONOTONE)
-    block_n = 30 if quick else BLOCK_N
-    res = {t: [run(t, s, block_n) for s in range(reps)] for t in cols}
-    print("Table 1: test error %  (ours mean ± std | paper)")
-    print(f"{'method':<24}" + "".join(f"{MONOTONE[t][1]:>22}" for t in cols) + f"{'avg':>16}")
-    for m in ("LMTL", "KA", "NC-TLA", "MWC-TLA", "MWC-TLA (untightened)"):
-        cells, avgs = [], []
-        for k, t in enumerate(cols):
-            v = [r[m] for r in res[t]]
-            avgs.append(np.nanmean(v))
-            p = f"| {PAPER[m][k]:5.2f}" if m in PAPER else "|   -  "
-            cells.append(f"{np.nanmean(v):6.2f} ± {np.nanstd(v):5.2f} {p}")
-        pa = f"| {PAPER[m][3]:5.2f}" if m in PAPER else "|   -  "
-        print(f"{m:<24}" + "".join(f"{c:>22}" for c in cells) + f"{np.mean(avgs):8.2f} {pa}")
-    print(f"(NC-TLA and LMTL trained on {block_n} points: their semidefinite blocks grow with n.)")
+    print(f"mode: {'quick' if quick else 'full'}; {reps} repetitions; NC-TLA and LMTL on "
+          f"{block_n} training points by {', '.join(BLOCK_SOLVERS[block_solver].values())}.")
+    print("Data: the synthetic task of §5.1, generated here. Corel (Table 2) and WebKB (Table 3) "
+          "are not available offline and are not reproduced.\n")
+    explain(table1(reps, block_n, block_solver))
     honesty_demo()
     print(f"\nlearned transformation plot: {plot_transformation(os.path.join(OUT, 'tla_transformation.png'))}")
     scaling(os.path.join(OUT, "tla_scaling.png"), quick)
@@ -166,4 +237,9 @@ def main(quick: bool = False) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(quick="--quick" in sys.argv))
+    ap = argparse.ArgumentParser(description="seed 004 reproduction")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--block-n", type=int, default=N_TRAIN, help="training points for NC-TLA and LMTL")
+    ap.add_argument("--block-solver", choices=tuple(BLOCK_SOLVERS), default="fast")
+    a = ap.parse_args()
+    sys.exit(main(quick=a.quick, block_n=a.block_n, block_solver=a.block_solver))

@@ -335,7 +335,9 @@ class LMTL(NCTLA):
 
     def certificate(self, result, tol: float) -> Certificate:
         """A conic solve: the generic certificate.  A saddle-point solve (duals ``alpha``):
-        [svm_dual_bound(α), svm_primal_bound(M, α)], with M's and α's feasibility."""
+        [svm_dual_bound(α), svm_primal_bound(M, α_M)] (α_M: primal ``alpha_M``, the point
+        that built the SVM primal w; any α gives a valid upper bound), with M's and α's
+        feasibility."""
         if result.canonical is not None or "alpha" not in result.duals:
             return _TLA.certificate(self, result, tol)
         M, a = np.asarray(result.primal["M"], dtype=float), np.asarray(result.duals["alpha"], dtype=float)
@@ -344,7 +346,8 @@ class LMTL(NCTLA):
                     "trace_violation": float(max(0.0, np.trace(M) - 1.0)),
                     "alpha_box": float(max(0.0, -a.min(), a.max() - self.C)) / scale,
                     "alpha_equality": abs(float(self.y @ a)) / scale}
-        return Certificate(OPTIMALITY, tol, self.svm_dual_bound(a), self.svm_primal_bound(M, a),
+        aM = np.asarray(result.primal.get("alpha_M", a), dtype=float)  # the α that built w
+        return Certificate(OPTIMALITY, tol, self.svm_dual_bound(a), self.svm_primal_bound(M, aM),
                            True, measures, note="SVM dual bound (α) and SVM primal bound (M)")
 
     def build(self) -> CvxpyModel:

@@ -13,13 +13,14 @@ linear in M, concave in α.  Korpelevich's extragradient: a predictor step
 F = (∇_M f, −∇_α f) = (−GᵀG, −2·1 + 2·y∘(K_M(y∘α))); η by backtracking until
 η‖F(ẑ) − F(z)‖ ≤ ν‖ẑ − z‖ (ν < 1), then grown again.  Projections: onto 𝓜 by an
 eigen-decomposition of a J × J matrix and a capped simplex projection of its spectrum;
-onto 𝒜 by bisection on the multiplier of yᵀα = 0.  Each iteration is O(nJD) — no n × n
+onto 𝒜 by the exact root of a piecewise linear function (yᵀα = 0's multiplier).  Each iteration is O(nJD) — no n × n
 matrix, no n-sized semidefinite block.
 
 Stopping: the relative width of the certified interval
 [svm_dual_bound(α), svm_primal_bound(M, α)] (LMTL.certificate), at the iterates and at
 their step-weighted averages, best of each side kept.  The returned M is the one with the
-best upper bound, α the one with the best lower bound; m = 0.
+best upper bound (with ``alpha_M``, the α that built its SVM primal point w = Bᵀ(y∘α)),
+the dual ``alpha`` the one with the best lower bound; m = 0.
 """
 
 from __future__ import annotations
@@ -66,18 +67,25 @@ def project_spectraplex(M: np.ndarray) -> np.ndarray:
 
 def project_svm_box(a: np.ndarray, y: np.ndarray, C: float) -> np.ndarray:
     """Euclidean projection onto {0 ≤ α ≤ C, yᵀα = 0}: α = clip(a − τy, 0, C) with τ the
-    root of the nonincreasing τ ↦ yᵀclip(a − τy, 0, C), by bisection to machine precision."""
+    root of h(τ) = yᵀclip(a − τy, 0, C), nonincreasing and piecewise linear with
+    breakpoints τ = y_i a_i and y_i(a_i − C): bisection over the sorted breakpoints
+    (O(log n) evaluations), then the exact root on the linear piece that holds it."""
     h = lambda t: float(y @ np.clip(a - t * y, 0.0, C))  # noqa: E731
-    lo, hi = -(np.abs(a).max() + C) - 1.0, np.abs(a).max() + C + 1.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if h(mid) > 0:
+    bp = np.unique(np.concatenate([y * a, y * (a - C)]))
+    lo, hi = 0, len(bp) - 1
+    if h(bp[lo]) <= 0:  # h is constant left of the first breakpoint
+        return np.clip(a - bp[lo] * y, 0.0, C)
+    if h(bp[hi]) >= 0:  # and right of the last
+        return np.clip(a - bp[hi] * y, 0.0, C)
+    while hi - lo > 1:  # h(bp[lo]) > 0 ≥ h(bp[hi])
+        mid = (lo + hi) // 2
+        if h(bp[mid]) > 0:
             lo = mid
         else:
             hi = mid
-        if hi - lo <= 1e-15 * (1.0 + abs(mid)):
-            break
-    return np.clip(a - 0.5 * (lo + hi) * y, 0.0, C)
+    t0, t1 = bp[lo], bp[hi]
+    h0, h1 = h(t0), h(t1)
+    return np.clip(a - (t0 + h0 * (t1 - t0) / (h0 - h1)) * y, 0.0, C)
 
 
 class Extragradient(Solver):
@@ -104,7 +112,7 @@ class Extragradient(Solver):
         a = project_svm_box(np.full(len(y), C / 2), y, C)
         Msum, asum, wsum = np.zeros_like(M), np.zeros_like(a), 0.0
         eta = 1.0 / max(1.0, float(np.linalg.norm(F.reshape(len(y), -1), 2)) ** 2)
-        best_up, best_lo = (np.inf, M), (-np.inf, a)
+        best_up, best_lo = (np.inf, M, a), (-np.inf, a)
         history: list[dict] = []
         termination = Termination.ITERATION_LIMIT
         it = 0
@@ -124,7 +132,7 @@ class Extragradient(Solver):
                 for Mc, ac in ((Mh, ah), (Msum / wsum, project_svm_box(asum / wsum, y, C))):
                     up, lo = f.svm_primal_bound(Mc, ac), f.svm_dual_bound(ac)
                     if up < best_up[0]:
-                        best_up = (up, Mc)
+                        best_up = (up, Mc, ac)
                     if lo > best_lo[0]:
                         best_lo = (lo, ac)
                 width = relative_width(best_lo[0], best_up[0])
@@ -145,7 +153,8 @@ class Extragradient(Solver):
         info.update(alignment=f.objective(Mbest), relative_gap=history[-1]["relative_gap"])
         return Result(formulation=f.name, solver=self.name, termination=termination,
                       point=PointStatus.FEASIBLE_POINT, objective=best_up[0],
-                      primal={"m": np.zeros(J), "M": Mbest}, duals={"alpha": abest},
+                      primal={"m": np.zeros(J), "M": Mbest, "alpha_M": best_up[2]},
+                      duals={"alpha": abest},
                       lower_bound=best_lo[0], upper_bound=best_up[0],
                       solve_time_s=time.perf_counter() - t0, iterations=it, history=history,
                       info=info)

@@ -108,8 +108,10 @@ class SchurReduced(Solver):
     def memory_bytes(self, f: NCTLA, options) -> int:
         """P = ΨᵀΨ ((JD)²), H, its symmetriser and eigenvectors (about six J² × J² arrays), and
         Clarabel on the J × J model (its own formula)."""
+        from .conic import INTERIOR_POINT_BYTES_PER_ENTRY
         _, J, D = f.F.shape
-        return 8 * (6 * J**4 + (J * D) ** 2) + self._inner.memory_bytes(f)
+        t = J * (J + 1) // 2 + J * J + 1  # the J × J PSD block and the SOC of size J² + 1
+        return 8 * (6 * J**4 + (J * D) ** 2) + INTERIOR_POINT_BYTES_PER_ENTRY * t * t
 
     def run(self, f: NCTLA, options: ConicOptions) -> Result:
         import time
