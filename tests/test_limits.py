@@ -55,3 +55,18 @@ def test_cli_limit_exits_1_and_says_so(capsys, argv):
                  "--C", "0.3", *argv])
     out, err = capsys.readouterr()
     assert code == 1 and "iteration_limit" in out and "no_point" in out
+
+
+def test_verify_refuses_a_size_before_the_first_solve(iris_small, monkeypatch):
+    """The second solver's size refusal comes before the first solver runs."""
+    from kernelsdp.errors import TooLargeError
+    from kernelsdp.solvers.proposition1 import ClosedForm
+    from kernelsdp.verify import verify
+    f = make_npkl(iris_small, "linear", "frobenius", C=0.3, B=1.0)
+    ran = []
+    real = ClosedForm.run
+    monkeypatch.setattr(ClosedForm, "run", lambda self, g, o: ran.append(1) or real(self, g, o))
+XX
+    with pytest.raises(TooLargeError, match="clarabel"):
+        verify(f, ["closed-form", "clarabel"])
+    assert ran == []

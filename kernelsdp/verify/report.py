@@ -152,6 +152,9 @@ def verify(problem, solvers: list[str], tol_: float | None = None, **options) ->
     report = VerifyReport(problem=f.describe())
     chosen = [prepare(f, name) for name in solvers]
     validated = [s.options(**options.get(s.name, {})) for s in chosen]  # all, before any solve
+    from ..solvers.memory import refuse_if_too_large
+    for s, opts in zip(chosen, validated):  # every size refusal, too, before the first solve
+        refuse_if_too_large(s, f, opts)
     for s, opts in zip(chosen, validated):
         r = s.run(f, opts)
         t0 = time.perf_counter()
