@@ -66,7 +66,8 @@ def test_verify_refuses_a_size_before_the_first_solve(iris_small, monkeypatch):
     ran = []
     real = ClosedForm.run
     monkeypatch.setattr(ClosedForm, "run", lambda self, g, o: ran.append(1) or real(self, g, o))
-XX
+    # 1 MiB: the closed form's 24×24 eigh fits (~16 KB), Clarabel's SDP (~4 MB) does not
+    monkeypatch.setenv("KERNELSDP_MEMORY_GIB", str(1 / 1024))
     with pytest.raises(TooLargeError, match="clarabel"):
         verify(f, ["closed-form", "clarabel"])
     assert ran == []
