@@ -19,6 +19,7 @@ from ..formulations.stqp import StQP
 from ..formulations.tla import KA, LMTL, MWCTLA, NCTLA
 from .admm import ADMM
 from .base import KINDS, Solver
+from .burer_monteiro import BurerMonteiro
 from .conic import ConicSolver, generic_solvers
 from .proposition1 import ClosedForm
 from .saddle_point import SaddlePoint
@@ -30,7 +31,7 @@ from .tla_reduced import SchurReduced
 
 #: fast solvers per formulation family
 FAST_SOLVERS: dict[type[Formulation], list[Solver]] = {
-    NPKL: [ClosedForm(), SaddlePoint(), ADMM()],
+    NPKL: [ClosedForm(), SaddlePoint(), ADMM(), BurerMonteiro()],
     StQP: [ExactStQP(), LocalStQP()],
     NCutMKL: [ExactStQP(), LocalStQP()],
     SpectralMetric: [SpectralClosedForm()],
@@ -89,7 +90,7 @@ def solve(problem, solver: str | None = None, **options):
     return s.solve(f, **options)
 
 
-__all__ = ["ADMM", "ClosedForm", "ConicSolver", "ExactStQP", "FAST_SOLVERS", "LocalStQP",
+__all__ = ["ADMM", "BurerMonteiro", "ClosedForm", "ConicSolver", "ExactStQP", "FAST_SOLVERS", "LocalStQP",
            "SaddlePoint", "Solver",
            "default_solver", "generic_solvers", "get_solver", "prepare", "registry", "solve",
            "solvers_for"]

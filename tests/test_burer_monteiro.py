@@ -1,0 +1,50 @@
+"""The Burer–Monteiro peer (pymanopt): the same trace-bounded NPKL, certified by the same
+NPKL certificate as ADMM, agreeing with an interior-point solver."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import make_npkl
+from kernelsdp.errors import UnsupportedProblemError
+from kernelsdp.result import Termination
+from kernelsdp.solvers import solve
+from kernelsdp.solvers.burer_monteiro import loss_derivative
+from kernelsdp.formulations import LOSSES
+from kernelsdp.verify import certify, verify
+
+pytest.importorskip("pymanopt")
+
+
+@pytest.mark.parametrize("loss", ["l2", "squared-hinge"])
+def test_certified_by_the_npkl_certificate_and_agrees_with_clarabel(iris_small, loss):
+    f = make_npkl(iris_small, loss, "trace", C=1.0, B=24.0)
+    rep = verify(f, ["burer-monteiro", "clarabel"])
+    bm = rep.checks[0]
+    assert bm.status == "optimal" and bm.passed, bm.failed
+    assert bm.rigorous and bm.lower <= bm.upper
+    assert all(c.passed for c in rep.comparisons)  # the two certified intervals overlap
+
+
+def test_the_multipliers_are_the_loss_derivatives():
+    z, T, C = np.linspace(-2, 2, 9), np.array([1.0, -1.0] * 4 + [1.0]), 0.7
+    for loss in ("l2", "squared-hinge"):
+        h = LOSSES[loss].value
+        fd = (h(z + 1e-6, T, C) - h(z - 1e-6, T, C)) / 2e-6
+        assert np.allclose(loss_derivative(loss, z, T, C), fd, atol=1e-6)
+
+
+def test_a_too_narrow_factor_says_so_and_is_not_certified(iris_small):
+    f = make_npkl(iris_small, "l2", "trace", C=1.0, B=24.0)
+    r = solve(f, "burer-monteiro", rank=1, max_iter=200)
+    cert = certify(f, r)
+    assert r.termination is not Termination.OPTIMAL and not cert.passed
+    assert r.kernel.trace() <= f.B * (1 + 1e-12)  # every iterate is feasible (the sphere)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "l1", "linear"])
+def test_nonsmooth_losses_are_refused_with_the_reason(iris_small, loss):
+    f = make_npkl(iris_small, loss, "trace", C=1.0, B=24.0)
+    with pytest.raises(UnsupportedProblemError, match="burer-monteiro"):
+        solve(f, "burer-monteiro")
