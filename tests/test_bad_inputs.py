@@ -173,3 +173,30 @@ def test_bad_input_is_one_line_and_exit_2(folder, capsys, argv, message):
 
 def test_the_list_is_long_enough():
     assert len(BAD) >= 40 and len({b[0] for b in BAD}) == len(BAD)
+
+
+def test_ctrl_c_is_one_line_and_exit_130(capsys, monkeypatch):
+    import kernelsdp.cli as cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+    monkeypatch.setitem(cli.COMMANDS, "solvers", interrupted)
+    assert main(["solvers"]) == 130
+    err = capsys.readouterr().err
+    assert err == "kernelsdp: interrupted; nothing was written.\n"
+
+
+def test_interrupted_run_says_what_was_kept(capsys, monkeypatch, tmp_path):
+    import kernelsdp.cli as cli
+    from kernelsdp.runs import ResultsStore, run_units
+
+    def study(args):
+        def unit(u):
+            if u["x"] == 2:
+                raise KeyboardInterrupt
+            return {"y": u["x"]}
+        run_units("demo", [{"x": x} for x in range(4)], unit, store=ResultsStore(tmp_path / "s.sqlite"))
+    monkeypatch.setitem(cli.COMMANDS, "solvers", study)
+    assert main(["solvers"]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "interrupted: 2 of 4 units of 'demo' kept in" in err[0]
