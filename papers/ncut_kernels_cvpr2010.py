@@ -33,7 +33,9 @@ import sys
 import time
 
 import numpy as np
+from scipy.linalg import null_space
 from sklearn.cluster import SpectralClustering
+from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
 from sklearn.svm import SVC
 
@@ -42,8 +44,9 @@ from kernelsdp.evaluation import pairwise_cluster_accuracy
 from kernelsdp.formulations import NCutMKL
 from kernelsdp.solvers import solve
 
-#: reported on ADNI (the poster's table); printed for reference only, not comparable
-PAPER_ADNI = {"ours": (84.61, 0.9149), "2-norm MKL": (83.61, 0.9130), "average of kernels": (83.44, 0.9114)}
+#: the poster's only numbers: ADNI (accuracy %, AUC); ADNI is not available offline, so they
+#: are printed beside the same measures on the stand-in tasks, not as a like-for-like target
+PAPER_ADNI = {"learned": (84.61, 0.9149), "2-norm MKL": (83.61, 0.9130), "uniform": (83.44, 0.9114)}
 #: two-class tasks on bundled data: name -> (data set, classes kept)
 TASKS = {"heart": ("heart", None), "sonar": ("sonar", None), "ionosphere": ("ionosphere", None),
          "iris 1-vs-2": ("iris", (1, 2)), "wine 0-vs-1": ("wine", (0, 1))}
@@ -82,9 +85,17 @@ def evaluate(K: np.ndarray, tr: np.ndarray, te: np.ndarray, y: np.ndarray, seed:
     Kte = K[np.ix_(te, te)]
     svm = SVC(kernel="precomputed", C=1.0).fit(K[np.ix_(tr, tr)], y[tr])
     acc = float(np.mean(svm.predict(K[np.ix_(te, tr)]) == y[te]))
+    auc = float(roc_auc_score(y[te], svm.decision_function(K[np.ix_(te, tr)])))
     sc = SpectralClustering(2, affinity="precomputed", random_state=seed).fit_predict(Kte)
-    return {"ncut": ncut_value(Kte, y[te]), "svm": 100 * acc,
+    return {"ncut": ncut_value(Kte, y[te]), "svm": 100 * acc, "auc": auc,
             "cluster": 100 * pairwise_cluster_accuracy(y[te], sc)}
+
+
+def simplex_curvature(Q: np.ndarray) -> np.ndarray:
+    """Eigenvalues of Q on the simplex's directions 1⊥ (BᵀQB, B an orthonormal basis of 1⊥).
+    All negative: αᵀQα is concave on the simplex, so every minimum is a vertex — one kernel."""
+    B = null_space(np.ones((1, len(Q))))
+    return np.linalg.eigvalsh(B.T @ Q @ B)
 
 
 def run_task(name: str, seed: int) -> dict:
@@ -110,38 +121,77 @@ def run_task(name: str, seed: int) -> dict:
               "best single": Ks[single]}
     out = {k: evaluate(K, tr, te, y, seed) for k, K in combos.items()}
     noisy = [i for i, nm in enumerate(names) if nm.startswith("noise")]
-    out["info"] = {"noise_weight": float(alpha[noisy].sum()), "bound": r.lower_bound,
+    curv = simplex_curvature(f.Q)
+    ex = exact.primal["alpha"]
+    l = int(np.argmax(ex))
+    others = np.delete(np.arange(len(Ks)), l)
+    margin = float(np.min(f.Q[l, others] - f.Q[l, l]))  # d/dt of the surrogate along e_l → e_k, / 2
+    out["info"] = {"negative_curvature": int(np.sum(curv < 0)), "directions": len(curv),
+                   "vertex_margin": margin / abs(f.Q[l, l]),
+                   "exact_support": int(np.sum(ex > 1e-9 * ex.max())),
+                   "learned_support": int(np.sum(alpha > 1e-6 * alpha.max())),
+                   "theorem1_condition": bool(r.info["theorem1_condition"]),
+                   "ratio_learned": f.ratio_objective(alpha), "ratio_uniform": f.ratio_objective(np.full(len(Ks), 1 / len(Ks))),
+                   "ratio_single": f.ratio_objective(np.eye(len(Ks))[single]),
+                   "noise_weight": float(alpha[noisy].sum()), "bound": r.lower_bound,
                    "rounded": r.objective, "exact": exact.objective, "rank": r.info["rank"],
                    "sdp_s": sdp_s, "single": names[single],
                    "top": [names[i] for i in np.argsort(alpha)[::-1][:3] if alpha[i] > 1e-3]}
     return out
 
 
+def run_unit(unit: dict) -> dict:
+    """One repetition of one task (a unit of the results store)."""
+    return run_task(unit["task"], unit["seed"])
+
+
+def _fmt(v, kind):
+    return f"{np.mean(v):>8.3f}±{np.std(v):<5.3f}" if kind in ("ncut", "auc") else f"{np.mean(v):>8.1f}±{np.std(v):<5.1f}"
+
+
 def main(quick: bool = False) -> int:
+    from kernelsdp.runs import ResultsStore, run_units
     reps = 1 if quick else 5
     tasks = list(TASKS)[:2] if quick else list(TASKS)
     print(__doc__.split("\n\n")[0].replace("\n", " "))
-    print("Caltech-101 and ADNI are not available offline: the poster's figures cannot be "
-          "reproduced. Reported on ADNI for reference (accuracy %, AUC): "
-          + "; ".join(f"{k} {a:.2f}, {u:.4f}" for k, (a, u) in PAPER_ADNI.items()))
+    print("Data: Caltech-101 and ADNI are not available offline; the bundled two-class UCI tasks "
+          "below stand in for them (openly: the poster's numbers are ADNI's, printed beside ours "
+          "for the claim 'learned ≥ uniform', not as a like-for-like target). 2-norm MKL is not "
+          "implemented here.")
     print(f"mode: {'quick' if quick else 'full'}; {reps} repetition(s); d = 16 kernels "
           f"({N_NOISE} noise).\n")
-    hdr = f"{'task':<14}{'kernel':<13}{'test N-cut':>14}{'SVM acc %':>14}{'cluster acc %':>16}"
-    print(hdr)
+    units = [{"task": t, "seed": s, "d": 16, "noise": N_NOISE} for t in tasks for s in range(reps)]
+    summary = run_units("ncut-kernels", units, run_unit, desc="seed 003")
+    csv, js = ResultsStore(summary.store_path).export("ncut-kernels", "out", summary.records)
+    print(f"{'task':<14}{'kernel':<13}{'test N-cut':>15}{'SVM acc %':>15}{'AUC':>15}"
+          f"{'cluster acc %':>15}   paper (ADNI) acc %, AUC")
     for name in tasks:
-        runs = [run_task(name, s) for s in range(reps)]
+        runs = [r for r in summary.records if r["task"] == name]
         for k in ("learned", "uniform", "best single"):
-            vals = {m: [r[k][m] for r in runs] for m in ("ncut", "svm", "cluster")}
-            print(f"{name:<14}{k:<13}" + "".join(
-                f"{np.mean(v):>9.3f}±{np.std(v):<4.2f}" if m == "ncut" else f"{np.mean(v):>10.1f}±{np.std(v):<4.1f}"
-                for m, v in vals.items()))
+            p = PAPER_ADNI.get(k)
+            print(f"{name:<14}{k:<13}" + "".join(_fmt([r[k][m] for r in runs], m)
+                                                 for m in ("ncut", "svm", "auc", "cluster"))
+                  + (f"   {p[0]:.2f}, {p[1]:.4f}" if p else "   -"))
         info = [r["info"] for r in runs]
-        print(f"{'':<14}weight on the {N_NOISE} noise kernels: "
-              f"{np.mean([i['noise_weight'] for i in info]):.2e} (max {max(i['noise_weight'] for i in info):.1e}); "
-              f"SDP1 bound {np.mean([i['bound'] for i in info]):.4g}, rounded "
-              f"{np.mean([i['rounded'] for i in info]):.4g}, exact {np.mean([i['exact'] for i in info]):.4g}; "
-              f"SDP1 {np.mean([i['sdp_s'] for i in info]):.2f}s; top kernels {info[0]['top']}; "
-              f"best single {info[0]['single']}", flush=True)
+        mean = lambda key: float(np.mean([i[key] for i in info]))  # noqa: E731
+        vm = min(i["vertex_margin"] for i in info)
+        if max(i["exact_support"] for i in info) > 1 or vm <= 0:
+            print(f"{'':<14}the exact optimum is not a strict vertex in every run (support "
+                  f"{mean('exact_support'):.1f}, vertex margin {vm:.3g}): no collapse to explain.")
+        else:
+            print(f"{'':<14}why one kernel: at the exact optimum's vertex e_l, mixing in any other kernel k "
+                  f"raises the surrogate αᵀQα at the rate 2(Q_lk − Q_ll) ≥ {vm:.3g}·|Q_ll| > 0 "
+                  f"(a strict KKT vertex; {mean('negative_curvature'):.1f} of {info[0]['directions']} simplex "
+                  f"directions have negative curvature, so the interior holds no minimum either); exact "
+                  f"support {mean('exact_support'):.1f}, learned support {mean('learned_support'):.1f}; "
+                  f"best single {info[0]['single']}, top learned {info[0]['top']}.")
+        print(f"{'':<14}training N-cut ratio Σ û·α/v̂·α: learned {mean('ratio_learned'):.4g}, uniform "
+              f"{mean('ratio_uniform'):.4g}, best single {mean('ratio_single'):.4g} — the learned weights "
+              "win the criterion they optimise; SVM accuracy is not that criterion.")
+        print(f"{'':<14}noise kernels' weight {mean('noise_weight'):.2e}; SDP1 bound {mean('bound'):.4g}, rounded "
+              f"{mean('rounded'):.4g}, exact {mean('exact'):.4g}; Theorem 1's hypothesis (Z* > 0) held in "
+              f"{sum(i['theorem1_condition'] for i in info)}/{len(info)} runs; SDP1 {mean('sdp_s'):.2f}s", flush=True)
+    print(f"(exported: {csv}, {js})")
     return 0
 
 
