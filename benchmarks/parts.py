@@ -1,17 +1,29 @@
-"""Run a benchmark's parts, each in its own subprocess (so each peak RSS is its own).
+"""Run a benchmark's parts, each in its own subprocess (so each peak RSS is its own), each
+finished part kept in the project's results store (kernelsdp.runs) as soon as it ends.
 
 A benchmark script defines ``PARTS`` (name → function(quick) → JSON-able dict) and a
 ``report(name, result)`` printer, and calls :func:`run` from its ``__main__``.  The child
-process prints its result as JSON on its last stdout line.
+process prints its result as JSON on its last stdout line.  A re-run reports the parts the
+store already holds without measuring them again (``--fresh`` measures everything anew);
+Ctrl-C stops with one line saying what was kept; the results are also written as
+``out/benchmarks/<script>[-quick].csv`` and ``.json``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from typing import Callable
+
+from kernelsdp.errors import Interrupted
+from kernelsdp.runs import ResultsStore, run_units
+
+
+class PartFailed(Exception):
+    """A part's child process exited non-zero (nothing is stored for it)."""
 
 
 def run(script: str, doc: str, parts: dict[str, Callable[[bool], dict]],
@@ -20,6 +32,7 @@ def run(script: str, doc: str, parts: dict[str, Callable[[bool], dict]],
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--part", choices=parts)
+    ap.add_argument("--fresh", action="store_true", help="measure again the parts the results store holds")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     if extra_args is not None:
         extra_args(ap)
@@ -31,11 +44,33 @@ def run(script: str, doc: str, parts: dict[str, Callable[[bool], dict]],
     if a.child:
         print(json.dumps(parts[a.part](a.quick)))
         return 0
-    for name in ([a.part] if a.part else parts):
-        cmd = [sys.executable, script, "--part", name, "--child"] + (["--quick"] if a.quick else [])
+    name = os.path.splitext(os.path.basename(script))[0]
+    study = f"benchmark:{name}" + (":quick" if a.quick else "")
+    store = ResultsStore()
+
+    def measure(unit: dict) -> dict:
+        cmd = [sys.executable, script, "--part", unit["part"], "--child"] + (["--quick"] if a.quick else [])
         out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
         if out.returncode != 0:
-            print(f"\n== {name}: failed (exit {out.returncode})")
-            continue
-        report(name, json.loads(out.stdout.strip().splitlines()[-1]))
+            raise PartFailed(f"exit {out.returncode}")
+        return {"result": json.loads(out.stdout.strip().splitlines()[-1])}
+
+    try:
+        for part in ([a.part] if a.part else parts):
+            unit = {"part": part, "quick": a.quick}
+            if a.fresh:
+                store.forget(study, unit)
+            try:
+                summary = run_units(study, [unit], measure, store=store)
+            except PartFailed as exc:
+                print(f"\n== {part}: failed ({exc})")
+                continue
+            if summary.skipped:
+                print(f"\n(== {part}: kept from an earlier run in {store.path}; --fresh measures it again)")
+            report(part, summary.records[0]["result"])
+    except Interrupted as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return 130
+    csv_path, _ = store.export(study, os.path.join("out", "benchmarks"))
+    print(f"\nresults: {csv_path} (and .json beside it)")
     return 0

@@ -125,6 +125,10 @@ class ResultsStore:
         """Study name → number of finished units."""
         return dict(self._query("SELECT study, COUNT(*) FROM runs GROUP BY study ORDER BY study"))
 
+    def forget(self, study: str, unit: dict) -> None:
+        """Forget one unit (it will run again)."""
+        self._query("DELETE FROM runs WHERE study = ? AND unit = ?", (study, unit_key(unit)))
+
     def clear(self, study: str) -> int:
         """Forget a study's units (a fresh run); returns how many were removed."""
         n = len(self.done(study))
