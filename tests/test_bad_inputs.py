@@ -23,6 +23,7 @@ BAD = [
     ("missing file", "solve npkl --laplacian {d}/nope.npz --pairs {d}/pairs.csv", "No such file"),
     ("folder as a file", "solve npkl --laplacian {d} --pairs {d}/pairs.csv", "a folder"),
     ("empty .npz", "solve npkl --problem {d}/empty.npz", "lacks the Laplacian"),
+    ("C stored as an array", "solve npkl --problem {d}/C_array.npz", "'C'"),
     (".npy renamed .npz", "solve npkl --problem {d}/renamed.npz", "not a .npz archive"),
     ("text as .npz", "solve npkl --problem {d}/text.npz", "not a .npz archive"),
     ("object array", "solve npkl --problem {d}/pickled.npz", "never unpickles"),
@@ -73,6 +74,7 @@ BAD = [
     ("StQP Q not square", "solve stqp --problem {d}/q_rect.npz", "square|\\(d, d\\)"),
     ("spectral gamma zero", "solve spectral-metric --problem {d}/s.npz --gamma 0", "gamma"),
     ("spectral gamma NaN", "solve spectral-metric --problem {d}/s.npz --gamma nan", "gamma"),
+    ("spectral gamma as an array", "solve spectral-metric --problem {d}/s_gamma.npz", "'gamma' must hold one number"),
     ("spectral landmarks zero", "solve spectral-metric --problem {d}/s.npz --n-landmarks 0", "n_landmarks"),
     ("TLA zero ramps", "solve mwc-tla --problem {d}/t.npz --ramps 0", "ramps"),
     ("TLA huge ramps", "solve mwc-tla --problem {d}/t.npz --ramps 100000", "GiB"),
@@ -101,6 +103,8 @@ def folder(tmp_path, iris_small):
     rows = ["i,j,label"] + [f"{i},{j},{int(t)}" for i, j, t in zip(pairs.i, pairs.j, pairs.t)]
     (d / "pairs.csv").write_text("\n".join(rows) + "\n")
     (d / "old.npz").write_bytes(b"an earlier result")
+    np.savez(d / "C_array.npz", L=L.toarray(), pairs=np.c_[pairs.i, pairs.j], labels=pairs.t,
+             C=np.array([1.0, 2.0]))
     with zipfile.ZipFile(d / "empty.npz", "w"):
         pass
     np.save(d / "renamed.npy", np.eye(3))
@@ -145,6 +149,8 @@ def folder(tmp_path, iris_small):
     y = np.repeat([-1, 1], 15)
     _npz(d / "s.npz", X=X, pairs=np.array([[0, 1], [2, 20], [3, 4]]), labels=np.array([1, -1, 1]))
     _npz(d / "t.npz", X=X, y=y)
+    _npz(d / "s_gamma.npz", X=X, pairs=np.array([[0, 1], [3, 4]]), labels=np.array([1, 1]),
+         gamma=np.ones(3))
     _npz(d / "t_oneclass.npz", X=X, y=np.ones(30, int))
     (d / "bad.dat-s").write_text("2\n1\n3\n1.0 2.0\n0 1 1 1 oops\n")
     return d
@@ -200,3 +206,17 @@ def test_interrupted_run_says_what_was_kept(capsys, monkeypatch, tmp_path):
     assert main(["solvers"]) == 130
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "interrupted: 2 of 4 units of 'demo' kept in" in err[0]
+
+
+def test_a_full_disk_names_the_users_file(folder, capsys, monkeypatch):
+    import errno
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(np, "savez_compressed", full)
+    before = _snapshot(folder)
+    code = main(["solve", "npkl", "--laplacian", f"{folder}/L.npz", "--pairs", f"{folder}/pairs.csv",
+                 "--loss", "linear", "--capacity", "frobenius", "--out", f"{folder}/K.npz"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"kernelsdp: error: cannot write {folder}/K.npz: No space left")
+    assert ".kernelsdp-" not in err and _snapshot(folder) == before

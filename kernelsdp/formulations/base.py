@@ -181,3 +181,16 @@ def require_keys(arrays: dict[str, np.ndarray], keys, owner: str) -> None:
     if missing:
         raise InvalidDataError(f"the problem file for {owner} lacks the key(s) {', '.join(missing)}; "
                                f"see 'kernelsdp solve {owner} --help'.")
+
+
+def scalar_key(arrays, key: str, owner: str, kind: type = float):
+    """The one number stored under ``key`` of a problem file (a 0-d or 1-element array)."""
+    a = np.asarray(arrays[key])
+    if a.size != 1 or a.dtype.kind not in "biuf":
+        raise InvalidDataError(f"the problem file for {owner}: the key {key!r} must hold one "
+                               f"number; got an array of shape {a.shape} ({a.dtype}).")
+    value = a.ravel()[0].item()
+    if kind is int and float(value) != int(value):
+        raise InvalidDataError(f"the problem file for {owner}: the key {key!r} must hold an "
+                               f"integer; got {value!r}.")
+    return kind(value)

@@ -33,7 +33,7 @@ from ..linalg.extreme import largest_eigenvalue, lowest_eigenvalue
 from ..linalg.positive_part import positive_eigenpairs
 from ..result import KernelFactor
 from ..declarations import parameter
-from .base import CvxpyModel, Formulation, require_keys
+from .base import CvxpyModel, Formulation, require_keys, scalar_key
 from .losses import LOSSES
 from . import npkl_inputs
 from .npkl_certificate import npkl_certificate
@@ -120,7 +120,7 @@ class NPKL(Formulation):
         require_keys(arrays, ("pairs", "labels"), cls.name)
         for key in ("C", "B"):
             if key in arrays and params.get(key) is None:
-                params[key] = float(arrays[key])
+                params[key] = scalar_key(arrays, key, cls.name)
         params = {k: v for k, v in params.items() if v is not None}
         L = validate_laplacian(L)
         pairs = PairwiseConstraints.from_arrays(arrays["pairs"], arrays["labels"], L.shape[0])

@@ -29,7 +29,7 @@ from ..errors import InvalidDataError, InvalidParameterError, check_int, check_p
 from ..data.spectral_basis import (EIG_RTOL, SpectralBasis, choose_landmarks, full_basis,
                                landmark_basis, median_gamma, validate_points_pairs)
 from ..result import KernelFactor
-from .base import CvxpyModel, Formulation, require_keys
+from .base import CvxpyModel, Formulation, require_keys, scalar_key
 
 D_FLOOR = 1e-12
 
@@ -106,7 +106,7 @@ class SpectralMetric(Formulation):
     @classmethod
     def from_npz(cls, arrays, **params) -> "SpectralMetric":
         require_keys(arrays, ("X", "pairs", "labels"), cls.name)
-        opts = {k: t(arrays[k]) for k, t in cls.CLI_OPTIONS.items() if k in arrays}
+        opts = {k: scalar_key(arrays, k, cls.name, t) for k, t in cls.CLI_OPTIONS.items() if k in arrays}
         opts.update({k: v for k, v in params.items() if v is not None and k in cls.CLI_OPTIONS})
         return cls.from_points(arrays["X"], arrays["pairs"], arrays["labels"], **opts)
 

@@ -48,7 +48,7 @@ from ..errors import InvalidParameterError, TooLargeError, check_choice
 from ..relaxations import QCQP, numerical_rank, relax
 from ..tolerances import EIG_ZERO_RTOL
 from ..declarations import parameter
-from .base import CvxpyModel, Formulation, require_keys
+from .base import CvxpyModel, Formulation, require_keys, scalar_key
 
 #: NC-TLA and LMTL hold an n-sized PSD block; above this n they are refused.
 BLOCK_MAX_N = 400
@@ -97,7 +97,7 @@ class _TLA(Formulation):
         require_keys(arrays, ("X", "y"), cls.name)
         J = params.pop("ramps", None)
         if J is None:
-            J = int(arrays["ramps"]) if "ramps" in arrays else 10
+            J = scalar_key(arrays, "ramps", cls.name, int) if "ramps" in arrays else 10
         extra = {k: v for k, v in params.items() if v}
         return cls.from_data(arrays["X"], arrays["y"], J=J, **extra)
 
