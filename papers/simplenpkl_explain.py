@@ -63,7 +63,7 @@ def explain(name: str, method: str, table: dict, ablation: dict) -> str:
         why.append(f"{100 * cell['margin_reached']:.0f}% of pairs reach T_ij K_ij >= 1 at B = 1"
                    + (f" (our LL {ll:.1f})" if ll is not None else ""))
     if method.startswith("NPKL") and "rank" in cell:
-        why.append(f"rank K = {cell['rank']:.0f}")
+        why.append(f"rank K = {cell['rank']:.1f}, top eigenvalue {100 * cell['top_share']:.0f}% of tr K")
     if uncertified:
         why.append(uncertified)
     if name in NOT_THE_PAPERS_DATA:
@@ -138,15 +138,20 @@ def print_ablation(names, table: dict, ablation: dict) -> None:
                 continue
             print(f"{'  ' + label:<26}" + "".join(f"{'-' if v is None else f'{v:.1f}':>{width}}" for v in vals))
     print("Measurements")
-    rows = [("pairs per point m/n", table, "m"), ("  xing-0.7", ablation.get("xing-0.7", {}), "m"),
-            ("mutual 5-NN components", table, "graph_components"),
-            ("  standardised", ablation.get("standardised", {}), "graph_components"),
-            ("NPKL-LL rank (tr K <= n)", table, "rank"), ("  trace-1", ablation.get("trace-1", {}), "rank")]
-    for label, cells, key in rows:
+    rows = [("pairs per point m/n", table, "m", None), ("  xing-0.7", ablation.get("xing-0.7", {}), "m", None),
+            ("mutual 5-NN components", table, "graph_components", None),
+            ("  standardised", ablation.get("standardised", {}), "graph_components", None),
+            ("NPKL-LL rank (tr K <= n)", table, "rank", "NPKL-LL"),
+            ("  trace-1", ablation.get("trace-1", {}), "rank", "NPKL-LL"),
+            ("NPKL-HL rank (no capacity)", table, "rank", "NPKL-HL"),
+            ("  trace-1", ablation.get("trace-1", {}), "rank", "NPKL-HL"),
+            ("SHL % pairs TK >= 1", table, "margin_reached", "SimpleNPKL-SHL"),
+            ("  B=n", ablation.get("B=n", {}), "margin_reached", "SimpleNPKL-SHL")]
+    for label, cells, key, only in rows:
         vals = []
         for n in names:
-            hits = [c[key] / (c["n"] if key == "m" else 1) for (d, mth), c in cells.items()
-                    if d == n and key in c and (key != "rank" or mth == "NPKL-LL")]
+            hits = [c[key] * (100 if key == "margin_reached" else 1) / (c["n"] if key == "m" else 1)
+                    for (d, mth), c in cells.items() if d == n and key in c and only in (None, mth)]
             vals.append(hits[0] if hits else None)
         if all(v is None for v in vals):
             continue
