@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -70,6 +71,8 @@ class LocalOptions:
     starts: int = option(20, low=1, help="starting points (barycentre, best vertices, random)")
     max_iter: int = option(5000, low=1, help="replicator iterations per start")
     seed: int = option(0, low=0, help="seed of the random starts")
+    time_limit: float | None = option(None, low=0.0, open_low=True, help="wall-clock limit, seconds")
+    progress: Callable[[dict], None] | None = option(None, help="called after each start")
 
 
 class LocalStQP(Solver):
@@ -96,7 +99,11 @@ class LocalStQP(Solver):
             inits.append(e / e.sum())
         inits += list(rng.dirichlet(np.ones(d), size=max(0, starts - len(inits))))
         best, best_val, total = None, np.inf, 0
-        for a in inits:
+        termination = Termination.LOCALLY_SOLVED
+        for k, a in enumerate(inits):
+            if options.time_limit is not None and time.perf_counter() - t0 > options.time_limit:
+                termination = Termination.TIME_LIMIT  # the best start so far stands, said so
+                break
             for it in range(max_iter):
                 g = A @ a
                 new = a * g / (a @ g)
@@ -109,6 +116,12 @@ class LocalStQP(Solver):
             v = f.objective(a)
             if v < best_val:
                 best, best_val = a, v
+            if options.progress is not None:
+                options.progress({"iteration": k + 1, "primal": best_val, "dual": None,
+                                  "relative_gap": None, "time_s": time.perf_counter() - t0})
+        if best is None:
+            return Result.failure(f.name, self.name, termination, "no start finished within the time limit",
+                                  solve_time_s=time.perf_counter() - t0)
         # a local method claims no lower bound: upper_bound only
-        return _result(f, self.name, Termination.LOCALLY_SOLVED, best, t0, total,
+        return _result(f, self.name, termination, best, t0, total,
                        {"starts": len(inits), "kkt_violation": f.kkt_violation(best)})
