@@ -48,3 +48,12 @@ def test_nonsmooth_losses_are_refused_with_the_reason(iris_small, loss):
     f = make_npkl(iris_small, loss, "trace", C=1.0, B=24.0)
     with pytest.raises(UnsupportedProblemError, match="burer-monteiro"):
         solve(f, "burer-monteiro")
+
+
+def test_the_hessian_is_the_derivative_of_the_gradient():
+    z, T, C = np.linspace(-2, 2, 9), np.array([1.0, -1.0] * 4 + [1.0]), 0.7
+    from kernelsdp.solvers.burer_monteiro import loss_curvature
+    for loss in ("l2", "squared-hinge"):
+        fd = (loss_derivative(loss, z + 1e-7, T, C) - loss_derivative(loss, z - 1e-7, T, C)) / 2e-7
+        keep = np.abs(1 - T * z) > 1e-3  # away from the squared hinge's kink
+        assert np.allclose(loss_curvature(loss, z, T, C)[keep], fd[keep], atol=1e-5)
