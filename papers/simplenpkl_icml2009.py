@@ -150,6 +150,11 @@ def npkl_plan(method: str, protocol: Protocol, n: int) -> tuple[str, str, float,
 def run_unit(unit: dict) -> dict:
     """One data set × method × repetition under one protocol: accuracy %, CPU seconds and
     the measurements the explanation column reads (pairs, rank, margins, components)."""
+    with threadpool_limits(1):  # tiny k-means and eigenproblems: threads only contend on 2 cores
+        return _run_unit(unit)
+
+
+def _run_unit(unit: dict) -> dict:
     protocol = Protocol(**{k: unit[k] for k in asdict(Protocol())})
     X, y = features(unit["dataset"], protocol)
     n, c, seed = len(y), len(np.unique(y)), unit["rep"]

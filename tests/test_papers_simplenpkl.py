@@ -110,7 +110,7 @@ def test_quick_mode_reduced_runs_prints_exports_and_resumes(tmp_path, capsys):
 
 def test_figure2_writes_a_png_with_both_selections(tmp_path, capsys):
     from papers.simplenpkl_figures import figure2
-    path = figure2(out=str(tmp_path), store=ResultsStore(tmp_path / "r.sqlite"), dataset="heart",
+    path = figure2(out=str(tmp_path), store=ResultsStore(tmp_path / "r.sqlite"), dataset="soybean",
                    fractions=(0.2,), reps=1)
     assert (tmp_path / "simplenpkl_figure2.png").stat().st_size > 10_000 and path.endswith(".png")
     text = capsys.readouterr().out
