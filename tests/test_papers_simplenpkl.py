@@ -108,6 +108,12 @@ def test_quick_mode_reduced_runs_prints_exports_and_resumes(tmp_path, capsys):
     assert len(store.records(sn.STUDY)) == before
 
 
+def test_an_unknown_reading_is_one_typed_error(tmp_path):
+    from kernelsdp.errors import UnknownNameError
+    with pytest.raises(UnknownNameError, match="unknown reading 'nope'"):
+        sn.main(quick=True, reading="nope", store=ResultsStore(tmp_path / "r.sqlite"), out=str(tmp_path))
+
+
 def test_figure2_writes_a_png_with_both_selections(tmp_path, capsys):
     from papers.simplenpkl_figures import figure2
     path = figure2(out=str(tmp_path), store=ResultsStore(tmp_path / "r.sqlite"), dataset="soybean",
