@@ -41,7 +41,7 @@ def test_solvers_json_lists_every_formulation(capsys):
     assert names[:4] == ["closed-form", "saddle-point", "admm", "clarabel"]
     assert {"scs", "mosek"} <= set(names)
     admm = next(r for r in rows if r["formulation"] == "npkl" and r["solver"] == "admm")
-    assert admm["accepts"] == "loss l2|hinge|squared-hinge|l1; capacity trace"
+    assert admm["accepts"] == "loss l2|hinge|squared-hinge|l1; capacity trace|none"  # issue #14
     assert {"rank", "rank_start", "tol", "max_iter"} <= set(admm["options"])
     simple = [r["solver"] for r in rows if r["formulation"] == "simple-npkl"]
     assert "admm" not in simple  # its capacity is fixed to frobenius, which ADMM refuses
