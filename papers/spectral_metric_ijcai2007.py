@@ -4,9 +4,10 @@ landmarks), plus the same measure on bundled real data.
 
 The seed's text is garbled: its numbers for Table 1 and for ISOLET/MNIST are not
 recoverable, so there is no paper column to print; the ablation states the paper's
-qualitative claim beside each data set and says whether it holds.  The claims (the kernel methods separate XOR where RCA cannot; the
-landmark version approaches the full one as m grows; learned metrics beat the Euclidean
-and RBF-feature-space metrics on real data).
+qualitative claim beside each data set and says whether it holds.  The claims: the
+kernel methods separate XOR where RCA cannot; the landmark version approaches the full
+one as m grows; learned metrics beat the Euclidean and RBF-feature-space metrics on real
+data.
 
 Protocol (docs/spectral_metric.md and our choices, *):
 - RBF base kernel, γ = 1/median squared distance*; eigenvalues kept above 1e-3·λ₁*;
