@@ -266,11 +266,11 @@ def main(quick: bool = False, datasets=None, repetitions: int | None = None, rea
         main_run = run_units(STUDY, units_for(reading, names, reps, reps_generic, quick), run_unit,
                              store=store, desc="Table 2", fresh=fresh)
         ablation = {}
-        for reading in readings:
-            units = units_for(reading, names, reps_ablation, min(reps_ablation, reps_generic), quick,
-                              AFFECTS[reading])
-            ablation[reading] = summarise(run_units(STUDY, units, run_unit, store=store,
-                                                    desc=f"ablation {reading}", fresh=False).records)
+        for other in readings:
+            units = units_for(other, names, reps_ablation, min(reps_ablation, reps_generic), quick,
+                              AFFECTS[other])
+            ablation[other] = summarise(run_units(STUDY, units, run_unit, store=store,
+                                                  desc=f"ablation {other}", fresh=False).records)
     table = summarise(main_run.records)
     rows = print_table(names, table, ablation)
     print_ablation(names, table, ablation)
