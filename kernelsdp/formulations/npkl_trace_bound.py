@@ -16,8 +16,8 @@ S_u, s = sign(v_i v_j) ≠ 0; every other null direction is *free*.  Π projects
 complement of the free directions.  Then for every K ∈ S_u:
 
 1. tr(P_⊥K) ≤ tr(LK)/λ₊ ≤ u/λ₊ =: ρ (h ≥ 0; λ₊ the smallest positive eigenvalue of L);
-2. for an anchored v with g = vᵀKv, a = |v_i v_j|, κ_i = (1 − v_i²)ρ ≥ xᵀKx for
-   x = e_i − v_i v ∈ range(L), and the loss's bound s·K_ij ≤ b (ℓ2: T + √(2u/C), ℓ1: T + u/C
+2. for an anchored v with g = vᵀKv, a = |v_i v_j|, κ_i = min((1 − v_i²)ρ, u·(L⁺)_ii) ≥ xᵀKx
+   for x = e_i − v_i v ∈ range(L) (xᵀKx ≤ (xᵀL⁺x)·tr(LK), xᵀL⁺x = (L⁺)_ii as L⁺v = 0), and the loss's bound s·K_ij ≤ b (ℓ2: T + √(2u/C), ℓ1: T + u/C
    for s = +1, the mirrored lower bounds for s = −1; hinge and squared hinge only bound a
    cannot-link from above and a must-link from below):
    s·K_ij = a·g + s(v_i pⱼ + v_j pᵢ) + s·xᵢᵀKxⱼ ≥ a·g − (|v_i|√κ_j + |v_j|√κ_i)√g − √(κ_iκ_j)
@@ -69,6 +69,8 @@ class NullStructure:
     lambda_plus: float
     #: the smallest eigenvalue over all blocks (the theorem needs L ⪰ 0)
     lambda_min: float
+    #: (L⁺)_ii, from each block's own spectrum (1/λ₊ where a block is too large for LAPACK)
+    pinv_diag: np.ndarray
     simple: dict[int, tuple[np.ndarray, np.ndarray]]
     multiple: dict[int, tuple[np.ndarray, np.ndarray]]
 
@@ -85,6 +87,7 @@ def null_structure(L: sp.csr_matrix) -> NullStructure:
     order = np.argsort(labels, kind="stable")
     starts = np.r_[0, np.flatnonzero(np.diff(labels[order])) + 1, n]
     lam_plus, lam_min, simple, multiple = np.inf, np.inf, {}, {}
+    pinv_diag = np.full(n, np.nan)
     for a, b in zip(starts[:-1], starts[1:]):
         idx = order[a:b]
         Lb = L[idx][:, idx]
@@ -98,13 +101,16 @@ def null_structure(L: sp.csr_matrix) -> NullStructure:
         null = np.abs(w) <= NULL_RTOL * scale
         if (~null).any():
             lam_plus = min(lam_plus, float(w[~null].min()))
+            if idx.size <= DENSE_BLOCK:  # the whole spectrum: (L⁺)_ii = Σ_k V_ik²/w_k
+                pinv_diag[idx] = (V[:, ~null] ** 2) @ (1.0 / w[~null])
         c = int(labels[idx[0]])
         if null.sum() == 1:
             v = V[:, null][:, 0]
             simple[c] = (idx, v if v.sum() >= 0 else -v)
         elif null.sum() > 1:
             multiple[c] = (idx, V[:, null])
-    return NullStructure(labels, float(lam_plus), float(lam_min), simple, multiple)
+    pinv_diag = np.where(np.isnan(pinv_diag), 1.0 / lam_plus, pinv_diag)
+    return NullStructure(labels, float(lam_plus), float(lam_min), pinv_diag, simple, multiple)
 
 
 def pair_bounds(loss: str, T: np.ndarray, C: float, u: float) -> tuple[np.ndarray, np.ndarray]:
@@ -162,7 +168,11 @@ def trace_bound(f, level: float, structure: NullStructure | None = None) -> Trac
         best = np.inf
         if ok.any():
             vi, vj, b, a = np.abs(vi[ok]), np.abs(vj[ok]), b[ok], np.abs(vi[ok] * vj[ok])
-            ki, kj = (1 - vi**2) * rho, (1 - vj**2) * rho
+            # κ_i ≤ min((1 − v_i²)ρ, u·(L⁺)_ii): x_i = e_i − v_i v ∈ range(L) and
+            # xᵀKx ≤ (xᵀL⁺x)·tr(LK), with xᵀL⁺x = (L⁺)_ii since L⁺v = 0
+            gi, gj = P.i[inside][ok], P.j[inside][ok]
+            ki = np.minimum((1 - vi**2) * rho, u * s.pinv_diag[gi])
+            kj = np.minimum((1 - vj**2) * rho, u * s.pinv_diag[gj])
             lin = vi * np.sqrt(kj) + vj * np.sqrt(ki)
             const = np.sqrt(ki * kj) + b
             disc = np.maximum(lin**2 + 4 * a * const, 0.0)
