@@ -279,7 +279,7 @@ def _cause(runs, key, name, results) -> str:
         grown = (f"without a capacity K grows along L's null directions (tr K/n {mean('trace_over_n'):.3g}, "
                  f"{mean('free_directions'):.0f} of them free of the a-priori bound) and kernel k-means "
                  f"splits by them" if mean("trace_over_n") > 10 else
-                 f"problem (1)'s iterate at tr K/n {mean('trace_over_n'):.3g}")
+                 "problem (1)'s iterate")
         return f"{grown}; stopped {status}{capped}, not certified optimal{vs}; {facts}"
     raw = results[name].get(("HL", "ADMM B=n raw"), [])
     if acc > pm and raw:
