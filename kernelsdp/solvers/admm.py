@@ -379,8 +379,10 @@ class ADMM(Solver):
                             "final_alpha": alpha, "final_beta": beta,
                             "pattern_entries": int(W.nnz), "anderson": mem,
                             "certificate_s": cert_s, "last_step_trace_multiplier": nu,
-                            **({"certified_by": "a-priori trace bound" if termination ==
-                                Termination.OPTIMAL else "eq. 14 residuals only"}
+                            **({"certified_by": {
+                                Termination.OPTIMAL: "duality gap (a-priori trace bound)",
+                                Termination.LOCALLY_SOLVED: "eq. 14 residuals only"}.get(
+                                    termination, "nothing (stopped at a limit)")}
                                if not capped else {}),
                             **{f"bound_{k}": v for k, v in bound_info.items()}})
 
