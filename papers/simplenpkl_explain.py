@@ -11,7 +11,7 @@ the paper's, our k-means against the paper's on the same data.
 
 from __future__ import annotations
 
-from .simplenpkl_icml2009 import GENERIC_MAX_N, METHODS, PAPER
+from .simplenpkl_icml2009 import METHODS, PAPER
 
 #: data sets that are not the paper's files (kernelsdp/data/csv/PROVENANCE.md)
 NOT_THE_PAPERS_DATA = {"soybean": "substitute", "chessboard": "our generator",
@@ -34,14 +34,12 @@ def explain(name: str, method: str, table: dict, ablation: dict) -> str:
     k = METHODS.index(method)
     paper = PAPER[name][k]
     cell = table.get((name, method))
-    if cell is None or cell["mean"] is None:
-        n = next((c["n"] for (d, _), c in table.items() if d == name and "n" in c), None)
-        if n is not None and n > GENERIC_MAX_N and method == "NPKL-HL":
-            return (f"not run: n = {n:.0f} > {GENERIC_MAX_N}: Clarabel's scaling block does not fit, "
-                    "SCS takes ~50 CPU s a solve at n = 100 on eq. 4's hinge")
-        return "not run in --quick (generic solver: Soybean only)"
-    uncertified = (f"{cell['uncertified']} of {cell['reps']} solves not certified optimal"
-                   if cell.get("uncertified") else "")
+    if cell is None:
+        return "not run in --quick (NPKL columns: Soybean only)"
+    if cell["mean"] is None:
+        return "no kernel returned (each unit's status is in the unit CSV)"
+    uncertified = (f"{cell['uncertified']} of {cell['reps']} solves not certified optimal: "
+                   + ", ".join(cell.get("statuses", ())) if cell.get("uncertified") else "")
     if within(cell["mean"], paper):
         return "within" + (f" ({uncertified})" if uncertified else "")
     why = []

@@ -60,6 +60,9 @@ def test_paper_npkl_columns_are_eq4_hinge_without_capacity_and_trace_1_is_a_read
     assert sn.npkl_plan("NPKL-HL", sn.Protocol(), n) == ("hinge", "none", sn.B, "clarabel")
     assert sn.npkl_plan("NPKL-LL", sn.Protocol(), n) == ("linear", "trace", float(n), "clarabel")
     assert sn.npkl_plan("NPKL-HL", sn.READINGS["trace-1"], n)[1:3] == ("trace", 1.0)
+    big = sn.GENERIC_MAX_N + 1  # past Clarabel's dense scaling block: SCS (linear), ADMM (hinge)
+    assert sn.npkl_plan("NPKL-LL", sn.Protocol(), big)[3] == "scs"
+    assert sn.npkl_plan("NPKL-HL", sn.Protocol(), big) == ("hinge", "none", sn.B, "admm")
 
 
 def _cell(mean, **kw):
