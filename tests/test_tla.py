@@ -153,3 +153,12 @@ def test_block_formulations_at_the_papers_training_size():
         r = solve(f, name)
         cert = f.certificate(r, get_solver(cls, name).certificate_tol)
         assert r.termination.value == "optimal" and cert.passed, (name, cert.failed)
+
+
+def test_extragradient_time_limit_returns_a_feasible_uncertified_point(small_block):
+    from kernelsdp.result import PointStatus, Termination
+    f = LMTL.from_data(*small_block, J=4)
+    r = solve(f, "extragradient", time_limit=1e-9)
+    assert r.termination == Termination.TIME_LIMIT and r.point == PointStatus.FEASIBLE_POINT
+    cert = f.certificate(r, tol.EXTRAGRADIENT_GAP_TOL)
+    assert cert.lower <= cert.upper and not [k for k in cert.failed if k != "interval_width"]

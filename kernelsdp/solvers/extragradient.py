@@ -49,6 +49,7 @@ class ExtragradientOptions:
     tol: float = option(tol.EXTRAGRADIENT_GAP_TOL, low=0.0, open_low=True,
                         help="relative width of the certified interval to stop at")
     max_iter: int = option(20_000, low=1, help="iteration limit")
+    time_limit: float | None = option(None, low=0.0, open_low=True, help="wall-clock limit, seconds")
     progress: Callable[[dict], None] | None = option(None, help="called with each check's record")
 
 
@@ -128,7 +129,8 @@ class Extragradient(Solver):
                 eta *= 0.5
             M, a = project_spectraplex(M - eta * gMh), project_svm_box(a + eta * gah, y, C)
             Msum, asum, wsum = Msum + eta * Mh, asum + eta * ah, wsum + eta
-            if it % CHECK_EVERY == 0 or it == options.max_iter or step == 0.0:
+            out_of_time = options.time_limit is not None and time.perf_counter() - t0 > options.time_limit
+            if it % CHECK_EVERY == 0 or it == options.max_iter or step == 0.0 or out_of_time:
                 for Mc, ac in ((Mh, ah), (Msum / wsum, project_svm_box(asum / wsum, y, C))):
                     up, lo = f.svm_primal_bound(Mc, ac), f.svm_dual_bound(ac)
                     if up < best_up[0]:
@@ -146,6 +148,9 @@ class Extragradient(Solver):
                     break
                 if step == 0.0:
                     termination = Termination.SLOW_PROGRESS
+                    break
+                if out_of_time:  # the iterates stay feasible: a usable point, not an optimum
+                    termination = Termination.TIME_LIMIT
                     break
             eta *= GROW
         Mbest, abest = best_up[1], best_lo[1]
