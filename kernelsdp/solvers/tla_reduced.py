@@ -10,8 +10,10 @@ Eq. 11: max ⟨M, Q⟩ s.t. tr A ≤ 1, [[A, K_M], [K_M, I_n]] ⪰ 0, [[1, mᵀ]
   positive semidefinite on symmetric M), computed once in O(n (JD)²).
 
 So eq. 11 = max ⟨Q, M⟩ s.t. M ⪰ 0, ‖R vec M‖ ≤ 1 (H = RᵀR): a J × J semidefinite block
-and a second-order cone of size J², whatever n is.  It is solved by Clarabel and certified
-by the generic conic certificate of that model (its objective is ⟨Q, M⟩ itself); the point
+and a second-order cone of size J², whatever n is; H's least eigenvalue on symmetric M,
+w_sym, gives tr M ≤ √(J/w_sym), stated as a redundant row so that the bound is rigorous.
+It is solved by Clarabel and certified by the generic conic certificate of that model (its
+objective is ⟨Q, M⟩ itself); the point
 is then checked in eq. 11 (M ⪰ 0, ‖K_M‖_F ≤ 1 from P: NCTLA.certificate).  The reduction
 is exact — tests compare it with Clarabel and SCS on the full eq. 11.  The returned m is 0.
 """
@@ -49,6 +51,9 @@ class ReducedNCTLA(Formulation):
     Q: np.ndarray
     R: np.ndarray  # rows: √w_k v_kᵀ for the positive eigenpairs of H
     scale: float = 1.0  # solved in M' = scale·M, so that ‖R/scale‖₂ = 1
+    #: an a-priori bound on tr M implied by the cone (None when H is singular on symmetric
+    #: M); stated as a redundant row so that the conic certificate's bound is rigorous
+    trace_bound: float | None = None
     original: Any = field(default=None, repr=False)
     name: ClassVar[str] = "nc-tla"
     maximize: ClassVar[bool] = True
@@ -59,7 +64,12 @@ class ReducedNCTLA(Formulation):
         w, V = np.linalg.eigh(H)
         keep = w > 1e-12 * max(float(w[-1]), 1e-300)
         R = (V[:, keep] * np.sqrt(w[keep])).T
-        return cls(Q=f.Q, R=R, scale=float(np.sqrt(max(w[-1], 1e-300))), original=f)
+        # H vanishes on the J(J−1)/2 antisymmetric directions; its least eigenvalue on the
+        # symmetric ones bounds ‖M‖_F² ≤ 1/w_sym, so tr M ≤ √(J/w_sym) a priori
+        J = f.n
+        w_sym = float(np.sort(w)[J * (J - 1) // 2])
+        bound = float(np.sqrt(J / w_sym)) if w_sym > 1e-12 * max(float(w[-1]), 1e-300) else None
+        return cls(Q=f.Q, R=R, scale=float(np.sqrt(max(w[-1], 1e-300))), original=f, trace_bound=bound)
 
     @property
     def n(self) -> int:
@@ -73,8 +83,10 @@ class ReducedNCTLA(Formulation):
         J = self.n
         M = cp.Variable((J, J), PSD=True)  # M' = scale·M
         c = self.scale
-        prob = cp.Problem(cp.Maximize(cp.sum(cp.multiply(self.Q / c, M))),
-                          [cp.norm(self.R / c @ cp.vec(M, order="C")) <= 1])
+        cons = [cp.norm(self.R / c @ cp.vec(M, order="C")) <= 1]
+        if self.trace_bound is not None:
+            cons.append(cp.trace(M) <= c * self.trace_bound * (1 + 1e-9))  # redundant
+        prob = cp.Problem(cp.Maximize(cp.sum(cp.multiply(self.Q / c, M))), cons)
         return CvxpyModel(prob, {"M": M})
 
     def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
