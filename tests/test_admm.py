@@ -326,3 +326,12 @@ def test_cli_solves_problem_1_and_says_what_certifies_it(capsys):
     out = capsys.readouterr().out
     assert "certified by" in out and "tr ΠKΠ ≤" in out
     assert code == (0 if "admm: optimal" in out or "locally_solved" in out else 1)
+
+
+@pytest.mark.parametrize("capacity", ["trace", "none"])
+def test_time_limit_stops_with_a_usable_point_and_says_so(iris_small, capacity):
+    L, pairs, _ = iris_small
+    f = NPKL(L=L, pairs=pairs, loss="l2", capacity=capacity, B=24.0)
+    r = solve(f, "admm", time_limit=1e-9)
+    assert r.termination == Termination.TIME_LIMIT and r.iterations == 1 and r.ok
+    assert capacity == "trace" or "not certified" in r.message

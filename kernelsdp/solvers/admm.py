@@ -149,6 +149,7 @@ class ADMMOptions:
     tol: float = option(ADMM_RESIDUAL_TOL, low=0.0, open_low=True, help="eq. 14 residuals to stop at")
     gap_tol: float = option(ADMM_GAP_TOL, low=0.0, open_low=True, help="certified relative gap to stop at")
     max_iter: int = option(5000, low=1, help="iteration limit")
+    time_limit: float | None = option(None, low=0.0, open_low=True, help="wall-clock limit, seconds")
     anderson: int = option(5, low=0, help="Anderson pairs (0: plain ADMM)")
     check_every: int = option(25, low=1, help="iterations between saturation checks")
     seed: int = option(0, low=0, help="seed of the starting noise")
@@ -182,10 +183,11 @@ class ADMM(Solver):
         # n = 20,000, r = 218 one thread took 0.98 s and two 1.2 s
         threads = 1 if f.n * r < SINGLE_THREAD_BELOW else None
         with threadpool_limits(limits=threads, user_api="blas"):
-            return self._run(f, r, r0, tol, gap_tol, max_iter, mem, check_every, seed, progress)
+            return self._run(f, r, r0, tol, gap_tol, max_iter, mem, check_every, seed, progress,
+                             o.time_limit)
 
     def _run(self, f: NPKL, r_cap: int, r: int, tol: float, gap_tol: float, max_iter: int,
-             mem: int, check_every: int, seed: int, progress) -> Result:
+             mem: int, check_every: int, seed: int, progress, time_limit: float | None) -> Result:
         t0 = time.perf_counter()
         n, P, m = f.n, f.pairs, f.pairs.m
         lam = f.C / 2.0  # per ordered entry
@@ -330,6 +332,9 @@ class ADMM(Solver):
                 next_check = it + check_spacing(checks, gap_tol, check_every,
                                                 t_cert * it / max(now - cert_s, 1e-9))
             history.append(rec)
+            if time_limit is not None and now > time_limit:
+                termination = Termination.TIME_LIMIT
+                break
             if progress is not None and (it == 1 or it % 50 == 0):
                 progress({**rec, "primal": rec["objective"], "dual": dual_bound,
                           "relative_gap": gap})
