@@ -71,3 +71,26 @@ def test_verify_refuses_a_size_before_the_first_solve(iris_small, monkeypatch):
     with pytest.raises(TooLargeError, match="clarabel"):
         verify(f, ["closed-form", "clarabel"])
     assert ran == []
+
+
+def test_local_stqp_time_limit_and_progress():
+    import numpy as np
+    from kernelsdp.formulations import StQP
+    Q = np.random.default_rng(0).standard_normal((6, 6))
+    f = StQP(Q + Q.T)
+    seen = []
+    r = solve(f, "local", starts=5, progress=seen.append)
+    assert r.termination == Termination.LOCALLY_SOLVED and [s["iteration"] for s in seen] == [1, 2, 3, 4, 5]
+    stopped = solve(f, "local", starts=5, time_limit=1e-12)
+    assert stopped.termination == Termination.TIME_LIMIT and not stopped.ok
+
+
+def test_every_iterative_solver_takes_time_and_iteration_limits():
+    """Issue #13: an iterative solver without a time limit could run for minutes."""
+    import dataclasses
+    from kernelsdp.solvers import registry
+    from kernelsdp.solvers.proposition1 import ClosedForm  # ARPACK inside; the others are dense
+    lacking = {s.name: sorted({"time_limit", "max_iter"} - {x.name for x in dataclasses.fields(s.Options)})
+               for ss in registry().values() for s in ss if s.kind != "exact" or isinstance(s, ClosedForm)}
+    lacking = {k: v for k, v in lacking.items() if v}
+    assert not lacking, lacking
