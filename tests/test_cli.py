@@ -38,7 +38,7 @@ def test_solvers_json_lists_every_formulation(capsys):
         assert {"formulation", "solver", "available"} <= set(r)
         assert r["available"] or r["reason"]
     names = [r["solver"] for r in rows if r["formulation"] == "npkl"]
-    assert names[:4] == ["closed-form", "saddle-point", "admm", "clarabel"]
+    assert names[:5] == ["closed-form", "saddle-point", "admm", "burer-monteiro", "clarabel"]
     assert {"scs", "mosek"} <= set(names)
     admm = next(r for r in rows if r["formulation"] == "npkl" and r["solver"] == "admm")
     assert admm["accepts"] == "loss l2|hinge|squared-hinge|l1; capacity trace|none"  # issue #14
