@@ -11,7 +11,7 @@ the paper's, our k-means against the paper's on the same data.
 
 from __future__ import annotations
 
-from .simplenpkl_icml2009 import METHODS, PAPER
+from .simplenpkl_published import METHODS, PAPER
 
 #: data sets that are not the paper's files (kernelsdp/data/csv/PROVENANCE.md)
 NOT_THE_PAPERS_DATA = {"soybean": "substitute", "chessboard": "our generator",

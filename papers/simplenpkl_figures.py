@@ -36,7 +36,7 @@ from kernelsdp.formulations import NPKL  # noqa: E402
 from kernelsdp.formulations.active import active_subproblem  # noqa: E402
 from kernelsdp.solvers import solve  # noqa: E402
 
-from .simplenpkl_icml2009 import PAIRS_PER_POINT  # noqa: E402
+from .simplenpkl_published import PAIRS_PER_POINT  # noqa: E402
 
 STAND_INS = ("ionosphere", "heart")
 FIG1_C, FIG2_C, FIG2_K = 1.0, 1.0, 20
