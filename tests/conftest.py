@@ -12,6 +12,16 @@ from kernelsdp.formulations import NPKL
 N_FIXTURE = 24
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_results_store(tmp_path_factory):
+    """No test reads or writes the user's out/results.sqlite: a test that forgets to pass
+    its own store gets a fresh one for the session."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("KERNELSDP_STORE", str(tmp_path_factory.mktemp("store") / "results.sqlite"))
+    yield
+    mp.undo()
+
+
 @pytest.fixture(scope="session")
 def iris_small():
     """24 Iris points (fixed seed), mutual 5-NN Laplacian, pairs by the paper protocol."""
