@@ -77,6 +77,25 @@ def test_cross_validation_and_grid_search_on_pairs(iris_pairs):
     assert grid.best_params_["C"] in (0.1, 1.0) and grid.best_estimator_.certificate_.passed
 
 
+def test_hinge_needs_a_B_at_which_margins_can_be_met(iris_pairs):
+    """At B = 1 (tr KK ≤ 1) the entries are O(1/n): no pair reaches the margin T_ij K_ij = 1,
+    so the hinge loss is the linear one and B must be tuned at n² scale for it to matter
+    (benchmarks/estimators_vs_rbf.py, npkl-sqhinge)."""
+    X, _, idx, t = iris_pairs
+    n = len(X)
+
+    def fit(loss, B):
+        U = NPKLKernelLearning(loss=loss, B=B, normalize=False, preprocessor=X).fit(idx, t).embedding_
+        return U @ U.T, t * np.einsum("ij,ij->i", U[idx[:, 0]], U[idx[:, 1]])
+
+    (K_lin, m_lin), (K_hinge, _) = fit("linear", 1.0), fit("hinge", 1.0)
+    assert m_lin.max() < 1
+    assert np.linalg.norm(K_hinge - K_lin) <= 1e-6 * np.linalg.norm(K_lin)
+    (K_lin, m_lin), (K_sq, m_sq) = fit("linear", 0.1 * n * n), fit("squared-hinge", 0.1 * n * n)
+    assert m_lin.max() > 1  # the linear loss pushes past the margin; the squared hinge stops near it
+    assert np.linalg.norm(K_sq - K_lin) > 0.1 * np.linalg.norm(K_lin)
+
+
 def test_certificate_is_the_certificate_of_the_solve(iris_pairs):
     X, y, idx, t = iris_pairs
     est = NPKLKernelLearning(preprocessor=X).fit(idx, t)
