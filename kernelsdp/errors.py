@@ -58,21 +58,42 @@ class IllPosedWarning(UserWarning):
     """The problem is accepted but may not attain its optimum; solvers will struggle."""
 
 
-#: memory (GiB) a method may plan to allocate before it refuses; KERNELSDP_MEMORY_GIB overrides
-DEFAULT_MEMORY_GIB = 8.0
+#: the environment variable that sets the memory (GiB) a solve or a data set may plan to use
+MEMORY_ENV = "KERNELSDP_MEMORY_GIB"
+GIB = 2**30
+
+
+def physical_memory() -> int:
+    """This machine's physical memory in bytes."""
+    import os
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def memory_limit(cap: int | None = None) -> int:
+    """The bytes a method may plan to use: ``$KERNELSDP_MEMORY_GIB`` if set, else physical
+    memory; at most ``cap``."""
+    import os
+    text = os.environ.get(MEMORY_ENV)
+    if text:
+        try:
+            limit = float(text) * GIB
+        except ValueError:
+            limit = -1.0
+        if not limit > 0:
+            raise InvalidParameterError(f"${MEMORY_ENV} must be a positive number of GiB. Got "
+                                        f"{text!r} instead.")
+    else:
+        limit = physical_memory()
+    return int(min(limit, cap) if cap is not None else limit)
 
 
 def check_memory(nbytes: float, what: str, hint: str = "") -> None:
-    """Refuse, before allocating, work that would need more than the memory budget."""
-    import os
-    raw = os.environ.get("KERNELSDP_MEMORY_GIB", "")
-    try:
-        budget = float(raw) if raw else DEFAULT_MEMORY_GIB
-    except ValueError:
-        budget = DEFAULT_MEMORY_GIB
-    if nbytes > budget * 2**30:
-        raise TooLargeError(f"{what} would need about {nbytes / 2**30:.1f} GiB (budget {budget:g} GiB; "
-                            f"KERNELSDP_MEMORY_GIB raises it){'; ' + hint if hint else ''}.")
+    """Refuse, before allocating, work that would need more than :func:`memory_limit`."""
+    limit = memory_limit()
+    if nbytes > limit:
+        raise TooLargeError(f"{what} would need about {nbytes / GIB:.1f} GiB; the limit is "
+                            f"{limit / GIB:.1f} GiB (this machine's memory, or ${MEMORY_ENV})"
+                            f"{'; ' + hint if hint else ''}.")
 
 
 def check_positive(value, name: str, owner: str) -> float:

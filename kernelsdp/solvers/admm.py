@@ -114,7 +114,7 @@ from ..tolerances import ADMM_GAP_TOL, ADMM_RESIDUAL_TOL
 from .anderson import Anderson
 from ..declarations import option
 from .base import Solver
-from .factor_steps import ball_step, default_rank, free_columns, warm_start, widen
+from .factor_steps import DENSE_N, ball_step, default_rank, free_columns, warm_start, widen
 from ..linalg.extreme import LowestEigenpair
 from .gap_certificate import check_spacing
 from ..formulations.npkl_trace_bound import certified_lower_bound, null_structure, trace_bound
@@ -171,6 +171,13 @@ class ADMM(Solver):
     # the KKT residuals of a feasible point sum to its duality gap, which ADMM stops on
     objective_tol = tolerances.ADMM_GAP_TOL
     certificate_tol = tolerances.ADMM_GAP_TOL
+
+    def memory_bytes(self, f: NPKL, options: ADMMOptions) -> int:
+        """One iteration at the widest factor it may reach (``rank``, default Pataki's
+        bound) plus the dense warm start below ``factor_steps.DENSE_N``."""
+        r = default_rank(f.pairs.m) if options.rank is None else options.rank
+        warm = 3 * 8 * f.n * f.n if f.n <= DENSE_N else 0
+        return iteration_memory_bytes(f.n, r, f.pairs.m, f.L.nnz, options.anderson) + warm
 
     def run(self, f: NPKL, options: ADMMOptions) -> Result:
         o = options

@@ -99,6 +99,12 @@ class Extragradient(Solver):
     objective_tol = tol.EXTRAGRADIENT_GAP_TOL
     certificate_tol = tol.EXTRAGRADIENT_GAP_TOL
 
+    def memory_bytes(self, f: LMTL, options: ExtragradientOptions) -> int:
+        """The operator's O(nJD) temporaries (three arrays of φ's size), about ten n-vectors
+        (α, its averages and steps) and a few J × J matrices."""
+        n, J, D = f.F.shape
+        return 8 * (3 * n * J * D + 10 * n + 8 * J * J)
+
     def run(self, f: LMTL, options: ExtragradientOptions) -> Result:
         t0 = time.perf_counter()
         y, C, F = f.y, f.C, f.F

@@ -10,51 +10,17 @@ machine's physical memory, or ``$KERNELSDP_MEMORY_GIB`` when set (lower it on a 
 machine), and at most the solver's own ``memory_cap`` where it has one.
 
 ADMM's formula is :func:`kernelsdp.solvers.admm.iteration_memory_bytes` (its module
-docstring derives it).  It and the extragradient's are attached here rather than in
-``admm.py`` and ``extragradient.py`` because those modules were being changed by other
-engineers when the limits were added: move them into ``memory_bytes`` methods there.
+docstring derives it); like every solver's, it is the class's own ``memory_bytes``.
 """
 
 from __future__ import annotations
 
-import os
 
-from ..errors import InvalidParameterError, TooLargeError
-
-ENV = "KERNELSDP_MEMORY_GIB"
-GIB = 2**30
-
-
-def physical_memory() -> int:
-    """This machine's physical memory in bytes."""
-    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-
-
-def memory_limit(cap: int | None = None) -> int:
-    """The bytes a solve may use: ``$KERNELSDP_MEMORY_GIB`` if set, else physical memory;
-    at most ``cap``."""
-    text = os.environ.get(ENV)
-    if text:
-        try:
-            limit = float(text) * GIB
-        except ValueError:
-            limit = -1.0
-        if not limit > 0:
-            raise InvalidParameterError(f"${ENV} must be a positive number of GiB. Got {text!r} "
-                                        "instead.")
-    else:
-        limit = physical_memory()
-    return int(min(limit, cap) if cap is not None else limit)
+from ..errors import GIB, MEMORY_ENV as ENV, TooLargeError, memory_limit, physical_memory  # noqa: F401
 
 
 def peak_bytes(solver, f, options) -> int | None:
     """What ``solver`` declares for one solve of ``f`` (None: nothing declared)."""
-    from .admm import ADMM
-    from .extragradient import Extragradient
-    if isinstance(solver, ADMM):
-        return admm_bytes(f, options)
-    if isinstance(solver, Extragradient):
-        return extragradient_bytes(f, options)
     return solver.memory_bytes(f, options)
 
 
@@ -87,20 +53,3 @@ def positive_part_bytes(n: int, nnz: int, method: str) -> int:
     dense = method == "dense" or (method == "auto" and n <= DENSE_ALWAYS_N)
     work = dense_bytes(n) if dense else 8 * n * 2 * (2 * PROBE_BLOCK + 1)
     return sparse_bytes(nnz) + work
-
-
-def admm_bytes(f, options) -> int:
-    """Low-rank ADMM (seed 001): one iteration at the widest factor it may reach (``rank``,
-    default Pataki's bound) plus the dense warm start below ``factor_steps.DENSE_N``."""
-    from .admm import iteration_memory_bytes
-    from .factor_steps import DENSE_N, default_rank
-    r = default_rank(f.pairs.m) if options.rank is None else options.rank
-    warm = 3 * 8 * f.n * f.n if f.n <= DENSE_N else 0
-    return iteration_memory_bytes(f.n, r, f.pairs.m, f.L.nnz, options.anderson) + warm
-
-
-def extragradient_bytes(f, options) -> int:
-    """LMTL's extragradient (seed 004 eq. 2): the operator's O(nJD) temporaries (three
-    arrays of φ's size), about ten n-vectors (α, its averages and steps) and a few J × J."""
-    n, J, D = f.F.shape
-    return 8 * (3 * n * J * D + 10 * n + 8 * J * J)
