@@ -94,3 +94,27 @@ def test_every_iterative_solver_takes_time_and_iteration_limits():
                for ss in registry().values() for s in ss if s.kind != "exact" or isinstance(s, ClosedForm)}
     lacking = {k: v for k, v in lacking.items() if v}
     assert not lacking, lacking
+
+
+@pytest.mark.parametrize("argv", [
+    "solve simple-npkl --dataset iris --n-points 30 --loss hinge --solver saddle-point",
+    "solve simple-npkl --dataset iris --n-points 30 --loss linear --solver closed-form --eig-method arpack",
+    "solve npkl --dataset iris --n-points 30 --loss hinge --capacity trace --B 30 --solver admm",
+    "solve npkl --dataset iris --n-points 30 --loss l2 --capacity trace --B 30 --solver burer-monteiro",
+    "solve lmtl --problem {d}/t.npz --solver extragradient",
+    "solve stqp --problem {d}/q.npz --solver local",
+])
+def test_verbose_progress_of_every_iterative_solver(tmp_path, capsys, argv):
+    """--verbose prints each solver's progress records (they share one shape)."""
+    import numpy as np
+    from kernelsdp.cli import main
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 3))
+    np.savez(tmp_path / "t.npz", X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    Q = rng.standard_normal((5, 5))
+    np.savez(tmp_path / "q.npz", Q=Q + Q.T)
+    code = main(argv.replace("{d}", str(tmp_path)).split() + ["--verbose"])
+    out, err = capsys.readouterr()
+    assert code in (0, 1) and "Traceback" not in err, err
+    if "closed-form" not in argv:  # ARPACK reports every 0.5 s: this one is done sooner
+        assert "  iter " in err and " primal " in err

@@ -34,10 +34,10 @@ def _num(v, fmt: str) -> str:
 
 
 def progress(rec: dict) -> None:
-    sys.stderr.write(f"  iter {rec['iteration']:4d}  primal {_num(rec['primal'], '.8g')}  dual "
-                     f"{_num(rec['dual'], '.8g')}  rel.gap {_num(rec['relative_gap'], '.2e')}  "
+    sys.stderr.write(f"  iter {rec['iteration']:4d}  primal {_num(rec.get('primal'), '.8g')}  dual "
+                     f"{_num(rec.get('dual'), '.8g')}  rel.gap {_num(rec.get('relative_gap'), '.2e')}  "
                      + (f"rank {rec['rank']}  " if "rank" in rec else "")
-                     + f"{rec['time_s']:.1f}s\n")
+                     + f"{rec.get('time_s', 0.0):.1f}s\n")
 
 
 class ProgressBar:

@@ -144,7 +144,8 @@ class Extragradient(Solver):
                     if lo > best_lo[0]:
                         best_lo = (lo, ac)
                 width = relative_width(best_lo[0], best_up[0])
-                rec = {"iteration": it, "lower": best_lo[0], "upper": best_up[0],
+                rec = {"iteration": it, "primal": best_up[0], "dual": best_lo[0],
+                       "lower": best_lo[0], "upper": best_up[0],
                        "relative_gap": width, "step": eta, "time_s": time.perf_counter() - t0}
                 history.append(rec)
                 if options.progress is not None:
