@@ -87,6 +87,10 @@ BAD = [
     ("certify malformed SDPA", "certify {d}/bad.dat-s", "line"),
     ("certify negative tol", "certify {d}/bad.dat-s --tol -1", "tol"),
     ("reproduce unknown", "reproduce nosuch", "unknown paper"),
+    ("sweep missing spec", "sweep {d}/nope.toml", "cannot read the sweep spec"),
+    ("sweep not TOML", "sweep {d}/pairs.csv", "not valid TOML"),
+    ("sweep zero jobs", "sweep {d}/sweep.toml --jobs 0", "'n_jobs' parameter"),
+    ("sweep unknown solver", "sweep {d}/sweep_nosuch.toml", "unknown solver 'nosuch'"),
 ]
 
 
@@ -152,6 +156,9 @@ def folder(tmp_path, iris_small):
     _npz(d / "s_gamma.npz", X=X, pairs=np.array([[0, 1], [3, 4]]), labels=np.array([1, 1]),
          gamma=np.ones(3))
     _npz(d / "t_oneclass.npz", X=X, y=np.ones(30, int))
+    (d / "sweep.toml").write_text('study = "t"\n[grid]\nformulation = ["npkl"]\nsolver = ["clarabel"]\n'
+                                  'dataset = ["iris"]\nn_points = [20]\n')
+    (d / "sweep_nosuch.toml").write_text((d / "sweep.toml").read_text().replace("clarabel", "nosuch"))
     (d / "bad.dat-s").write_text("2\n1\n3\n1.0 2.0\n0 1 1 1 oops\n")
     return d
 

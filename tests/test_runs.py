@@ -74,6 +74,12 @@ def test_bad_units_are_user_errors(tmp_path, units, match):
         run_units("bad", units, _square, store=ResultsStore(tmp_path / "r.sqlite"))
 
 
+@pytest.mark.parametrize("n_jobs", [0, 1.5, True, "2"])
+def test_bad_n_jobs_is_a_user_error(tmp_path, n_jobs):
+    with pytest.raises(InvalidParameterError, match="'n_jobs' parameter"):
+        run_units("bad", [{"x": 1}], _square, store=ResultsStore(tmp_path / "r.sqlite"), n_jobs=n_jobs)
+
+
 def test_a_file_that_is_not_a_store_is_refused(tmp_path):
     path = tmp_path / "not.sqlite"
     path.write_text("hello, this is text\n" * 10)

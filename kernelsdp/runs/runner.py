@@ -49,6 +49,9 @@ def run_units(study: str, units: list[dict], fn: Callable[[dict], dict], *,
     """
     from tqdm import tqdm
 
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
+        raise InvalidParameterError(f"The 'n_jobs' parameter of {study!r} must be a nonzero int "
+                                    f"(-1: every core). Got {n_jobs!r} instead.")
     store = store if store is not None else ResultsStore()
     keys = [unit_key(u) for u in units]
     if len(set(keys)) != len(keys):
