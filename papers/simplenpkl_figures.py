@@ -84,13 +84,7 @@ def _figure1(quick: bool, out: str) -> str:
         print(f"  {name}: {r.iterations} iterations to relative gap {h[-1]['relative_gap']:.1e} "
               f"({r.termination.value}); gap at iteration {t10}: {h[t10 - 1]['relative_gap']:.1e} "
               "(paper: 'often converges within 10 iterations')")
-    fig.tight_layout()
-    os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, "simplenpkl_figure1.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    print(f"  -> {path}")
-    return path
+    return _save(fig, out, "simplenpkl_figure1.png")
 
 
 def figure2_unit(unit: dict) -> dict:
@@ -163,9 +157,14 @@ def figure2(quick: bool = False, out: str = "out", store=None, dataset: str = "i
            title="CPU time")
     for ax in (a1, a2):
         ax.legend(fontsize=8)
+    return _save(fig, out, "simplenpkl_figure2.png")
+
+
+def _save(fig, out: str, name: str) -> str:
+    """Write a figure as ``out/name`` (the folder made if needed) and say where."""
     fig.tight_layout()
     os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, "simplenpkl_figure2.png")
+    path = os.path.join(out, name)
     fig.savefig(path, dpi=110)
     plt.close(fig)
     print(f"  -> {path}")
