@@ -34,6 +34,9 @@ BAD = [
     ("NaN in Laplacian", "solve npkl --laplacian {d}/nan_L.npz --pairs {d}/pairs.csv", "finite"),
     ("asymmetric Laplacian", "solve npkl --laplacian {d}/asym_L.npz --pairs {d}/pairs.csv", "symmetric"),
     ("Laplacian not PSD", "solve npkl --laplacian {d}/neg_L.npz --pairs {d}/pairs.csv", "positive semidefinite"),
+    ("Laplacian barely not PSD, no capacity", "solve npkl --laplacian {d}/tiny_neg_L.npz --pairs {d}/pairs.csv "
+     "--loss l2 --capacity none --solver admm", "λ_min"),
+    ("Laplacian format array", "solve npkl --laplacian {d}/fmt2.npz --pairs {d}/pairs.csv", "format"),
     ("pairs not UTF-8", "solve npkl --laplacian {d}/L.npz --pairs {d}/latin1.csv", "UTF-8"),
     ("pairs header", "solve npkl --laplacian {d}/L.npz --pairs {d}/noheader.csv", "header 'i,j,label'"),
     ("pair index out of range", "solve npkl --laplacian {d}/L.npz --pairs {d}/outofrange.csv", "range|index"),
@@ -86,6 +89,7 @@ BAD = [
     ("certify missing", "certify {d}/nope.dat-s", "(?i)no such file"),
     ("certify malformed SDPA", "certify {d}/bad.dat-s", "line"),
     ("certify negative tol", "certify {d}/bad.dat-s --tol -1", "tol"),
+    ("certify a folder of one bad file, JSON", "certify {d}/badfolder --json", "line"),
     ("reproduce unknown", "reproduce nosuch", "unknown paper"),
     ("sweep missing spec", "sweep {d}/nope.toml", "cannot read the sweep spec"),
     ("sweep not TOML", "sweep {d}/pairs.csv", "not valid TOML"),
@@ -137,6 +141,9 @@ def folder(tmp_path, iris_small):
     bad[0, 1] += 0.5
     sp.save_npz(d / "asym_L.npz", sp.csr_matrix(bad))
     sp.save_npz(d / "neg_L.npz", (L - 3 * sp.eye(n)).tocsr())
+    sp.save_npz(d / "tiny_neg_L.npz", (L - 5e-9 * sp.eye(n)).tocsr())
+    np.savez(d / "fmt2.npz", data=L.data, indices=L.indices, indptr=L.indptr,
+             format=np.array([b"csr", b"csr"]), shape=np.array(L.shape))
     (d / "latin1.csv").write_bytes("i,j,label\n0,1,1\n# caf\xe9\n".encode("latin-1"))
     (d / "noheader.csv").write_text("0,1,1\n")
     (d / "outofrange.csv").write_text(f"i,j,label\n0,{n + 5},1\n")
@@ -160,6 +167,8 @@ def folder(tmp_path, iris_small):
                                   'dataset = ["iris"]\nn_points = [20]\n')
     (d / "sweep_nosuch.toml").write_text((d / "sweep.toml").read_text().replace("clarabel", "nosuch"))
     (d / "bad.dat-s").write_text("2\n1\n3\n1.0 2.0\n0 1 1 1 oops\n")
+    (d / "badfolder").mkdir()
+    (d / "badfolder" / "bad.dat-s").write_text("2\n1\n3\n1.0 2.0\n0 1 1 1 oops\n")
     return d
 
 

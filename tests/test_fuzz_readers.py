@@ -35,7 +35,8 @@ def _mutate(data: bytes, flips: list[tuple[int, int]], cut: int | None) -> bytes
 
 small_arrays = st.sampled_from([np.eye(3), np.arange(6).reshape(3, 2), np.array([[0, 1], [2, 0]]),
                                 np.array([1.0, -1.0]), np.array("csr"), np.array([3, 3]),
-                                np.array([], dtype=float), np.full((2, 2), np.nan)])
+                                np.array([], dtype=float), np.full((2, 2), np.nan),
+                                np.array([b"csr", b"csr"]), np.array(b"\xff\xfe"), np.array(b"coo")])
 keys = st.sampled_from(["L", "pairs", "labels", "Q", "X", "y", "kernels", "examples", "data",
                         "indices", "indptr", "format", "shape", "L_data", "L_indices", "L_indptr",
                         "L_shape", "gamma", "ramps", "C", "B"])

@@ -81,7 +81,7 @@ def cmd_certify(args) -> int:
     out = [{"problem": r["problem"], "passed": r["passed"], "solvers": r["solvers"]}
            for r in reports]
     if args.json:
-        print(json.dumps(clean(out[0] if len(paths) == 1 else out), indent=2))
+        print(json.dumps(clean(out[0] if len(paths) == 1 and out else out), indent=2))
     else:
         _print_certify_summary(reports, names, args.tol)
     if unreadable:

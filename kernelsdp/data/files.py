@@ -154,7 +154,10 @@ def read_laplacian_npz(path: str) -> sp.csr_matrix:
         raise InvalidDataError(f"{path}: not a scipy.sparse .npz (save it with "
                                "scipy.sparse.save_npz; the keys format and shape are missing).")
     fmt = z["format"]
-    fmt = fmt.item().decode() if fmt.dtype.kind == "S" else str(fmt.item()) if fmt.size == 1 else "?"
+    try:
+        fmt = (fmt.item().decode() if fmt.dtype.kind == "S" else str(fmt.item())) if fmt.size == 1 else "?"
+    except UnicodeDecodeError:
+        fmt = "?"
     if fmt not in _SCIPY_KEYS:
         raise InvalidDataError(f"{path}: sparse format {fmt!r} is not read here; save it as csr.")
     missing = [k for k in _SCIPY_KEYS[fmt] if k not in z]

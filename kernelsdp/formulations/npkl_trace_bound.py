@@ -48,6 +48,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import connected_components
 
+from ..errors import InvalidDataError
 from .losses import LOSSES
 
 #: blocks up to this size get dense LAPACK; larger ones shift-invert ARPACK
@@ -150,7 +151,9 @@ def trace_bound(f, level: float, structure: NullStructure | None = None) -> Trac
         raise ValueError(f"no a-priori trace bound for the {f.loss} loss")
     s = structure or null_structure(f.L)
     if s.lambda_min < -NULL_RTOL * max(1.0, float(abs(f.L).max())):
-        raise ValueError(f"no a-priori trace bound: L is not PSD (λ_min {s.lambda_min:.3g})")
+        raise InvalidDataError(
+            f"the Laplacian has λ_min = {s.lambda_min:.3g}: the no-capacity certificate needs "
+            "L ⪰ 0 to within round-off; shift it (L + |λ_min|·I) or give a capacity.")
     u = max(float(level), 0.0)
     rho = u / s.lambda_plus if np.isfinite(s.lambda_plus) else 0.0
     P = f.pairs
