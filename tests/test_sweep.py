@@ -165,3 +165,23 @@ def test_certify_a_folder_runs_through_the_runner_and_resumes(tmp_path, monkeypa
     assert len(solved) == 2 and capsys.readouterr().out.splitlines()[1:] == first.splitlines()[1:]
     (folder / "b.dat-s").write_text(S.LP_BLOCK_SDPA + "\n")  # an edited file is a new unit
     assert main(["certify", str(folder)]) == 0 and len(solved) == 3
+
+
+def test_a_solver_option_named_like_a_problem_input_goes_to_the_solver():
+    """[options.admm] seed = 3 is ADMM's seed (solver_seed), never the data set's pairs."""
+    from kernelsdp.sweep.spec import parse_spec
+    from kernelsdp.sweep.unit import split
+    spec = parse_spec({"study": "s", "grid": {"formulation": ["npkl"], "solver": ["admm"],
+                                              "dataset": ["iris"], "n_points": [20], "loss": ["l2"],
+                                              "capacity": ["trace"], "B": [20.0]},
+                       "options": {"admm": {"seed": 3}}})
+    inputs, opts = split(spec.units[0])
+    assert opts == {"seed": 3} and "seed" not in inputs
+
+
+def test_options_for_a_solver_outside_the_grid_are_refused():
+    from kernelsdp.errors import InvalidParameterError
+    from kernelsdp.sweep.spec import parse_spec
+    with pytest.raises(InvalidParameterError, match=r"\[options.amdm\] names no solver"):
+        parse_spec({"study": "s", "grid": {"formulation": ["npkl"], "solver": ["admm"],
+                                           "dataset": ["iris"]}, "options": {"amdm": {"rank": 3}}})

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from ..errors import InvalidDataError, InvalidParameterError
 from ..runs import unit_key
-from .unit import META, build_args, problem_inputs, solver_option_names, split
+from .unit import META, SOLVER_PREFIX, build_args, problem_inputs, solver_option_names, split
 
 BACKENDS = ("loky", "dask", "ray")
 DEFAULT_OUT = os.path.join("out", "sweeps")
@@ -84,6 +84,7 @@ def expand(grid: dict, options: dict) -> list[dict]:
         unit = {k: v for k, v in unit.items()
                 if k in META or k in inputs or k in own or k not in others}
         for k, v in options.get(unit["solver"], {}).items():
+            k = SOLVER_PREFIX + k if k in inputs else k  # e.g. the solver's seed, not the data's
             if k in unit and unit[k] != v:
                 raise InvalidParameterError(f"the sweep sets {k!r} both in the grid and in "
                                             f"[options.{unit['solver']}].")
@@ -117,6 +118,11 @@ def parse_spec(data: dict, where: str = "the sweep spec") -> Spec:
     options = data.get("options", {})
     if not isinstance(options, dict) or not all(isinstance(v, dict) for v in options.values()):
         raise InvalidParameterError(f"{where}: [options.SOLVER] tables map option names to values.")
+    named = {str(s) for g in grids for s in _values("solver", g.get("solver", []))}
+    stray = sorted(set(options) - named)
+    if stray:
+        raise InvalidParameterError(f"{where}: [options.{stray[0]}] names no solver of the grid "
+                                    f"(its solvers: {', '.join(sorted(named)) or 'none'}).")
     units, seen = [], set()
     for g in grids:
         for u in expand(g, options):

@@ -62,6 +62,11 @@ def _argv(actions: dict[str, argparse.Action], inputs: dict) -> list[str]:
     return argv
 
 
+#: a solver option that shares its name with a problem input (``seed``) is ``solver_seed``
+#: in a unit, as ``--solver-seed`` on the command line
+SOLVER_PREFIX = "solver_"
+
+
 def split(unit: dict) -> tuple[dict, dict]:
     """(problem inputs, solver options) of a unit; an unknown key is an error."""
     for key in META:
@@ -73,10 +78,13 @@ def split(unit: dict) -> tuple[dict, dict]:
     for key, value in unit.items():
         if key in META:
             continue
+        bare = key[len(SOLVER_PREFIX):] if key.startswith(SOLVER_PREFIX) else None
         if key in actions:
             inputs[key] = value
         elif key in options:
             opts[key] = value
+        elif bare in options and bare in actions:  # as the CLI's --solver-seed
+            opts[bare] = value
         else:
             raise InvalidParameterError(
                 f"the sweep key {key!r} is neither an input of {unit['formulation']} nor an "
