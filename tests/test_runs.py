@@ -91,3 +91,18 @@ def test_store_path_from_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("KERNELSDP_STORE", str(tmp_path / "env.sqlite"))
     assert ResultsStore().path == str(tmp_path / "env.sqlite")
     assert os.path.exists(tmp_path / "env.sqlite")
+
+
+def test_a_record_marked_retry_is_returned_but_run_again_next_time(tmp_path):
+    """A size refused under this machine's memory limit is not a finished unit."""
+    from kernelsdp.runs import RETRY
+    store = ResultsStore(tmp_path / "r.sqlite")
+    calls = []
+
+    def fn(unit):
+        calls.append(unit["x"])
+        return {"value": unit["x"], RETRY: unit["x"] == 1}
+    first = run_units("r", [{"x": 0}, {"x": 1}], fn, store=store)
+    assert [r["value"] for r in first.records] == [0, 1] and RETRY not in first.records[1]
+    again = run_units("r", [{"x": 0}, {"x": 1}], fn, store=store)
+    assert calls == [0, 1, 1] and (again.ran, again.skipped) == (1, 1)

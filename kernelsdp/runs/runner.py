@@ -18,6 +18,11 @@ from ..errors import Interrupted, InvalidParameterError
 from .store import ResultsStore, to_json, unit_key
 
 
+#: a record holding ``RETRY: True`` is returned but not stored: its answer depends on this
+#: machine (a size refused under this memory limit), so a re-run elsewhere tries again
+RETRY = "retry_on_rerun"
+
+
 @dataclass
 class RunSummary:
     """What a run did: ``records`` ({**unit, **record}) in the order of its units."""
@@ -62,6 +67,7 @@ def run_units(study: str, units: list[dict], fn: Callable[[dict], dict], *,
     done = store.done(study)
     todo = [u for u, k in zip(units, keys) if k not in done]
     skipped = len(units) - len(todo)
+    kept: dict[str, dict] = {}
     bar = tqdm(total=len(units), initial=skipped, desc=desc or study, unit="unit", leave=False,
                dynamic_ncols=True, file=progress_file or sys.stderr,
                disable=progress_file is None and not sys.stderr.isatty())
@@ -74,15 +80,17 @@ def run_units(study: str, units: list[dict], fn: Callable[[dict], dict], *,
             results = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")(
                 delayed(_run_one)(fn, u) for u in todo)
         for unit, record in results:
-            store.put(study, unit, record)
-            done[unit_key(unit)] = json.loads(to_json(record))  # as a re-run will read it
+            if record.pop(RETRY, False):  # an answer of this machine only: run it again next time
+                kept[unit_key(unit)] = json.loads(to_json(record))
+            else:
+                store.put(study, unit, record)
+                done[unit_key(unit)] = json.loads(to_json(record))  # as a re-run will read it
             ran += 1
             bar.update(1)
     except KeyboardInterrupt:
-        kept = skipped + ran
-        raise Interrupted(f"interrupted: {kept} of {len(units)} units of {study!r} kept in "
+        raise Interrupted(f"interrupted: {len(done)} of {len(units)} units of {study!r} kept in "
                           f"{store.path}; run again to resume.") from None
     finally:
         bar.close()
-    records = [{**u, **done[k]} for u, k in zip(units, keys)]
+    records = [{**u, **(done[k] if k in done else kept[k])} for u, k in zip(units, keys)]
     return RunSummary(study, records, ran, skipped, store.path)

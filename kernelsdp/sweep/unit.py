@@ -20,6 +20,7 @@ import time
 from ..errors import (InvalidParameterError, SolverUnavailableError, TooLargeError,
                       UnsupportedProblemError)
 from ..formulations import get_formulation
+from ..runs.runner import RETRY
 from ..solvers import get_solver
 
 #: the keys every unit has; the others are problem inputs or solver options
@@ -118,9 +119,10 @@ def _number(x):
 def run_unit(unit: dict) -> dict:
     """Solve one unit and certify the answer; the record the results store keeps.
 
-    A size the solver refuses (:class:`TooLargeError`) or a problem it does not accept is
-    recorded as ``status: refused`` with the reason (it is the same on every re-run); an
-    unavailable solver raises, since another machine may have it."""
+    A problem the solver does not accept is recorded as ``status: refused`` with the reason
+    (the same on every re-run); a size it refuses under this machine's memory limit
+    (:class:`TooLargeError`) is reported the same way but not stored, so a re-run with more
+    memory tries again; an unavailable solver raises, since another machine may have it."""
     from ..verify import certify
 
     f, s, opts = build(unit)
@@ -135,8 +137,9 @@ def run_unit(unit: dict) -> dict:
             raise UnsupportedProblemError(refusal)
         r = s.run(f, opts)
     except (TooLargeError, UnsupportedProblemError) as exc:
+        # a size refused under this machine's memory limit is tried again on a re-run
         return {"status": "refused", "verdict": "refused", "passed": False, "message": str(exc),
-                "problem": problem}
+                "problem": problem, RETRY: isinstance(exc, TooLargeError)}
     wall = time.perf_counter() - t0
     t1 = time.perf_counter()
     cert = certify(f, r)

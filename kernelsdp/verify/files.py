@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass
 import cvxpy as cp
 
 from ..data.sdpa import read_sdpa
-from ..errors import InvalidDataError, KernelSDPError
+from ..errors import InvalidDataError, KernelSDPError, TooLargeError
+from ..runs.runner import RETRY
 
 SUFFIXES = (".dat-s", ".py")
 
@@ -101,8 +102,8 @@ def certify_file(unit: dict) -> dict:
     try:
         pf = load_problem(unit["path"])
         rep = verify(pf.problem, unit["solvers"], tol_=unit["tol"], **options)
-    except KernelSDPError as exc:
-        return {"error": str(exc)}
+    except KernelSDPError as exc:  # a size refused on this machine is tried again next time
+        return {"error": str(exc), RETRY: isinstance(exc, TooLargeError)}
     rep.problem.update(name=pf.name, path=unit["path"])
     return {"problem": rep.problem, "passed": rep.passed,
             "solvers": [check_row(c) for c in rep.checks],
