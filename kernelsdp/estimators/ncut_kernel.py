@@ -23,7 +23,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
+from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -33,6 +33,7 @@ from ..formulations.ncut_mkl import NCutMKL
 from ..formulations.stqp import BOUNDED_LIFTINGS
 from ..solvers import solvers_for
 from .contract import DeclaredParameters, solve_certified
+from .learned_kernel import median_scale
 from .pair_input import array_ndim
 
 #: dense base kernels on points above this many GiB in all are refused
@@ -120,9 +121,7 @@ class NCutKernelLearning(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, Tr
             scales = np.asarray(self.gamma_scales, dtype=float).ravel()
             if scales.size == 0 or not np.all(np.isfinite(scales) & (scales > 0)):
                 raise InvalidDataError("gamma_scales must be positive numbers.")
-            D2 = euclidean_distances(X[:2000], squared=True)
-            med = float(np.median(D2[np.triu_indices(len(D2), 1)]))
-            self.gammas_ = scales / (med if med > 0 else 1.0)
+            self.gammas_ = scales / median_scale(X)
             self.precomputed_, self.X_fit_ = False, X
             Ks = self._base_kernels(X, X)
         n = len(y)
@@ -143,7 +142,7 @@ class NCutKernelLearning(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, Tr
         self.alpha_ = np.asarray(self.result_.primal["alpha"], dtype=float)
         w = f.raw_weights(self.alpha_)
         if self.normalize:
-            w = w / float(np.mean(np.diag(sum(wl * K for wl, K in zip(w, Ks)))))
+            w = w / float(sum(wl * np.mean(np.diag(K)) for wl, K in zip(w, Ks)))  # mean diagonal
         self.weights_ = w
         self.n_train_ = n
         return self

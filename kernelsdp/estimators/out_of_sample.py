@@ -28,10 +28,11 @@ data.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
+from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.neighbors import NearestNeighbors
 
 from ..errors import TooLargeError
+from .learned_kernel import median_scale
 
 EXTENSIONS = ("harmonic", "nystrom")
 #: a new point this close (relative to the data's scale) to a training point is that point
@@ -58,9 +59,7 @@ class Extension:
             if n > NYSTROM_MAX_N:
                 raise TooLargeError(f"the Nyström extension needs the dense {n}×{n} base kernel "
                                     f"({8 * n * n / 2**30:.1f} GiB); use extension='harmonic'.")
-            D2 = euclidean_distances(points, squared=True)
-            med = float(np.median(D2[np.triu_indices(n, 1)])) if n > 1 else 1.0
-            self.gamma = 1.0 / med if med > 0 else 1.0
+            self.gamma = 1.0 / median_scale(points)
             K = rbf_kernel(points, gamma=self.gamma)
             K[np.diag_indices(n)] += NYSTROM_RIDGE * n
             self.rows = np.linalg.solve(K, U)
