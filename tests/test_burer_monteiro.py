@@ -57,3 +57,22 @@ def test_the_hessian_is_the_derivative_of_the_gradient():
         fd = (loss_derivative(loss, z + 1e-7, T, C) - loss_derivative(loss, z - 1e-7, T, C)) / 2e-7
         keep = np.abs(1 - T * z) > 1e-3  # away from the squared hinge's kink
         assert np.allclose(loss_curvature(loss, z, T, C)[keep], fd[keep], atol=1e-5)
+
+
+def test_the_solvers_euclidean_hessian_is_the_derivative_of_its_gradient(iris_small, monkeypatch):
+    """The Hessian closure handed to pymanopt, finite-differenced through its own gradient."""
+    pymanopt = pytest.importorskip("pymanopt")
+    seen = []
+    real = pymanopt.Problem
+    monkeypatch.setattr(pymanopt, "Problem", lambda *a, **k: seen.append(real(*a, **k)) or seen[-1])
+    for loss in ("l2", "squared-hinge"):
+        f = make_npkl(iris_small, loss, "trace", C=1.0, B=24.0)
+        solve(f, "burer-monteiro", max_iter=1)
+        problem = seen[-1]
+        rng = np.random.default_rng(0)
+        V = rng.standard_normal(problem.manifold.random_point().shape)
+        D = rng.standard_normal(V.shape)
+        h = 1e-6
+        fd = (problem.euclidean_gradient(V + h * D) - problem.euclidean_gradient(V - h * D)) / (2 * h)
+        H = problem.euclidean_hessian(V, D)
+        assert np.linalg.norm(H - fd) <= 1e-4 * max(1.0, np.linalg.norm(fd)), loss

@@ -17,7 +17,9 @@ def test_closed_form_arpack_stops_at_its_product_limit(iris_small):
     assert r.termination == Termination.ITERATION_LIMIT and r.point == PointStatus.NO_POINT
     assert "3 products" in r.message and not r.ok
     full = solve(f, "closed-form", eig_method="arpack")
+    from kernelsdp.verify import certify
     assert full.termination == Termination.OPTIMAL and full.info["eigen_method"] == "arpack"
+    assert certify(f, full).passed
 
 
 def test_closed_form_time_limit(iris_small, monkeypatch):
@@ -44,7 +46,8 @@ def test_saddle_point_time_limit_is_not_optimal(iris_small):
     r = solve(f, "saddle-point", time_limit=1e-9)
     assert r.termination == Termination.TIME_LIMIT and not r.ok
     ok = solve(f, "saddle-point")
-    assert ok.termination == Termination.OPTIMAL
+    from kernelsdp.verify import certify
+    assert ok.termination == Termination.OPTIMAL and certify(f, ok).passed  # not on status alone
 
 
 @pytest.mark.parametrize("argv", [["--solver", "closed-form", "--loss", "linear", "--max-iter", "2",
