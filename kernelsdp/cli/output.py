@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 import os
 import sys
-import tempfile
 
 import numpy as np
 
+from ..atomic import write_atomically
 from ..errors import KernelSDPError
 
 
@@ -121,23 +121,12 @@ def check_out_path(path: str | None, inputs: list[str | None], force: bool) -> N
 
 
 def write_npz_atomically(path: str, arrays: dict) -> None:
-    """Write the arrays whole or not at all (a temporary file beside ``path``, renamed), with
-    the user's umask; a failure (full disk, read-only file system) names ``path``."""
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = None
+    """Write the arrays whole or not at all (:mod:`kernelsdp.atomic`), with the user's umask;
+    a failure (full disk, read-only file system) names ``path``."""
     try:
-        fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder, prefix=".kernelsdp-")
-        os.close(fd)
-        np.savez_compressed(tmp, **arrays)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600: keep the user's umask instead
-        os.replace(tmp, path)
+        write_atomically(path, lambda tmp: np.savez_compressed(tmp, **arrays), suffix=".npz")
     except OSError as exc:
         raise KernelSDPError(f"cannot write {path}: {exc.strerror or exc}; nothing was written.") from None
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def _interval(lower, upper, rigorous: bool) -> str:

@@ -18,11 +18,11 @@ import json
 import math
 import os
 import sqlite3
-import tempfile
 import time
 
 import numpy as np
 
+from ..atomic import write_atomically
 from ..errors import InvalidDataError, InvalidParameterError
 
 DEFAULT_STORE = os.path.join("out", "results.sqlite")
@@ -156,17 +156,9 @@ class ResultsStore:
 
 def write_text_atomically(path: str, text: str) -> None:
     """Write ``text`` to ``path`` whole or not at all, with the user's umask."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".kernelsdp-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    write_atomically(path, write)
