@@ -187,7 +187,6 @@ def units_for(reading: str, datasets, reps: int, reps_generic: int, quick: bool,
     fields = asdict(READINGS[reading])
     out = []
     for name in datasets:
-        n = len(load(name)[1])
         for method in methods:
             generic = method.startswith("NPKL")
             if generic and ((quick and name != "soybean") or reading not in ("paper", "trace-1")):

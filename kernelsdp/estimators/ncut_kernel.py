@@ -19,7 +19,7 @@ the training points — a ``SVC(kernel="precomputed")`` input, train and test al
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin

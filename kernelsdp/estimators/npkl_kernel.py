@@ -44,7 +44,7 @@ from ..solvers import solvers_for
 from .contract import DeclaredParameters, solve_certified
 from .learned_kernel import LearnedKernelMixin, median_scale
 from .out_of_sample import EXTENSIONS, Extension
-from .pair_input import as_points, is_pair_input, pair_labels, read_pairs
+from .pair_input import is_pair_input, pair_labels, read_pairs
 
 #: ``score`` on points with class labels uses every pair up to this many, else a sample
 SCORE_MAX_PAIRS = 20000

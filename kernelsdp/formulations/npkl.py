@@ -116,7 +116,7 @@ class NPKL(Formulation):
             require_keys(arrays, csr, cls.name)
             from ..data.files import csr_from_arrays
             L = csr_from_arrays(arrays["L_data"], arrays["L_indices"], arrays["L_indptr"],
-                                arrays["L_shape"], f"the problem file's L_ arrays")
+                                arrays["L_shape"], "the problem file's L_ arrays")
         require_keys(arrays, ("pairs", "labels"), cls.name)
         for key in ("C", "B"):
             if key in arrays and params.get(key) is None:
@@ -174,6 +174,11 @@ class NPKL(Formulation):
     def objective(self, kernel: KernelFactor) -> float:
         z = self.pair_values(kernel)
         return kernel.trace_product(self.L) + float(np.sum(LOSSES[self.loss].value(z, self.pairs.t, self.C)))
+
+    def value_at_zero(self) -> float:
+        """P(0), the objective at K = 0 (feasible under every capacity): an a-priori level
+        that every optimum lies below."""
+        return float(np.sum(LOSSES[self.loss].value(np.zeros(self.pairs.m), self.pairs.t, self.C)))
 
     def capacity_value(self, kernel: KernelFactor) -> float:
         if self.capacity == "trace":

@@ -66,7 +66,7 @@ def npkl_certificate(f, result, tol: float) -> Certificate:
     bounded = None
     if f.capacity == "none" and f.loss in BOUNDED_LOSSES:
         # the a-priori bound stands in for a capacity: β̃ repaired, λ̄ its trace multiplier
-        p_zero = float(np.sum(loss.value(np.zeros(P.m), P.t, f.C)))
+        p_zero = f.value_at_zero()
         bounded = certified_lower_bound(f, beta_raw, min(p_zero, primal))
         beta, lam = bounded["beta"], max(0.0, -bounded["lambda_min"])
     M = f.dual_matrix(beta)

@@ -242,7 +242,7 @@ class NCTLA(_TLA):
         """‖K_M‖_F without the n × n matrix (eq. 11's block [[A, K],[K, I]] ⪰ 0 with
         tr A ≤ 1 says exactly ‖K_M‖_F ≤ 1: A ⪰ K² by the Schur complement)."""
         P = self.kernel_gram() if P is None else P
-        J, D = self.n, self.F.shape[2]
+        D = self.F.shape[2]
         MP = np.kron(np.asarray(M, dtype=float), np.eye(D)) @ P
         return float(np.sqrt(max(np.sum(MP * MP.T), 0.0)))
 

@@ -205,7 +205,7 @@ class ADMM(Solver):
         ball = f.B if capped else np.inf
         structure = None if capped else null_structure(f.L)
         free = [] if capped else trace_bound(f, 0.0, structure).free  # the same at every level
-        p_zero = float(np.sum(loss.value(np.zeros(m), P.t, f.C)))  # P(0): an a-priori level
+        p_zero = f.value_at_zero()  # P(0): an a-priori level
         bound_info: dict = {}
 
         # ---- the pattern: Q = Ω ∪ Ωᵀ inside W's sparsity supp(L) ∪ Q ----

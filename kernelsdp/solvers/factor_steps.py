@@ -60,7 +60,7 @@ def ray_scale(f: NPKL, Xt: np.ndarray) -> float:
     P, loss = f.pairs, LOSSES[f.loss]
     z = np.einsum("ij,ij->i", Xt[P.i], Xt[P.j])
     lap = float(np.sum(Xt * (f.L @ Xt)))
-    p0 = float(np.sum(loss.value(np.zeros(P.m), P.t, f.C)))
+    p0 = f.value_at_zero()
     phi = lambda t: lap * t + float(np.sum(loss.value(t * z, P.t, f.C)))  # noqa: E731
     hi = max(1.0, 2 * p0 / lap if lap > 0 else 1.0, 4.0 / max(float(np.abs(z).max()), 1e-12))
     return float(minimize_scalar(phi, bounds=(0.0, hi), method="bounded").x) or 1.0

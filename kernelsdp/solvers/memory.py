@@ -16,7 +16,7 @@ docstring derives it); like every solver's, it is the class's own ``memory_bytes
 from __future__ import annotations
 
 
-from ..errors import GIB, MEMORY_ENV as ENV, TooLargeError, memory_limit, physical_memory  # noqa: F401
+from ..errors import GIB, MEMORY_ENV as ENV, TooLargeError, memory_limit
 
 
 def peak_bytes(solver, f, options) -> int | None:
