@@ -31,7 +31,13 @@ certificate passed.  ``--ratio`` sets the pair protocol (seed 000's 0.7 by defau
 SVC sees every training label, a smaller ratio gives the pair learner more of them).  Units
 go through kernelsdp.runs (out/results.sqlite; a re-run resumes).
 
+``--protocol scarce`` runs the label-scarce, transductive protocol instead (few labels,
+every point in the graph, the unlabelled points scored; benchmarks/estimators_protocols.py),
+``--labels-per-class`` labelled points of each class (5 by default); study
+estimators-vs-rbf-scarce-v1.
+
     python benchmarks/estimators_vs_rbf.py [--quick] [--fresh] [--ratio 0.7]
+    python benchmarks/estimators_vs_rbf.py --protocol scarce [--labels-per-class 5] [--quick]
 """
 
 from __future__ import annotations
@@ -46,12 +52,12 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score, train_test
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
+import estimators_protocols as scarce
+from estimators_protocols import GAMMA_SCALES, SVC_C, unit_diagonal
 from kernelsdp.data import DATASETS, PairwiseConstraints, load
 from kernelsdp.estimators import NPKLKernelLearning
 from kernelsdp.runs import run_units
 
-SVC_C = (0.1, 1.0, 10.0, 100.0)
-GAMMA_SCALES = (0.1, 0.3, 1.0, 3.0)
 #: NPKL's (C, n_neighbors of the k-NN graph), four settings as the RBF kernel has four widths
 NPKL_GRID = ((0.1, 5), (1.0, 5), (0.1, 10), (1.0, 10))
 #: npkl-sqhinge's (B / n², n_neighbors), C = 1
@@ -65,12 +71,6 @@ def all_pairs(y_fit: np.ndarray, fit: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """Every pair among the points ``fit`` (indices into X) with its ±1 label from y_fit."""
     i, j = np.triu_indices(len(fit), 1)
     return np.column_stack([fit[i], fit[j]]), np.where(y_fit[i] == y_fit[j], 1.0, -1.0)
-
-
-def unit_diagonal(U: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit norm: K_ab / √(K_aa K_bb) (a zero row stays zero)."""
-    norm = np.linalg.norm(U, axis=1)
-    return U / np.where(norm > 0, norm, 1.0)[:, None]
 
 
 def kernels(method: str, param, X, y, fit, ev, seed: int, ratio: float = 0.7):
@@ -145,15 +145,41 @@ def run_unit(unit: dict) -> dict:
     return out
 
 
+def report(rows: dict, methods: tuple[str, ...], extra=None) -> None:
+    """One line per data set (mean accuracy over its units), then each learned kernel's wins
+    and ties against rbf; ``extra(records)`` adds columns."""
+    wins = dict.fromkeys(methods[1:], 0)
+    ties = dict.fromkeys(methods[1:], 0)
+    for name, rs in rows.items():
+        acc = {m: float(np.mean([r[m]["accuracy"] for r in rs])) for m in methods}
+        for m in methods[1:]:
+            tie = bool(np.isclose(acc[m], acc["rbf"]))
+            wins[m] += (acc[m] > acc["rbf"]) and not tie
+            ties[m] += tie
+        cert = all(r[m]["certified"] for r in rs for m in methods[1:])
+        print(f"{name:14s} {rs[0]['n']:4d} " + " ".join(f"{acc[m]:18.3f}" for m in methods) +
+              (extra(rs) if extra else "") + ("" if cert else "  (uncertified solve)"))
+    for m in methods[1:]:
+        print(f"{m} beats rbf on {wins[m]} of {len(rows)} (ties {ties[m]}, "
+              f"behind on {len(rows) - wins[m] - ties[m]})")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="one outer split per data set")
     ap.add_argument("--fresh", action="store_true", help="forget stored units of this study")
+    ap.add_argument("--protocol", choices=("seventy", "scarce"), default="seventy",
+                    help="seventy: 70 %% of the points labelled, 30 %% held out (default); "
+                    "scarce: few labels, transductive (estimators_protocols.py)")
+    ap.add_argument("--labels-per-class", type=int, default=5,
+                    help="scarce protocol: labelled points per class")
     ap.add_argument("--ratio", type=float, default=0.7,
                     help="pair protocol: draw pairs until ratio·n must-link components (seed 000 "
                     "§6.1: 0.7; smaller gives more pairs, nearer the labels the RBF SVC sees)")
     a = ap.parse_args()
     splits = 1 if a.quick else 5
+    if a.protocol == "scarce":
+        return main_scarce(a, splits)
     units = [{"dataset": d, "split": s, "quick": a.quick, "ratio": a.ratio}
              for d in DATASETS for s in range(splits)]
     summary = run_units("estimators-vs-rbf-v4", units, run_unit, fresh=a.fresh,
@@ -163,24 +189,39 @@ def main() -> int:
         rows.setdefault(r["dataset"], []).append(r)
     print(f"SVC(kernel='precomputed'), held-out accuracy (mean over {splits} split(s)), "
           f"16 settings tuned by inner 3-fold CV for every kernel; pairs at ratio {a.ratio}")
-    head = f"{'data set':14s} {'n':>4s} " + " ".join(f"{m:>18s}" for m in METHODS) + \
-        f" {'pair CV':>8s} {'majority':>8s}"
-    print(head)
-    wins = dict.fromkeys(METHODS[1:], 0)
-    ties = dict.fromkeys(METHODS[1:], 0)
-    for name, rs in rows.items():
-        acc = {m: float(np.mean([r[m]["accuracy"] for r in rs])) for m in METHODS}
-        for m in METHODS[1:]:
-            tie = bool(np.isclose(acc[m], acc["rbf"]))
-            wins[m] += (acc[m] > acc["rbf"]) and not tie
-            ties[m] += tie
-        cert = all(r[m]["certified"] for r in rs for m in METHODS[1:])
+    print(f"{'data set':14s} {'n':>4s} " + " ".join(f"{m:>18s}" for m in METHODS) +
+          f" {'pair CV':>8s} {'majority':>8s}")
+
+    def pair_columns(rs):
         first = next(r for r in rs if "pair_cv" in r)
-        print(f"{name:14s} {rs[0]['n']:4d} " + " ".join(f"{acc[m]:18.3f}" for m in METHODS) +
-              f" {first['pair_cv']:8.3f} {first['pair_majority']:8.3f}" + ("" if cert else "  (uncertified solve)"))
-    for m, w in wins.items():
-        print(f"{m} beats rbf on {w} of {len(rows)} (ties {ties[m]})")
+        return f" {first['pair_cv']:8.3f} {first['pair_majority']:8.3f}"
+    report(rows, METHODS, pair_columns)
     print(f"store: {summary.store_path} (study estimators-vs-rbf-v4; {summary.ran} units run, "
+          f"{summary.skipped} reused)")
+    return 0
+
+
+def main_scarce(a, splits: int) -> int:
+    """The label-scarce, transductive protocol (estimators_protocols.py)."""
+    study = "estimators-vs-rbf-scarce-v1"
+    units = [{"dataset": d, "split": s, "labels_per_class": a.labels_per_class}
+             for d in DATASETS for s in range(splits)]
+    summary = run_units(study, units, scarce.run_unit, fresh=a.fresh, desc="scarce vs rbf")
+    rows = {}
+    for r in summary.records:
+        rows.setdefault(r["dataset"], []).append(r)
+    methods = scarce.SCARCE_METHODS
+    print(f"SVC(kernel='precomputed'), transductive accuracy on the unlabelled points (mean over "
+          f"{splits} draw(s)), {a.labels_per_class} labels per class; 16 settings tuned by inner "
+          "3-fold CV on the labelled points for every kernel")
+    print(f"{'data set':14s} {'n':>4s} " + " ".join(f"{m:>18s}" for m in methods) +
+          f" {'labelled':>8s} {'uncert.':>7s}")
+
+    def counts(rs):
+        inner = sum(r[m]["inner_uncertified"] for r in rs for m in methods[1:])
+        return f" {rs[0]['n_labelled']:8d} {inner:7d}"
+    report(rows, methods, counts)
+    print(f"store: {summary.store_path} (study {study}; {summary.ran} units run, "
           f"{summary.skipped} reused)")
     return 0
 

@@ -36,6 +36,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from sklearn.neighbors import kneighbors_graph
+
 from ..data.graph import mutual_knn_graph, normalized_laplacian
 from ..data.pairs import PairwiseConstraints
 from ..formulations.losses import LOSSES
@@ -48,6 +50,17 @@ from .pair_input import is_pair_input, pair_labels, read_pairs
 
 #: ``score`` on points with class labels uses every pair up to this many, else a sample
 SCORE_MAX_PAIRS = 20000
+#: the k-NN graphs of L: seed 000's mutual one (i and j each among the other's k nearest),
+#: or the symmetric one (either among the other's), which links every point to k others
+GRAPHS = ("mutual", "symmetric")
+
+
+def knn_graph(points: np.ndarray, k: int, kind: str):
+    """Sparse 0/1 adjacency of the ``kind`` k-NN graph of the points (see ``GRAPHS``)."""
+    if kind == "mutual":
+        return mutual_knn_graph(points, k)
+    A = kneighbors_graph(points, min(k, len(points) - 1), include_self=False)
+    return A.maximum(A.T).tocsr()
 
 
 def best_threshold(s: np.ndarray, t: np.ndarray) -> float:
@@ -74,7 +87,10 @@ def _on_pairs(est) -> bool:
 class NPKLKernelLearning(DeclaredParameters, LearnedKernelMixin, TransformerMixin, BaseEstimator):
     """Parameters: ``loss`` (seed 000/001 losses), ``capacity`` (none, trace: tr K ≤ B,
     frobenius: tr KK ≤ B — SimpleNPKL), ``C`` (loss weight), ``B`` (capacity bound),
-    ``n_neighbors`` (k of the mutual k-NN graph and of the harmonic extension), ``solver``
+    ``n_neighbors`` (k of the k-NN graph and of the harmonic extension), ``graph`` (mutual:
+    seed 000's graph, sparse enough to leave points isolated — on ionosphere at k = 10, 142
+    components; symmetric: every point keeps its k neighbours, connected on every bundled
+    set at k = 5, which a transductive kernel needs to reach unlabelled points), ``solver``
     (None: the registry's default for the problem — the closed form for linear/frobenius,
     ADMM for trace), ``solver_options`` (a dict, validated by the solver), ``ratio`` (pair
     protocol on class labels: stop at ratio·n must-link components), ``extension``
@@ -87,6 +103,7 @@ class NPKLKernelLearning(DeclaredParameters, LearnedKernelMixin, TransformerMixi
         "C": [Interval(Real, 0, None, closed="neither")],
         "B": [Interval(Real, 0, None, closed="neither")],
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "graph": [StrOptions(set(GRAPHS))],
         "solver": [StrOptions({s.name for s in solvers_for(NPKL)}), None],
         "solver_options": [dict, None],
         "ratio": [Interval(Real, 0, 1, closed="right")],
@@ -97,13 +114,14 @@ class NPKLKernelLearning(DeclaredParameters, LearnedKernelMixin, TransformerMixi
     }
 
     def __init__(self, loss="linear", capacity="frobenius", C=1.0, B=1.0, n_neighbors=5,
-                 solver=None, solver_options=None, ratio=0.7, extension="harmonic",
+                 graph="mutual", solver=None, solver_options=None, ratio=0.7, extension="harmonic",
                  normalize=True, preprocessor=None, random_state=0):
         self.loss = loss
         self.capacity = capacity
         self.C = C
         self.B = B
         self.n_neighbors = n_neighbors
+        self.graph = graph
         self.solver = solver
         self.solver_options = solver_options
         self.ratio = ratio
@@ -140,7 +158,7 @@ class NPKLKernelLearning(DeclaredParameters, LearnedKernelMixin, TransformerMixi
         """Learn K from pairs (X = pairs, y = ±1) or from points with class labels."""
         self._validate_params()
         points, pairs = self._training_data(X, y)
-        S = mutual_knn_graph(points, self.n_neighbors)
+        S = knn_graph(points, self.n_neighbors, self.graph)
         f = NPKL(L=normalized_laplacian(S), pairs=pairs, loss=self.loss,
                  capacity=self.capacity, C=self.C, B=self.B)
         self.result_, self.certificate_ = solve_certified(f, self.solver, self.solver_options,
