@@ -131,6 +131,28 @@ def test_declared_parameters_and_solver_options_are_checked():
     assert clone(est).get_params()["C"] == 0.3
 
 
+def test_symmetric_graph_reaches_points_the_mutual_one_isolates():
+    """graph='symmetric' links every point to its k nearest; seed 000's mutual graph leaves
+    ionosphere in many pieces, whose points no constraint reaches (their rows of K are 0)."""
+    from scipy.sparse.csgraph import connected_components
+
+    from kernelsdp.estimators.npkl_kernel import knn_graph
+
+    X, y = load("ionosphere")
+    mutual, sym = knn_graph(X, 5, "mutual"), knn_graph(X, 5, "symmetric")
+    assert connected_components(mutual)[0] > 100 and connected_components(sym)[0] == 1
+    assert (sym - sym.T).nnz == 0 and sym.diagonal().sum() == 0
+    assert np.asarray(sym.sum(axis=1)).min() >= 5 and (mutual > sym).nnz == 0
+    lab = np.concatenate([np.flatnonzero(y == c)[:5] for c in np.unique(y)])
+    i, j = np.triu_indices(len(lab), 1)
+    idx, t = np.column_stack([lab[i], lab[j]]), np.where(y[lab[i]] == y[lab[j]], 1.0, -1.0)
+    rows = {g: np.linalg.norm(NPKLKernelLearning(graph=g, preprocessor=X).fit(idx, t).embedding_,
+                              axis=1) for g in ("mutual", "symmetric")}
+    assert np.sum(rows["mutual"] == 0) > 100 and np.all(rows["symmetric"] > 0)
+    with pytest.raises(InvalidParameterError, match="'graph' parameter"):
+        NPKLKernelLearning(graph="full").fit(X, y)
+
+
 def test_out_of_sample_extension_and_scale():
     X, y = load("iris")
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.4, stratify=y, random_state=0)
