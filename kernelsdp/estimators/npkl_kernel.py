@@ -2,10 +2,11 @@
 
 ``NPKLKernelLearning`` learns a non-parametric kernel K ⪰ 0 from pairwise constraints
 (seed 000 eq. 4; the Frobenius capacity is SimpleNPKL, seed 000 eqs. 5–6 and 9; ADMM is
-seed 001): min tr(LK) + C Σ ℓ(T_ij K_ij) [+ capacity ≤ B] with L the mutual k-NN graph
-Laplacian of the points.  It reads metric-learn's conventions (:mod:`.pair_input`): index
-pairs with ``preprocessor=points``, an (n_pairs, 2, d) array, y = ±1 — or points with class
-labels, from which pairs are drawn by the paper protocol (then it is a plain transformer).
+seed 001): min tr(LK) + C Σ ℓ(T_ij K_ij) [+ capacity ≤ B] with L the normalised Laplacian
+of the points' mutual k-NN graph (seed 000's; ``graph="symmetric"``: the k-NN graph).  It
+reads metric-learn's conventions (:mod:`.pair_input`): index pairs with
+``preprocessor=points``, an (n_pairs, 2, d) array, y = ±1 — or points with class labels,
+from which pairs are drawn by the paper protocol (then it is a plain transformer).
 
 After ``fit``: ``transform(X)`` returns the factor rows Φ (K = ΦΦᵀ) — the training rows for
 training points, the out-of-sample extension (:mod:`.out_of_sample`) for new ones;
@@ -89,8 +90,9 @@ class NPKLKernelLearning(DeclaredParameters, LearnedKernelMixin, TransformerMixi
     frobenius: tr KK ≤ B — SimpleNPKL), ``C`` (loss weight), ``B`` (capacity bound),
     ``n_neighbors`` (k of the k-NN graph and of the harmonic extension), ``graph`` (mutual:
     seed 000's graph, sparse enough to leave points isolated — on ionosphere at k = 10, 142
-    components; symmetric: every point keeps its k neighbours, connected on every bundled
-    set at k = 5, which a transductive kernel needs to reach unlabelled points), ``solver``
+    components; symmetric: every point keeps its k neighbours, connected on 9 of the 10
+    bundled sets at k = 5 (soybean: 3 pieces) and on all at k = 10 — a transductive kernel
+    reaches an unlabelled point only through the graph), ``solver``
     (None: the registry's default for the problem — the closed form for linear/frobenius,
     ADMM for trace), ``solver_options`` (a dict, validated by the solver), ``ratio`` (pair
     protocol on class labels: stop at ratio·n must-link components), ``extension``
