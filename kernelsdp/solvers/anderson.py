@@ -7,6 +7,9 @@ the older columns, so a step reads the history twice (O(2p·N) for a state of N 
 and holds 2p·N.  Safeguard: the history is dropped whenever the
 residual norm grows (and by the caller whenever the map itself changes), after which the
 plain step g is taken.
+
+Every array of N numbers is allocated once: the next point is written over the v it was
+given (the caller's iterate is consumed), and f and the previous g live in fixed buffers.
 """
 
 from __future__ import annotations
@@ -23,36 +26,48 @@ class Anderson:
         self.dG = np.zeros((memory, size))
         self.gram = np.zeros((memory, memory))
         self.cross = np.zeros(memory)  # ΔFᵀ f at the last point
+        self.f = np.empty(size)
+        self.f_prev = np.empty(size) if memory else None
+        self.g_prev = np.empty(size) if memory else None
         self.reset()
         self.last_norm = np.inf
 
     def reset(self) -> None:
         self.filled = self.head = 0
-        self.f_prev = self.g_prev = None
+        self.has_prev = False
 
     def next_point(self, v: np.ndarray, g: np.ndarray) -> np.ndarray:
-        """The point to apply the map to next, given the current v and its image g."""
-        f = g - v
-        norm = float(np.linalg.norm(f))
+        """The point to apply the map to next, given the current v and its image g; it is
+        written into ``v`` (and returned), g is left as it was."""
+        f = self.f
+        np.subtract(g, v, out=f)
+        norm = float(np.sqrt(f @ f))
         if norm > self.last_norm:
             self.reset()
         self.last_norm = norm
         if not self.memory:
-            return g.copy()
-        if self.f_prev is not None:
-            np.subtract(f, self.f_prev, out=self.dF[self.head])
-            np.subtract(g, self.g_prev, out=self.dG[self.head])
+            np.copyto(v, g)
+            return v
+        if self.has_prev:
+            dF, dG = self.dF[self.head], self.dG[self.head]
+            np.subtract(f, self.f_prev, out=dF)
+            np.subtract(g, self.g_prev, out=dG)
             self.filled = min(self.filled + 1, self.memory)
-            row = self.dF[:self.filled] @ self.dF[self.head]
+            row = self.dF[:self.filled] @ dF
             self.gram[self.head, :self.filled] = row
             self.gram[:self.filled, self.head] = row
             self.cross[:self.filled] += row  # ΔF_iᵀ f = ΔF_iᵀ f_prev + ΔF_iᵀ ΔF_new
-            self.cross[self.head] = float(self.dF[self.head] @ f)
+            self.cross[self.head] = float(dF @ f)
             self.head = (self.head + 1) % self.memory
-        self.f_prev, self.g_prev = f, g.copy()
+        self.f, self.f_prev = self.f_prev, f  # f becomes the previous residual, no copy
+        np.copyto(self.g_prev, g)
+        self.has_prev = True
         if not self.filled:
-            return g.copy()
+            np.copyto(v, g)
+            return v
         k = self.filled
         G = self.gram[:k, :k] + (1e-10 * float(np.trace(self.gram[:k, :k])) + 1e-300) * np.eye(k)
         gamma = np.linalg.solve(G, self.cross[:k])
-        return g - gamma @ self.dG[:k]
+        np.matmul(gamma, self.dG[:k], out=v)
+        np.subtract(g, v, out=v)
+        return v
