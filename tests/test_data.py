@@ -110,3 +110,14 @@ def test_sample_pairs():
     assert Q.m == 60 and np.all((y[Q.i] == y[Q.j]) == (Q.t > 0))
     with pytest.raises(InvalidParameterError):
         PairwiseConstraints.sample(y, 10**6)
+
+
+def test_brute_force_knn_graph_is_the_k_d_tree_graph(monkeypatch):
+    """Large n in 6+ dimensions searches by brute force (data.graph.mutual_knn_graph): on
+    points without distance ties it must give exactly the graph of scikit-learn's default."""
+    import kernelsdp.data.graph as graph
+    X = np.random.default_rng(3).standard_normal((400, 8))
+    tree = graph.mutual_knn_graph(X, 5)
+    monkeypatch.setattr(graph, "BRUTE_FORCE_FROM_N", 100)
+    brute = graph.mutual_knn_graph(X, 5)
+    assert tree.nnz > 0 and (tree != brute).nnz == 0
