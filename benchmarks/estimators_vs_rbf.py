@@ -37,7 +37,7 @@ every point in the graph, the unlabelled points scored; benchmarks/estimators_pr
 estimators-vs-rbf-scarce-v1.
 
     python benchmarks/estimators_vs_rbf.py [--quick] [--fresh] [--ratio 0.7]
-    python benchmarks/estimators_vs_rbf.py --protocol scarce [--labels-per-class 5] [--quick]
+    python benchmarks/estimators_vs_rbf.py --protocol scarce [--labels-per-class 5] [--quick|--splits 5]
 """
 
 from __future__ import annotations
@@ -167,6 +167,8 @@ def report(rows: dict, methods: tuple[str, ...], extra=None) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="one outer split per data set")
+    ap.add_argument("--splits", type=int, default=5,
+                    help="outer splits (draws of labelled points) per data set without --quick")
     ap.add_argument("--fresh", action="store_true", help="forget stored units of this study")
     ap.add_argument("--protocol", choices=("seventy", "scarce"), default="seventy",
                     help="seventy: 70 %% of the points labelled, 30 %% held out (default); "
@@ -177,7 +179,9 @@ def main() -> int:
                     help="pair protocol: draw pairs until ratio·n must-link components (seed 000 "
                     "§6.1: 0.7; smaller gives more pairs, nearer the labels the RBF SVC sees)")
     a = ap.parse_args()
-    splits = 1 if a.quick else 5
+    if a.splits < 1 or a.labels_per_class < 2:
+        ap.error("--splits must be at least 1 and --labels-per-class at least 2")
+    splits = 1 if a.quick else a.splits
     if a.protocol == "scarce":
         return main_scarce(a, splits)
     units = [{"dataset": d, "split": s, "quick": a.quick, "ratio": a.ratio}
