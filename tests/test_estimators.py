@@ -91,7 +91,7 @@ def test_hinge_needs_a_B_at_which_margins_can_be_met(iris_pairs):
     (K_lin, m_lin), (K_hinge, _) = fit("linear", 1.0), fit("hinge", 1.0)
     assert m_lin.max() < 1
     assert np.linalg.norm(K_hinge - K_lin) <= 1e-6 * np.linalg.norm(K_lin)
-    (K_lin, m_lin), (K_sq, m_sq) = fit("linear", 0.1 * n * n), fit("squared-hinge", 0.1 * n * n)
+    (K_lin, m_lin), (K_sq, _) = fit("linear", 0.1 * n * n), fit("squared-hinge", 0.1 * n * n)
     assert m_lin.max() > 1  # the linear loss pushes past the margin; the squared hinge stops near it
     assert np.linalg.norm(K_sq - K_lin) > 0.1 * np.linalg.norm(K_lin)
 
