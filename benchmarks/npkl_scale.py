@@ -3,8 +3,9 @@ construction included: where the time goes, and the peak memory.
 
 The instance: two-Gaussian data in 10 dimensions (``simplenpkl_speed.gaussian_mixture``),
 mutual 5-NN Laplacian (scikit-learn's NearestNeighbors), m = 1.2 n random pairs, C = 1,
-tr K ≤ B = n, solved by low-rank ADMM (seed 001) to its certified gap, then certified from
-scratch by the NPKL certificate (λ_min by Lanczos on the sparse M(β); no n × n object).
+tr K ≤ B = n, solved by low-rank ADMM (seed 001; its iteration in single precision unless
+``--precision double``) to its certified gap, then certified from scratch, in double, by the
+NPKL certificate (λ_min by Lanczos on the sparse M(β); no n × n object).
 Each stage is timed; the whole run is profiled with cProfile and its top entries printed
 (by cumulative and by own time), with the peak RSS from ``resource.getrusage``.  The bars
 of issue #16: certified gap ≤ 1e-3 in under 5 minutes and 4 GiB at n = 100,000.
@@ -30,7 +31,7 @@ from kernelsdp.solvers import solve
 from kernelsdp.verify import certify
 
 
-def stages(n: int, loss: str) -> dict:
+def stages(n: int, loss: str, precision: str = "double") -> dict:
     times = {}
     t = time.perf_counter()
     X, y = gaussian_mixture(n)
@@ -43,7 +44,7 @@ def stages(n: int, loss: str) -> dict:
     f = NPKL(L=L, pairs=pairs, loss=loss, capacity="trace", C=1.0, B=float(n))
     times["pairs and problem"] = time.perf_counter() - t
     t = time.perf_counter()
-    r = solve(f, "admm")
+    r = solve(f, "admm", precision=precision)
     times["admm solve"] = time.perf_counter() - t
     t = time.perf_counter()
     cert = certify(f, r)
@@ -60,6 +61,8 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=None)
     ap.add_argument("--loss", default="hinge", choices=("hinge", "squared-hinge", "l2", "l1"))
     ap.add_argument("--no-profile", action="store_true", help="time the stages only")
+    ap.add_argument("--precision", default="single", choices=("single", "double"),
+                    help="ADMM's arithmetic (the certificates are double either way)")
     ap.add_argument("--top", type=int, default=25, help="profile entries to print")
     a = ap.parse_args()
     n = a.n or (20_000 if a.quick else 100_000)
@@ -67,11 +70,12 @@ def main() -> int:
     t0 = time.perf_counter()
     if prof is not None:
         prof.enable()
-    out = stages(n, a.loss)
+    out = stages(n, a.loss, a.precision)
     if prof is not None:
         prof.disable()
     total = time.perf_counter() - t0
-    print(f"NPKL {a.loss}, trace B = n, n = {n:,}, m = {out['m']:,}, nnz(L) = {out['nnz_L']:,}")
+    print(f"NPKL {a.loss}, trace B = n, n = {n:,}, m = {out['m']:,}, nnz(L) = {out['nnz_L']:,}, "
+          f"ADMM in {a.precision} precision")
     for name, s in out["times"].items():
         print(f"  {name:<32}{s:9.1f} s  ({100 * s / total:4.1f} %)")
     print(f"  {'total':<32}{total:9.1f} s  (bar at n = 100,000: 300 s)")

@@ -23,7 +23,7 @@ from kernelsdp.solvers.factor_steps import ball_step, default_rank
 from kernelsdp.linalg.extreme import LowestEigenpair
 from kernelsdp.solvers.gap_certificate import check_spacing
 from kernelsdp.tolerances import ADMM_GAP_TOL
-from kernelsdp.verify import verify, verify_twins
+from kernelsdp.verify import certify, verify, verify_twins
 
 LOSSES = ("l2", "hinge", "squared-hinge", "l1")
 
@@ -107,6 +107,20 @@ def test_admm_matches_clarabel_and_is_certified(uci_fixtures, name, loss):
     assert admm.status == Termination.OPTIMAL.value
     assert rep.passed, (admm.failed, rep.comparisons)
     assert rep.comparisons[0].relative_difference <= ADMM_GAP_TOL
+
+
+@pytest.mark.parametrize("loss", ["hinge", "l1"])
+def test_single_precision_iteration_is_certified_in_double(uci_fixtures, loss):
+    """precision='single' runs the iteration in float32; the returned factor is float64 and its
+    certificate, computed from scratch in double, passes, and both precisions agree within
+    the certified gap."""
+    L, pairs = uci_fixtures["wine-60"]
+    f = NPKL(L=L, pairs=pairs, loss=loss, capacity="trace", C=1.0, B=float(L.shape[0]))
+    single, double = solve(f, "admm", precision="single"), solve(f, "admm")
+    cert = certify(f, single)
+    assert single.termination == Termination.OPTIMAL and cert.passed, cert.verdict
+    assert single.kernel.U.dtype == np.float64
+    assert abs(single.objective - double.objective) <= ADMM_GAP_TOL * max(1.0, abs(double.objective))
 
 
 def _two_class_complete(n=8, B=4.0, C=1.0):
@@ -207,6 +221,12 @@ def test_memory_never_holds_an_n_by_n_matrix():
     assert r.kernel.U.shape == (n, 8)
     estimate = iteration_memory_bytes(n, 8, pairs.m, L.nnz)
     assert peak < 2 * estimate < n * n * 8 / 5
+    tracemalloc.start()
+    solve(f, "admm", rank=8, max_iter=5, precision="single")
+    peak_single = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak_single < 2 * iteration_memory_bytes(n, 8, pairs.m, L.nnz, word=4)
+    assert peak_single < peak
 
 
 def test_reproduction_runs_units_into_the_store_and_explains_off_cells(capsys, tmp_path, monkeypatch):

@@ -20,15 +20,18 @@ import numpy as np
 class Anderson:
     """Type-II Anderson mixing with ``memory`` pairs over states of ``size`` numbers."""
 
-    def __init__(self, memory: int, size: int):
+    def __init__(self, memory: int, size: int, dtype=np.float64):
         self.memory = memory
-        self.dF = np.zeros((memory, size))
-        self.dG = np.zeros((memory, size))
+        self.dF = np.zeros((memory, size), dtype=dtype)
+        self.dG = np.zeros((memory, size), dtype=dtype)
+        # Tikhonov weight of the normal equations: the Gram matrix is accurate to about
+        # the state's rounding (single precision: 1e-7), so the weight sits above it
+        self.tikhonov = max(1e-10, 10 * float(np.finfo(dtype).eps))
         self.gram = np.zeros((memory, memory))
         self.cross = np.zeros(memory)  # ΔFᵀ f at the last point
-        self.f = np.empty(size)
-        self.f_prev = np.empty(size) if memory else None
-        self.g_prev = np.empty(size) if memory else None
+        self.f = np.empty(size, dtype=dtype)
+        self.f_prev = np.empty(size, dtype=dtype) if memory else None
+        self.g_prev = np.empty(size, dtype=dtype) if memory else None
         self.reset()
         self.last_norm = np.inf
 
@@ -41,7 +44,7 @@ class Anderson:
         written into ``v`` (and returned), g is left as it was."""
         f = self.f
         np.subtract(g, v, out=f)
-        norm = float(np.sqrt(f @ f))
+        norm = float(np.linalg.norm(f))
         if norm > self.last_norm:
             self.reset()
         self.last_norm = norm
@@ -66,8 +69,8 @@ class Anderson:
             np.copyto(v, g)
             return v
         k = self.filled
-        G = self.gram[:k, :k] + (1e-10 * float(np.trace(self.gram[:k, :k])) + 1e-300) * np.eye(k)
-        gamma = np.linalg.solve(G, self.cross[:k])
+        G = self.gram[:k, :k] + (self.tikhonov * float(np.trace(self.gram[:k, :k])) + 1e-300) * np.eye(k)
+        gamma = np.linalg.solve(G, self.cross[:k]).astype(v.dtype)
         np.matmul(gamma, self.dG[:k], out=v)
         np.subtract(g, v, out=v)
         return v

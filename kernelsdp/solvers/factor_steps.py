@@ -75,14 +75,14 @@ def ball_step(R: np.ndarray, G: np.ndarray, alpha: float, beta: float, B: float,
     KKT: U(βI + αG + μI) = R with μ ≥ 0, μ(‖U‖² − B) = 0.  With G = V diag(d) Vᵀ and
     s = β + αd, ‖U(μ)‖² = Σ_k a_k/(s_k + μ)² with a = diag(Vᵀ RᵀR V), decreasing in μ: μ = 0
     if that is ≤ B, else the root on [0, √(Σa/B)] (Brent)."""
-    d, V = np.linalg.eigh(G)
+    d, V = np.linalg.eigh(np.asarray(G, dtype=np.float64))  # r×r work in double
     s = beta + alpha * np.maximum(d, 0.0)
-    a = np.einsum("ij,ij->j", V, (R.T @ R) @ V)
+    a = np.einsum("ij,ij->j", V, np.asarray(R.T @ R, dtype=np.float64) @ V)
     mu = 0.0
     if float(np.sum(a / s**2)) > B:
         hi = float(np.sqrt(a.sum() / B))
         mu = brentq(lambda t: float(np.sum(a / (s + t) ** 2)) - B, 0.0, hi, xtol=1e-14 * hi)
-    np.matmul(R, (V / (s + mu)) @ V.T, out=out)
+    np.matmul(R, ((V / (s + mu)) @ V.T).astype(out.dtype), out=out)
     return mu
 
 
