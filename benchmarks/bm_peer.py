@@ -62,6 +62,8 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="n = 2,000 instead of 20,000")
     ap.add_argument("--n", type=int, default=None)
     ap.add_argument("--gap", type=float, default=ADMM_GAP_TOL, help="the common certified gap")
+    ap.add_argument("--precision", default="double", choices=("double", "single"),
+                    help="ADMM's arithmetic (certificates are double either way)")
     ap.add_argument("--peer-limit", type=float, default=None, metavar="S",
                     help="the peer's time limit (default 20x ADMM's time, at least 60 s)")
     a = ap.parse_args()
@@ -69,8 +71,9 @@ def main() -> int:
     t = time.perf_counter()
     f = problem(n)
     print(f"NPKL squared hinge, trace B = n, n = {n:,}, m = {f.pairs.m:,}, nnz(L) = {f.L.nnz:,} "
-          f"(built in {time.perf_counter() - t:.1f} s); common certified gap {a.gap:g}", flush=True)
-    rows = [run("admm", f, a.gap)]
+          f"(built in {time.perf_counter() - t:.1f} s); common certified gap {a.gap:g}; ADMM in "
+          f"{a.precision} precision", flush=True)
+    rows = [run("admm", f, a.gap, precision=a.precision)]
     limit = a.peer_limit or max(60.0, 20 * rows[0]["wall_s"])
     rows.append(run("burer-monteiro", f, a.gap, time_limit=limit))
     print(f"{'solver':<16}{'status':<16}{'to gap (s)':>11}{'wall (s)':>10}{'iters':>7}{'rank':>6}"
