@@ -19,6 +19,10 @@ scored on its held-out labelled points), then refit on every labelled point:
 - npkl-linear-sym / npkl-hinge-sym: the same on the symmetric k-NN graph (every point
   linked to its k nearest), which is connected where the mutual one leaves unlabelled
   components that no constraint reaches (their rows of K are 0).
+
+Measured (``--protocol scarce --splits 10``, 5 labels per class): npkl-hinge-sym beats rbf
+on 5 of 10 (ties 1), npkl-linear and npkl-hinge on 3, npkl-linear-sym on 2; at 10 labels
+per class (5 draws) the best, npkl-hinge-sym, on 4.  README.md has the numbers.
 """
 
 from __future__ import annotations
