@@ -113,13 +113,41 @@ def tuned_accuracy(method: str, X, y, lab, unl, seed: int) -> dict:
             "inner_uncertified": int(inner_uncertified)}
 
 
+def units(datasets, splits: int, labels_per_class: int, first_split: int = 0,
+          methods: tuple[str, ...] = SCARCE_METHODS) -> list[dict]:
+    """The study's units: every data set × draws ``first_split`` … ``first_split + splits − 1``
+    (the draw is the seed of the labelled points and of the inner folds, and part of the
+    unit's key, so draws already stored are never counted again as new ones).  A subset of
+    the methods is named in the unit (its record holds only those); all of them, the
+    default, keeps the keys the study was first stored under."""
+    unknown = [m for m in methods if m not in SCARCE_METHODS]
+    if unknown or not methods or methods[0] != "rbf" or len(set(methods)) != len(methods):
+        raise ValueError(f"methods must start with 'rbf' and list each of {SCARCE_METHODS} at "
+                         f"most once. Got {methods!r} instead.")
+    extra = {} if tuple(methods) == SCARCE_METHODS else {"methods": list(methods)}
+    return [{"dataset": d, "split": s, "labels_per_class": labels_per_class, **extra}
+            for d in datasets for s in range(first_split, first_split + splits)]
+
+
+def per_draw(records: list[dict], method: str) -> tuple[int, int, int]:
+    """(won, tied, lost): the draws on which ``method``'s accuracy beats rbf's, equals it,
+    falls behind it."""
+    won = tied = 0
+    for r in records:
+        tie = bool(np.isclose(r[method]["accuracy"], r["rbf"]["accuracy"]))
+        tied += tie
+        won += (r[method]["accuracy"] > r["rbf"]["accuracy"]) and not tie
+    return won, tied, len(records) - won - tied
+
+
 def run_unit(unit: dict) -> dict:
-    """One data set, one draw of labelled points: every method's transductive accuracy."""
+    """One data set, one draw of labelled points: each of the unit's methods' (default:
+    every method's) transductive accuracy."""
     X, y = load(unit["dataset"])
     lab, unl = labelled_points(y, unit["labels_per_class"], unit["split"])
     out: dict = {"n": len(y), "d": X.shape[1], "n_labelled": len(lab)}
     with threadpool_limits(1):  # small dense eigenproblems: BLAS threads only contend
-        for m in SCARCE_METHODS:
+        for m in unit.get("methods", SCARCE_METHODS):
             t = time.perf_counter()
             out[m] = {**tuned_accuracy(m, X, y, lab, unl, unit["split"]),
                       "seconds": time.perf_counter() - t}

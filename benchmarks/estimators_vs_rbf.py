@@ -34,10 +34,15 @@ go through kernelsdp.runs (out/results.sqlite; a re-run resumes).
 ``--protocol scarce`` runs the label-scarce, transductive protocol instead (few labels,
 every point in the graph, the unlabelled points scored; benchmarks/estimators_protocols.py),
 ``--labels-per-class`` labelled points of each class (5 by default); study
-estimators-vs-rbf-scarce-v1.
+estimators-vs-rbf-scarce-v1.  ``--first-split K`` uses draws K … K + splits − 1 (the draw is
+in each unit's key: stored draws are neither mixed in nor re-used), ``--methods`` a subset
+of the methods (rbf first), e.g. the pre-registered confirmation of npkl-hinge-sym on
+draws that played no part in choosing it:
 
     python benchmarks/estimators_vs_rbf.py [--quick] [--fresh] [--ratio 0.7]
     python benchmarks/estimators_vs_rbf.py --protocol scarce [--labels-per-class 5] [--quick|--splits 5]
+    python benchmarks/estimators_vs_rbf.py --protocol scarce --splits 10 --first-split 10 \\
+        --methods rbf,npkl-hinge-sym
 """
 
 from __future__ import annotations
@@ -56,7 +61,7 @@ import estimators_protocols as scarce
 from estimators_protocols import GAMMA_SCALES, SVC_C, unit_diagonal
 from kernelsdp.data import DATASETS, PairwiseConstraints, load
 from kernelsdp.estimators import NPKLKernelLearning
-from kernelsdp.runs import run_units
+from kernelsdp.runs import ResultsStore, run_units
 
 #: NPKL's (C, n_neighbors of the k-NN graph), four settings as the RBF kernel has four widths
 NPKL_GRID = ((0.1, 5), (1.0, 5), (0.1, 10), (1.0, 10))
@@ -164,12 +169,12 @@ def report(rows: dict, methods: tuple[str, ...], extra=None) -> None:
               f"behind on {len(rows) - wins[m] - ties[m]})")
 
 
-def main() -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="one outer split per data set")
     ap.add_argument("--splits", type=int, default=5,
                     help="outer splits (draws of labelled points) per data set without --quick")
-    ap.add_argument("--fresh", action="store_true", help="forget stored units of this study")
+    ap.add_argument("--fresh", action="store_true", help="forget stored units of this study (scarce protocol: this run's units only)")
     ap.add_argument("--protocol", choices=("seventy", "scarce"), default="seventy",
                     help="seventy: 70 %% of the points labelled, 30 %% held out (default); "
                     "scarce: few labels, transductive (estimators_protocols.py)")
@@ -178,9 +183,28 @@ def main() -> int:
     ap.add_argument("--ratio", type=float, default=0.7,
                     help="pair protocol: draw pairs until ratio·n must-link components (seed 000 "
                     "§6.1: 0.7; smaller gives more pairs, nearer the labels the RBF SVC sees)")
+    ap.add_argument("--first-split", type=int, default=0,
+                    help="scarce protocol: the first draw; draws first … first + splits − 1")
+    ap.add_argument("--methods", default=",".join(scarce.SCARCE_METHODS),
+                    help="scarce protocol: comma-separated methods, rbf first (default: all)")
+    return ap
+
+
+def scarce_units(a) -> list[dict]:
+    """The scarce protocol's units for parsed arguments ``a``."""
+    splits = 1 if a.quick else a.splits
+    return scarce.units(DATASETS, splits, a.labels_per_class, a.first_split,
+                        tuple(a.methods.split(",")))
+
+
+def main() -> int:
+    ap = parser()
     a = ap.parse_args()
-    if a.splits < 1 or a.labels_per_class < 2:
-        ap.error("--splits must be at least 1 and --labels-per-class at least 2")
+    if a.splits < 1 or a.labels_per_class < 2 or a.first_split < 0:
+        ap.error("--splits must be at least 1, --labels-per-class at least 2 and "
+                 "--first-split at least 0")
+    if a.protocol == "seventy" and (a.first_split or a.methods != parser().get_default("methods")):
+        ap.error("--first-split and --methods apply to --protocol scarce only")
     splits = 1 if a.quick else a.splits
     if a.protocol == "scarce":
         return main_scarce(a, splits)
@@ -208,22 +232,31 @@ def main() -> int:
 def main_scarce(a, splits: int) -> int:
     """The label-scarce, transductive protocol (estimators_protocols.py)."""
     study = "estimators-vs-rbf-scarce-v1"
-    units = [{"dataset": d, "split": s, "labels_per_class": a.labels_per_class}
-             for d in DATASETS for s in range(splits)]
-    summary = run_units(study, units, scarce.run_unit, fresh=a.fresh, desc="scarce vs rbf")
+    try:
+        units = scarce_units(a)
+    except ValueError as exc:
+        print(f"--methods: {exc}", file=sys.stderr)
+        return 2
+    if a.fresh:  # this run's units only: other draws of the study stay stored
+        store = ResultsStore()
+        for u in units:
+            store.forget(study, u)
+    summary = run_units(study, units, scarce.run_unit, desc="scarce vs rbf")
     rows = {}
     for r in summary.records:
         rows.setdefault(r["dataset"], []).append(r)
-    methods = scarce.SCARCE_METHODS
+    methods = tuple(a.methods.split(","))
     print(f"SVC(kernel='precomputed'), transductive accuracy on the unlabelled points (mean over "
-          f"{splits} draw(s)), {a.labels_per_class} labels per class; 16 settings tuned by inner "
-          "3-fold CV on the labelled points for every kernel")
+          f"draws {a.first_split}–{a.first_split + splits - 1}), {a.labels_per_class} labels per "
+          "class; 16 settings tuned by inner 3-fold CV on the labelled points for every kernel")
     print(f"{'data set':14s} {'n':>4s} " + " ".join(f"{m:>18s}" for m in methods) +
-          f" {'labelled':>8s} {'uncert.':>7s}")
+          f" {'labelled':>8s} {'uncert.':>7s}" +
+          "".join(f" {'draws w/t/l':>12s}" for _ in methods[1:]))
 
     def counts(rs):
         inner = sum(r[m]["inner_uncertified"] for r in rs for m in methods[1:])
-        return f" {rs[0]['n_labelled']:8d} {inner:7d}"
+        draws = "".join(f" {'/'.join(map(str, scarce.per_draw(rs, m))):>12s}" for m in methods[1:])
+        return f" {rs[0]['n_labelled']:8d} {inner:7d}" + draws
     report(rows, methods, counts)
     print(f"store: {summary.store_path} (study {study}; {summary.ran} units run, "
           f"{summary.skipped} reused)")

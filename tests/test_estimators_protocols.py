@@ -10,6 +10,8 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from kernelsdp import load
+from kernelsdp.data import DATASETS
+from kernelsdp.runs import unit_key
 
 PATH = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "estimators_protocols.py"
 
@@ -82,3 +84,43 @@ def test_run_unit_reports_every_method(protocols, tiny_grids):
     for m in protocols.SCARCE_METHODS:
         assert 0.0 <= out[m]["accuracy"] <= 1.0
         assert out[m]["inner_uncertified"] >= 0
+
+
+def test_first_split_draws_are_fresh(protocols, monkeypatch):
+    """--first-split 10 gives draws 10-19: unit keys that none of draws 0-9 has (as stored,
+    every method; or as a subset), and on every data set labelled points that repeat none of
+    draws 0-9's."""
+    monkeypatch.syspath_prepend(str(PATH.parent))
+    cli = importlib.import_module("estimators_vs_rbf")
+    args = ["--protocol", "scarce", "--splits", "10"]
+    stored = cli.scarce_units(cli.parser().parse_args(args))
+    subset = args + ["--methods", "rbf,npkl-hinge-sym"]
+    old = cli.scarce_units(cli.parser().parse_args(subset))
+    new = cli.scarce_units(cli.parser().parse_args(subset + ["--first-split", "10"]))
+    assert set(stored[0]) == {"dataset", "split", "labels_per_class"}  # the keys first stored
+    assert sorted({u["split"] for u in new}) == list(range(10, 20)) and len(new) == len(old)
+    assert not {unit_key(u) for u in new} & {unit_key(u) for u in stored + old}
+    for name in DATASETS:
+        y = load(name)[1]
+        before = {tuple(protocols.labelled_points(y, 5, s)[0]) for s in range(10)}
+        after = {tuple(protocols.labelled_points(y, 5, u["split"])[0])
+                 for u in new if u["dataset"] == name}
+        assert len(after) == 10 and not before & after, name
+
+
+def test_methods_must_start_with_rbf(protocols):
+    for bad in (("npkl-hinge-sym",), ("npkl-hinge-sym", "rbf"), ("rbf", "rbf"), ("rbf", "svm")):
+        with pytest.raises(ValueError, match="start with 'rbf'"):
+            protocols.units(["iris"], 1, 5, methods=bad)
+
+
+def test_a_unit_of_some_methods_runs_only_those(protocols, tiny_grids):
+    unit = protocols.units(["soybean"], 1, 3, methods=("rbf", "npkl-hinge-sym"))[0]
+    out = protocols.run_unit(unit)
+    assert [m for m in protocols.SCARCE_METHODS if m in out] == ["rbf", "npkl-hinge-sym"]
+
+
+def test_per_draw_counts_wins_ties_and_losses(protocols):
+    acc = [(0.5, 0.6), (0.7, 0.7), (0.8, 0.6), (0.5, 0.9)]  # (rbf, learned) per draw
+    rs = [{"rbf": {"accuracy": a}, "npkl-hinge-sym": {"accuracy": b}} for a, b in acc]
+    assert protocols.per_draw(rs, "npkl-hinge-sym") == (2, 1, 1)
