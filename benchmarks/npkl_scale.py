@@ -3,8 +3,8 @@ construction included: where the time goes, and the peak memory.
 
 The instance: two-Gaussian data in 10 dimensions (``simplenpkl_speed.gaussian_mixture``),
 mutual 5-NN Laplacian (scikit-learn's NearestNeighbors), m = 1.2 n random pairs, C = 1,
-tr K ≤ B = n, solved by low-rank ADMM (seed 001; its iteration in single precision unless
-``--precision double``) to its certified gap, then certified from scratch, in double, by the
+tr K ≤ B = n, solved by low-rank ADMM (seed 001; ``--precision single`` runs its iteration
+in float32) to its certified gap, then certified from scratch, in double, by the
 NPKL certificate (λ_min by Lanczos on the sparse M(β); no n × n object).
 Each stage is timed; the whole run is profiled with cProfile and its top entries printed
 (by cumulative and by own time), with the peak RSS from ``resource.getrusage``.  The bars
@@ -61,7 +61,7 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=None)
     ap.add_argument("--loss", default="hinge", choices=("hinge", "squared-hinge", "l2", "l1"))
     ap.add_argument("--no-profile", action="store_true", help="time the stages only")
-    ap.add_argument("--precision", default="single", choices=("single", "double"),
+    ap.add_argument("--precision", default="double", choices=("single", "double"),
                     help="ADMM's arithmetic (the certificates are double either way)")
     ap.add_argument("--top", type=int, default=25, help="profile entries to print")
     a = ap.parse_args()

@@ -34,11 +34,12 @@ fell by 10–40 % (UCI fixtures, digits, n = 5,000).
 stays: we start from A⁰ = −L (the seed's A⁰ = 0 reaches it after one iteration).  Then
 Z = XᵀY + E with E and A + L supported on Q = Ω ∪ Ωᵀ, and the X/Y right-hand sides need
 only W = A + αE = −L + (A + L + αE)|_Q, a sparse matrix on supp(L) ∪ Q.  Nothing n×n is
-formed.  **Memory** of one iteration, in float64 words: X, Y, H and three work arrays
-(6rn), the Anderson history (2p·N with N = 3rn + 2q words of state and p = ``anderson``
-pairs), q = 2m values for each of A, E, S, c, z (5q), W (nnz(L) + q values and their
-indices) and the r×r Gram and eigenvector matrices: about
-8·(6rn + 2p(3rn + 2q) + 5q + 2(nnz(L) + q) + 4r²) bytes.  Cost per iteration
+formed.  **Memory** of one iteration, in words w of the iteration's precision (8 bytes in
+double, 4 in single): X, Y, H and four work arrays (7rn), the Anderson history (2p·N with
+N = 3rn + 2q words of state and p = ``anderson`` pairs), q = 2m values for each of A, E,
+S, c, z (5q) and the r×r Gram and eigenvector matrices (4r²); W and Wᵀ hold nnz(L) + q
+values each, with 4-byte indices and an 8-byte map from W's values to Wᵀ's: about
+w·(7rn + 2p(3rn + 2q) + 5q + 4r²) + (nnz(L) + q)·(2w + 16) bytes.  Cost per iteration
 O(r²n + r·(nnz(L) + m)).  The learned kernel is K = XᵀX, returned as the factor Xᵀ.
 
 **Rank.**  ``rank`` (default: the largest r with r(r+1)/2 ≤ m, seed 001 §4 after Pataki)
@@ -87,8 +88,11 @@ and is refused (SimpleNPKL's solvers handle it).
 arrays) in float32: half the memory and half the memory traffic, and single-precision BLAS.
 P(K), the pair multipliers and every certificate are computed in double from a double copy
 of the point, so a single-precision answer is certified exactly as a double one is; the
-r×r eigenproblems of the ball step stay in double.  Measured at n = 5,000, hinge: 783
-iterations in double, 822 in single, 59.7 and 28.4 ms each (both certified from scratch).
+r×r eigenproblems of the ball step stay in double.  It is not the default: measured on the
+two-Gaussian problem (hinge), an iteration costs half or less, but more are needed as n
+grows: n = 5,000, 822 iterations at 28 ms against 783 at 60 ms in double; n = 20,000,
+2,352 at 66 ms against 1,418 at 109 ms (an Anderson history kept in double: 2,430), so
+the same time to the certified gap, in 0.42 GiB instead of 0.59.
 
 **Stopping.**  The residuals of eq. 14 below ``tol`` *and* the relative duality gap below
 ``gap_tol``: the per-pair multipliers β_ij = −(A_ij + A_ji + 2L_ij) (stationarity of the
@@ -123,6 +127,7 @@ from ..declarations import option
 from .base import Solver
 from .factor_steps import DENSE_N, ball_step, default_rank, free_columns, warm_start, widen
 from ..linalg.extreme import LowestEigenpair
+from ..linalg.row_blocks import RowBlocks
 from .gap_certificate import check_spacing
 from ..formulations.npkl_trace_bound import certified_lower_bound, null_structure, trace_bound
 
@@ -148,8 +153,8 @@ def iteration_memory_bytes(n: int, r: int, m: int, nnz_L: int, anderson: int = 5
     """The module docstring's memory formula for one iteration (words of ``word`` bytes:
     8 in double precision, 4 in single)."""
     q = 2 * m
-    words = 6 * r * n + 2 * anderson * (3 * r * n + 2 * q) + 5 * q + 2 * (nnz_L + q) + 4 * r * r
-    return word * words
+    words = 7 * r * n + 2 * anderson * (3 * r * n + 2 * q) + 5 * q + 4 * r * r
+    return word * words + (nnz_L + q) * (2 * word + 16)
 
 
 @dataclass(frozen=True)
@@ -241,6 +246,15 @@ class ADMM(Solver):
         # dtype; P(K) and the certificates in double from a double copy of the point
         W = W.astype(dtype)
         Lw_it, Lq_it, Tq_it = Lw.astype(dtype), Lq.astype(dtype), Tq.astype(dtype)
+        # Wᵀ as its own CSR matrix (its values gathered from W's each step), and both cut
+        # into row blocks that multiply on separate cores (linalg.row_blocks)
+        order = W.copy()
+        order.data = np.arange(W.nnz, dtype=np.float64)
+        WT = order.T.tocsr()
+        WT.sort_indices()
+        from_W = WT.data.astype(np.int64)
+        WT = sp.csr_matrix((W.data[from_W], WT.indices, WT.indptr), shape=W.shape)
+        W_rows, WT_rows = RowBlocks(W), RowBlocks(WT)
 
         # ---- state: one flat vector (X, Y, H as n×r, then A, E on Q); r may grow ----
         def views(v):
@@ -269,6 +283,7 @@ class ADMM(Solver):
             if work.get("r") != r_now:
                 work.clear()
                 work.update(r=r_now, T=np.empty((n, r_now), dtype=dtype),
+                            R=np.empty((n, r_now), dtype=dtype),
                             gather=np.empty((4, m, r_now), dtype=dtype))
             return work
 
@@ -277,18 +292,19 @@ class ADMM(Solver):
             X, Y, H, A, E = views(v_in)
             Xn, Yn, Hn, An, En = views(v_out)
             ws = buffers(X.shape[1])
-            T = ws["T"]
+            T, R = ws["T"], ws["R"]
             W.data[:] = -Lw_it
             W.data[pos] = A + alpha * E
+            np.take(W.data, from_W, out=WT.data, mode="clip")
             # the right-hand sides are accumulated in place (measured at n = 20,000, r = 54:
             # 88 → 75 ms per iteration against summing fresh n×r temporaries)
             GY = Y.T @ Y
-            R = W @ Y
+            W_rows.matmul(Y, out=R)
             R += np.matmul(X, alpha * GY, out=T)
             R += np.multiply(Y, beta, out=T)
             R -= H
             ball_step(R, GY, alpha, beta, ball, out=Xn)
-            R = W.T @ Xn
+            WT_rows.matmul(Xn, out=R)
             R += np.matmul(Y, alpha * (X.T @ Xn), out=T)
             R += np.multiply(Xn, beta, out=T)
             R += H

@@ -1,0 +1,31 @@
+"""Row-block sparse products on threads (linalg.row_blocks): the same product as SciPy's,
+blocks that see in-place value updates, one block for small matrices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import kernelsdp.linalg.row_blocks as rb
+
+
+@pytest.mark.parametrize("blocks", [2, 3, 7])
+def test_blocked_product_is_the_product_and_follows_in_place_updates(monkeypatch, blocks):
+    monkeypatch.setattr(rb, "PARALLEL_FROM_NNZ", 10)
+    rng = np.random.default_rng(blocks)
+    A = sp.random(300, 250, density=0.05, random_state=blocks, format="csr", dtype=np.float32)
+    Y = rng.standard_normal((250, 6)).astype(np.float32)
+    R = rb.RowBlocks(A, blocks)
+    assert len(R.blocks) == blocks and R.bounds[0] == 0 and R.bounds[-1] == 300
+    out = np.full((300, 6), np.nan, dtype=np.float32)
+    np.testing.assert_allclose(R.matmul(Y, out), A @ Y, rtol=1e-5, atol=1e-6)
+    A.data *= -3.0  # in place: every block shares these values
+    np.testing.assert_allclose(R.matmul(Y, out), A @ Y, rtol=1e-5, atol=1e-6)
+
+
+def test_small_matrices_stay_one_block_and_non_csr_is_refused():
+    A = sp.random(50, 50, density=0.1, random_state=0, format="csr")
+    assert len(rb.RowBlocks(A, 4).blocks) == 1
+    with pytest.raises(TypeError):
+        rb.RowBlocks(A.tocsc(), 2)
