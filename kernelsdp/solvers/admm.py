@@ -208,8 +208,10 @@ class ADMM(Solver):
         check_every, seed, progress = o.check_every, o.seed, o.progress
         # measured on this 2-core machine: at n = 1,797, r = 65 one BLAS thread takes 7.5 ms
         # per iteration and two 40 ms (small r×r solves and GEMMs do not share well); at
-        # n = 20,000, r = 218 one thread took 0.98 s and two 1.2 s
-        threads = 1 if f.n * r < SINGLE_THREAD_BELOW else None
+        # n = 20,000, r = 218 one thread took 0.98 s and two 1.2 s.  Judged at the starting
+        # width (the cap r is Pataki's bound, 489 at n = 100,000, where two BLAS threads
+        # beside another busy process took 2.4 s per iteration against 0.64 s on one)
+        threads = 1 if f.n * r0 < SINGLE_THREAD_BELOW else None
         with threadpool_limits(limits=threads, user_api="blas"):
             return self._run(f, r, r0, tol, gap_tol, max_iter, mem, check_every, seed, progress,
                              o.time_limit, np.float32 if o.precision == "single" else np.float64)
