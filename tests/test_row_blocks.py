@@ -29,3 +29,28 @@ def test_small_matrices_stay_one_block_and_non_csr_is_refused():
     assert len(rb.RowBlocks(A, 4).blocks) == 1
     with pytest.raises(TypeError):
         rb.RowBlocks(A.tocsc(), 2)
+
+
+def test_a_forked_child_gets_a_working_pool(monkeypatch):
+    """After fork the parent's pool has no threads in the child: the child must make its own
+    (otherwise its first blocked product waits forever)."""
+    import multiprocessing as mp
+    import threading
+    monkeypatch.setattr(rb, "PARALLEL_FROM_NNZ", 10)
+    A = sp.random(200, 200, density=0.05, random_state=0, format="csr")
+    Y = np.ones((200, 3))
+    R = rb.RowBlocks(A, 2)
+    R.matmul(Y, np.empty((200, 3)))  # the parent's pool exists now
+    barrier = threading.Barrier(3)  # ... with both of its threads started and idle
+    started = [rb._pool(2).submit(barrier.wait) for _ in range(2)]
+    barrier.wait()
+    [f.result() for f in started]
+    ctx = mp.get_context("fork")
+    with ctx.Pool(1) as pool:
+        out = pool.apply_async(_product_in_child, (A, Y)).get(timeout=10)
+    np.testing.assert_allclose(out, A @ Y)
+
+
+def _product_in_child(A, Y):
+    rb.PARALLEL_FROM_NNZ = 10
+    return rb.RowBlocks(A, 2).matmul(Y, np.empty(Y.shape[:1] + (Y.shape[1],)))

@@ -20,12 +20,16 @@ import scipy.sparse as sp
 PARALLEL_FROM_NNZ = 50_000
 
 _POOL: ThreadPoolExecutor | None = None
+_POOL_PID = 0
 
 
 def _pool(workers: int) -> ThreadPoolExecutor:
-    global _POOL
-    if _POOL is None or _POOL._max_workers < workers:  # noqa: SLF001 (a size check only)
+    """The process's pool, made anew in a forked child (whose copy has no live threads and
+    would never run what is submitted to it)."""
+    global _POOL, _POOL_PID
+    if _POOL is None or _POOL_PID != os.getpid() or _POOL._max_workers < workers:  # noqa: SLF001
         _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kernelsdp-rows")
+        _POOL_PID = os.getpid()
     return _POOL
 
 
