@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.neighbors import NearestNeighbors
+from sklearn.neighbors import NearestNeighbors, kneighbors_graph
 
 from ..errors import InvalidDataError, check_int
 
@@ -43,11 +43,27 @@ def mutual_knn_graph(X: np.ndarray, k: int = 5) -> sp.csr_matrix:
     # the reproductions measured them).
     brute = n >= BRUTE_FORCE_FROM_N and X.shape[1] > BRUTE_FORCE_ABOVE_DIM
     nn = NearestNeighbors(n_neighbors=k, algorithm="brute" if brute else "auto").fit(X)
-    A = nn.kneighbors_graph(X, n_neighbors=k, mode="connectivity")  # excludes self
+    # X passed explicitly: each point is counted as its own nearest neighbour, so after the
+    # self-loop is dropped below a point has k − 1 other neighbours (a known deviation from
+    # the paper's k, kept so that the measured reproductions stay what they measured)
+    A = nn.kneighbors_graph(X, n_neighbors=k, mode="connectivity")
     S = A.multiply(A.T).tocsr()
     S.setdiag(0)
     S.eliminate_zeros()
     return S
+
+
+#: the k-NN graphs of L: seed 000's mutual one (``mutual_knn_graph``), or the symmetric one
+#: (either point among the other's k nearest, self excluded), which links every point to k others
+KNN_GRAPHS = ("mutual", "symmetric")
+
+
+def knn_graph(X: np.ndarray, k: int, kind: str = "mutual") -> sp.csr_matrix:
+    """Sparse 0/1 adjacency of the ``kind`` k-NN graph of the rows of X (see ``KNN_GRAPHS``)."""
+    if kind == "mutual":
+        return mutual_knn_graph(X, k)
+    A = kneighbors_graph(X, min(k, len(X) - 1), include_self=False)
+    return A.maximum(A.T).tocsr()
 
 
 def normalized_laplacian(S: sp.spmatrix) -> sp.csr_matrix:

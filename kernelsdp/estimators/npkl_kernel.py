@@ -37,9 +37,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from sklearn.neighbors import kneighbors_graph
 
-from ..data.graph import mutual_knn_graph, normalized_laplacian
+from ..data.graph import KNN_GRAPHS, knn_graph, normalized_laplacian
 from ..data.pairs import PairwiseConstraints
 from ..formulations.losses import LOSSES
 from ..formulations.npkl import CAPACITIES, NPKL
@@ -51,17 +50,7 @@ from .pair_input import is_pair_input, pair_labels, read_pairs
 
 #: ``score`` on points with class labels uses every pair up to this many, else a sample
 SCORE_MAX_PAIRS = 20000
-#: the k-NN graphs of L: seed 000's mutual one (i and j each among the other's k nearest),
-#: or the symmetric one (either among the other's), which links every point to k others
-GRAPHS = ("mutual", "symmetric")
-
-
-def knn_graph(points: np.ndarray, k: int, kind: str):
-    """Sparse 0/1 adjacency of the ``kind`` k-NN graph of the points (see ``GRAPHS``)."""
-    if kind == "mutual":
-        return mutual_knn_graph(points, k)
-    A = kneighbors_graph(points, min(k, len(points) - 1), include_self=False)
-    return A.maximum(A.T).tocsr()
+GRAPHS = KNN_GRAPHS  # the graphs NPKLKernelLearning(graph=...) takes (data.graph)
 
 
 def best_threshold(s: np.ndarray, t: np.ndarray) -> float:
