@@ -35,6 +35,7 @@ import parts
 from simplenpkl_speed import gaussian_mixture, peak_rss_gib
 
 from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
+from kernelsdp.data.graph import GRAPH_REVISION
 from kernelsdp.formulations import NPKL
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.admm import iteration_memory_bytes
@@ -171,6 +172,7 @@ def _scaling_child(a) -> int | None:
 
 def main() -> int:
     return parts.run(__file__, __doc__, PARTS, report, extra=_scaling_child,
+                     unit_extra={"graph_revision": GRAPH_REVISION},
                      extra_args=lambda ap: ap.add_argument("--scaling-one", nargs=2, type=int,
                                                            help=argparse.SUPPRESS))
 

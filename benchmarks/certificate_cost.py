@@ -39,6 +39,7 @@ from simplenpkl_speed import HUGE_CLUSTERS, gaussian_mixture, large_instance
 
 from kernelsdp import tolerances as tol
 from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
+from kernelsdp.data.graph import GRAPH_REVISION
 from kernelsdp.data.sdp_instances import (conformance_instances, lovasz_theta, maxcut_sdp,
                                           theta_sdpa, theta_value)
 from kernelsdp.formulations import NPKL
@@ -186,6 +187,7 @@ def _sdpa(a) -> int | None:
 
 def main() -> int:
     return parts.run(__file__, __doc__, PARTS, report, extra=_sdpa,
+                     unit_extra={"graph_revision": GRAPH_REVISION},
                      extra_args=lambda ap: ap.add_argument("--sdpa", metavar="DIR", default=None,
                                                            help="also every .dat-s file in DIR"))
 

@@ -39,6 +39,7 @@ from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
 from kernelsdp.data import load
+from kernelsdp.data.graph import GRAPH_REVISION
 from kernelsdp.estimators import NPKLKernelLearning
 
 SVC_C = (0.1, 1.0, 10.0, 100.0)
@@ -73,8 +74,13 @@ def unit_diagonal(U: np.ndarray) -> np.ndarray:
     return U / np.where(norm > 0, norm, 1.0)[:, None]
 
 
+def graph_of(method: str) -> str:
+    """The k-NN graph a learned-kernel method builds (data.graph.KNN_GRAPHS)."""
+    return "symmetric" if method.endswith("-sym") else "mutual"
+
+
 def learner(method: str, param, n: int) -> NPKLKernelLearning:
-    graph = "symmetric" if method.endswith("-sym") else "mutual"
+    graph = graph_of(method)
     if method.startswith("npkl-linear"):
         return NPKLKernelLearning(C=param[0], n_neighbors=param[1], graph=graph)
     return NPKLKernelLearning(loss="hinge", capacity="trace", B=float(n), C=param[0],
@@ -122,12 +128,15 @@ def units(datasets, splits: int, labels_per_class: int, first_split: int = 0,
     (the draw is the seed of the labelled points and of the inner folds, and part of the
     unit's key, so draws already stored are never counted again as new ones).  A subset of
     the methods is named in the unit (its record holds only those); all of them, the
-    default, keeps the keys the study was first stored under."""
+    default, keeps the keys the study was first stored under.  A method on the mutual graph
+    puts the graph's revision in the key (data.graph.GRAPH_REVISION)."""
     unknown = [m for m in methods if m not in SCARCE_METHODS]
     if unknown or not methods or methods[0] != "rbf" or len(set(methods)) != len(methods):
         raise ValueError(f"methods must start with 'rbf' and list each of {SCARCE_METHODS} at "
                          f"most once. Got {methods!r} instead.")
     extra = {} if tuple(methods) == SCARCE_METHODS else {"methods": list(methods)}
+    if any(graph_of(m) == "mutual" for m in methods[1:]):
+        extra["graph_revision"] = GRAPH_REVISION  # records on the mutual graph of revision 1 are stale
     return [{"dataset": d, "split": s, "labels_per_class": labels_per_class, **extra}
             for d in datasets for s in range(first_split, first_split + splits)]
 

@@ -210,7 +210,7 @@ def main() -> int:
         return main_scarce(a, splits)
     units = [{"dataset": d, "split": s, "quick": a.quick, "ratio": a.ratio}
              for d in DATASETS for s in range(splits)]
-    summary = run_units("estimators-vs-rbf-v4", units, run_unit, fresh=a.fresh,
+    summary = run_units("estimators-vs-rbf-v5", units, run_unit, fresh=a.fresh,
                         desc="estimators vs rbf")
     rows = {}
     for r in summary.records:
@@ -224,7 +224,7 @@ def main() -> int:
         first = next(r for r in rs if "pair_cv" in r)
         return f" {first['pair_cv']:8.3f} {first['pair_majority']:8.3f}"
     report(rows, METHODS, pair_columns)
-    print(f"store: {summary.store_path} (study estimators-vs-rbf-v4; {summary.ran} units run, "
+    print(f"store: {summary.store_path} (study estimators-vs-rbf-v5; {summary.ran} units run, "
           f"{summary.skipped} reused)")
     return 0
 

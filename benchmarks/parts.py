@@ -6,7 +6,9 @@ A benchmark script defines ``PARTS`` (name → function(quick) → JSON-able dic
 process prints its result as JSON on its last stdout line.  A re-run reports the parts the
 store already holds without measuring them again (``--fresh`` measures everything anew);
 Ctrl-C stops with one line saying what was kept; the results are also written as
-``out/benchmarks/<script>[-quick].csv`` and ``.json``.
+``out/benchmarks/<script>[-quick].csv`` and ``.json``.  ``unit_extra`` goes into every
+part's key (a benchmark on k-NN graphs passes data.graph.GRAPH_REVISION, so parts measured
+on another graph are measured again, not reported).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ class PartFailed(Exception):
 
 def run(script: str, doc: str, parts: dict[str, Callable[[bool], dict]],
         report: Callable[[str, dict], None], extra: Callable[[argparse.Namespace], int | None] | None = None,
-        extra_args: Callable[[argparse.ArgumentParser], None] | None = None) -> int:
+        extra_args: Callable[[argparse.ArgumentParser], None] | None = None,
+        unit_extra: dict | None = None) -> int:
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--part", choices=parts)
@@ -57,7 +60,7 @@ def run(script: str, doc: str, parts: dict[str, Callable[[bool], dict]],
 
     try:
         for part in ([a.part] if a.part else parts):
-            unit = {"part": part, "quick": a.quick}
+            unit = {"part": part, "quick": a.quick, **(unit_extra or {})}
             if a.fresh:
                 store.forget(study, unit)
             try:

@@ -27,6 +27,7 @@ import numpy as np
 
 import parts
 from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
+from kernelsdp.data.graph import GRAPH_REVISION
 from kernelsdp.errors import TooLargeError
 from kernelsdp.formulations import NPKL
 from kernelsdp.solvers import solve
@@ -170,7 +171,8 @@ def report(name: str, res: dict) -> None:
 
 
 def main() -> int:
-    return parts.run(__file__, __doc__, PARTS, report)
+    return parts.run(__file__, __doc__, PARTS, report,
+                     unit_extra={"graph_revision": GRAPH_REVISION})
 
 
 if __name__ == "__main__":

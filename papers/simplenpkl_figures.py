@@ -40,7 +40,7 @@ from .simplenpkl_published import PAIRS_PER_POINT  # noqa: E402
 
 STAND_INS = ("ionosphere", "heart")
 FIG1_C, FIG2_C, FIG2_K = 1.0, 1.0, 20
-STUDY_FIG2 = "simplenpkl-figure2-v1"
+STUDY_FIG2 = "simplenpkl-figure2-v2"  # v2: the mutual graph with k others
 #: fractions of the points whose pairs active selection keeps (§3.2.4's k, as k/n)
 FRACTIONS_FULL = (0.05, 0.1, 0.2, 0.3, 0.45, 0.6)
 FRACTIONS_QUICK = (0.05, 0.15, 0.35)

@@ -74,7 +74,7 @@ GENERIC_MAX_N = 110
 #: interior-point answer carries ~1e-9 relative noise in every direction)
 RANK_RTOL = 1e-3
 C, B, K_NN, XING_RATIO = 0.3, 1.0, 5, 0.7
-STUDY = "simplenpkl-table2-v5"  # v5: "certified" from the certificate, not the status
+STUDY = "simplenpkl-table2-v6"  # v6: the mutual graph with k others (data.graph.GRAPH_REVISION 2)
 
 
 @dataclass(frozen=True)

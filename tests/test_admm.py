@@ -268,6 +268,16 @@ def _free_basis(n, free):
     return np.array(cols).T if cols else np.zeros((n, 0))
 
 
+def _with_free_path(L, pairs):
+    """L beside a path on 3 more points that no pair touches: a free null direction of L
+    (the mutual 5-NN graphs of the fixtures have none: every component holds a pair)."""
+    import scipy.sparse as sp
+    from kernelsdp.data import normalized_laplacian
+    path = normalized_laplacian(sp.diags([np.ones(2), np.ones(2)], [-1, 1], shape=(3, 3)))
+    L = sp.block_diag([L, path]).tocsr()
+    return L, PairwiseConstraints.from_arrays(np.c_[pairs.i, pairs.j], pairs.t, L.shape[0])
+
+
 @pytest.mark.parametrize("loss", LOSSES)
 def test_a_priori_trace_bound_holds_on_the_level_set(iris_small, loss):
     """docs/npkl.md §6: every K ⪰ 0 with P(K) ≤ P(0) has tr ΠKΠ ≤ B̄.  The largest tr ΠKΠ
@@ -276,13 +286,14 @@ def test_a_priori_trace_bound_holds_on_the_level_set(iris_small, loss):
     null directions kept) the level set is unbounded."""
     import cvxpy as cp
     from kernelsdp.formulations.npkl_trace_bound import trace_bound
-    L, pairs, _ = iris_small
+    L, pairs = _with_free_path(*iris_small[:2])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         f = NPKL(L=L, pairs=pairs, loss=loss, capacity="none")
     u = float(np.sum(ALL_LOSSES[loss].value(np.zeros(pairs.m), pairs.t, 1.0)))
     tb = trace_bound(f, u)
     W = _free_basis(f.n, tb.free)
+    assert W.shape[1] >= 1
     K = cp.Variable((f.n, f.n), symmetric=True)
     Lc = L.tocoo()
     level = [K >> 0, Lc.data @ K[Lc.row, Lc.col]
@@ -297,7 +308,7 @@ def test_a_priori_trace_bound_holds_on_the_level_set(iris_small, loss):
 
 def test_repaired_multipliers_vanish_on_free_directions_and_keep_the_domain(iris_small):
     from kernelsdp.formulations.npkl_trace_bound import repair_multipliers, trace_bound
-    L, pairs, _ = iris_small
+    L, pairs = _with_free_path(*iris_small[:2])
     for loss in LOSSES:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -328,7 +339,11 @@ def test_uncertified_stops_without_capacity_say_so(uci_fixtures, monkeypatch):
     """A residual-only stop is LOCALLY_SOLVED, never OPTIMAL, and its message says what it
     rests on; its certified interval still holds the true optimum (Clarabel's, 3.9575)."""
     import kernelsdp.solvers.admm as admm_module
-    L, pairs = uci_fixtures["iris-40"]
+    _, pairs = uci_fixtures["iris-40"]
+    # the mutual 4-NN graph of those 40 points leaves components that stall ADMM (the 5-NN
+    # graph's do not: there ADMM certifies without an escape)
+    X, y = load("iris")
+    L = knn_laplacian(X[np.sort(np.random.default_rng(0).choice(len(y), 40, replace=False))], 4)
     f = NPKL(L=L, pairs=pairs, loss="l2", capacity="none")
     monkeypatch.setattr(admm_module, "MAX_ESCAPES", 0)
     r = solve(f, "admm")

@@ -75,6 +75,19 @@ def test_mutual_knn_laplacian_is_sparse_symmetric_and_psd():
     assert w.min() > -1e-10 and w.max() < 2 + 1e-10
 
 
+def test_mutual_knn_graph_links_k_others_as_the_paper_defines():
+    """Eq. 3: i ~ j iff each is among the other's k nearest *other* points.  Checked
+    against distances computed here (random points: no ties); the earlier graph counted a
+    point as its own neighbour and so kept only k - 1 others."""
+    X = np.random.default_rng(3).standard_normal((60, 3))
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(D, np.inf)
+    for k in (1, 5):
+        near = np.zeros_like(D, dtype=bool)
+        np.put_along_axis(near, np.argsort(D, axis=1)[:, :k], True, axis=1)
+        assert np.array_equal(mutual_knn_graph(X, k).toarray() > 0, near & near.T)
+
+
 def test_isolated_point_gets_identity_row():
     S = sp.csr_matrix(np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]], dtype=float))
     L = normalized_laplacian(S).toarray()

@@ -97,7 +97,10 @@ def test_first_split_draws_are_fresh(protocols, monkeypatch):
     subset = args + ["--methods", "rbf,npkl-hinge-sym"]
     old = cli.scarce_units(cli.parser().parse_args(subset))
     new = cli.scarce_units(cli.parser().parse_args(subset + ["--first-split", "10"]))
-    assert set(stored[0]) == {"dataset", "split", "labels_per_class"}  # the keys first stored
+    # the keys first stored, and the graph's revision (records on revision 1's mutual graph
+    # are not reused); the symmetric graph's units keep their keys
+    assert set(stored[0]) == {"dataset", "split", "labels_per_class", "graph_revision"}
+    assert "graph_revision" not in old[0]
     assert sorted({u["split"] for u in new}) == list(range(10, 20)) and len(new) == len(old)
     assert not {unit_key(u) for u in new} & {unit_key(u) for u in stored + old}
     for name in DATASETS:

@@ -139,11 +139,12 @@ def test_one_sided_losses_without_capacity_warn(iris_small, loss):
     assert r.termination in (Termination.OPTIMAL, Termination.ALMOST_OPTIMAL,
                              Termination.SLOW_PROGRESS)
     assert r.objective >= -1e-8  # both terms are nonnegative
-    # the status is the certificate's word: "optimal" exactly when the generic certificate
-    # passes at the solver's tolerance, and a failing one names its terms in the message
+    # the status is the certificate's word (conic.honest_status): "optimal" or, after an
+    # inaccurate stop, "almost optimal" exactly when the generic certificate passes at the
+    # solver's tolerance, and a failing one names its terms in the message
     from kernelsdp.certificate import conic_certificate
     passed = conic_certificate(r.canonical, get_solver(NPKL, "clarabel").certificate_tol).passed
-    assert (r.termination is Termination.OPTIMAL) == passed
+    assert (r.termination in (Termination.OPTIMAL, Termination.ALMOST_OPTIMAL)) == passed
     assert passed or "short of a certified optimum" in r.message
 
 

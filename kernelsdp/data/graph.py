@@ -23,6 +23,9 @@ LAPLACIAN_PSD_RTOL = 1e-8
 #: LOBPCG iterations spent looking for such a direction above the dense size (each costs
 #: a few sparse products with L, so the test stays O(nnz(L)) per iteration).
 LAPLACIAN_PSD_ITERATIONS = 60
+#: what (X, k) ↦ graph this module builds, for stored studies to key by: 2 since the
+#: mutual graph links each point to k others (revision 1 counted the point itself: k − 1)
+GRAPH_REVISION = 2
 #: the k-NN search is brute force (not scikit-learn's "auto" k-d tree) from this many points
 #: when the points have more than BRUTE_FORCE_ABOVE_DIM dimensions (see mutual_knn_graph)
 BRUTE_FORCE_FROM_N = 10_000
@@ -43,10 +46,9 @@ def mutual_knn_graph(X: np.ndarray, k: int = 5) -> sp.csr_matrix:
     # the reproductions measured them).
     brute = n >= BRUTE_FORCE_FROM_N and X.shape[1] > BRUTE_FORCE_ABOVE_DIM
     nn = NearestNeighbors(n_neighbors=k, algorithm="brute" if brute else "auto").fit(X)
-    # X passed explicitly: each point is counted as its own nearest neighbour, so after the
-    # self-loop is dropped below a point has k − 1 other neighbours (a known deviation from
-    # the paper's k, kept so that the measured reproductions stay what they measured)
-    A = nn.kneighbors_graph(X, n_neighbors=k, mode="connectivity")
+    # no X passed: scikit-learn then leaves each point out of its own neighbours, so every
+    # point has k others, the paper's k (passing X counted the point itself, leaving k − 1)
+    A = nn.kneighbors_graph(n_neighbors=k, mode="connectivity")
     S = A.multiply(A.T).tocsr()
     S.setdiag(0)
     S.eliminate_zeros()
