@@ -282,7 +282,7 @@ def _with_free_path(L, pairs):
 def test_a_priori_trace_bound_holds_on_the_level_set(iris_small, loss):
     """docs/npkl.md §6: every K ⪰ 0 with P(K) ≤ P(0) has tr ΠKΠ ≤ B̄.  The largest tr ΠKΠ
     over that level set is itself an SDP: Clarabel's value must not exceed B̄ (measured:
-    it is 0.4-3 % of B̄ here, so the bound is valid and loose), and without Π (the free
+    it is 3-10 % of B̄ here, so the bound is valid and loose), and without Π (the free
     null directions kept) the level set is unbounded."""
     import cvxpy as cp
     from kernelsdp.formulations.npkl_trace_bound import trace_bound
