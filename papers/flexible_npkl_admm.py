@@ -272,7 +272,8 @@ def _cause(runs, key, name, results) -> str:
     facts = (f"tr K/n {mean('trace_over_n'):.3g}, rank {mean('rank'):.0f}, training-pair signs "
              f"right {100 * mean('pair_signs'):.0f} %, graph components {mean('components'):.0f}")
     if key[1] == "ADMM (1)":
-        status = ", ".join(sorted({r["status"] for r in runs}))
+        counts = {s: sum(r["status"] == s for r in runs) for s in sorted({r["status"] for r in runs})}
+        status = ", ".join(f"{s} {k}" for s, k in counts.items())
         capped = " (quick: capped at %d iterations)" % QUICK_MAX_ITER_1 if any(r.get("max_iter") for r in runs) else ""
         other = results[name].get((key[0], "ADMM B=n"), [])
         vs = f"; with B = n the same pairs give {mean('accuracy', other):.1f} %" if other else ""
@@ -280,7 +281,7 @@ def _cause(runs, key, name, results) -> str:
                  f"{mean('free_directions'):.0f} of them free of the a-priori bound) and kernel k-means "
                  f"splits by them" if mean("trace_over_n") > 10 else
                  "problem (1)'s iterate")
-        return f"{grown}; stopped {status}{capped}, not certified optimal{vs}; {facts}"
+        return f"{grown}; runs stopped {status}{capped}: not all certified optimal{vs}; {facts}"
     raw = results[name].get(("HL", "ADMM B=n raw"), [])
     if acc > pm and raw:
         return (f"our accuracy is above the paper's; features standardised (our choice*): with raw "
