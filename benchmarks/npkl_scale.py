@@ -13,6 +13,7 @@ of issue #16: certified gap ≤ 1e-3 in under 5 minutes and 4 GiB at n = 100,000
     python benchmarks/npkl_scale.py --quick      # n = 20,000
     python benchmarks/npkl_scale.py              # n = 100,000
     python benchmarks/npkl_scale.py --n 1000000 --no-profile
+    python benchmarks/npkl_scale.py --time-limit 1200   # ADMM stopped at 20 minutes
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def _progress(rec: dict) -> None:
           file=sys.stderr, flush=True)
 
 
-def stages(n: int, loss: str, precision: str = "double") -> dict:
+def stages(n: int, loss: str, precision: str = "double", time_limit: float | None = None) -> dict:
     times = {}
     t = time.perf_counter()
     X, y = gaussian_mixture(n)
@@ -54,7 +55,7 @@ def stages(n: int, loss: str, precision: str = "double") -> dict:
     f = NPKL(L=L, pairs=pairs, loss=loss, capacity="trace", C=1.0, B=float(n))
     times["pairs and problem"] = time.perf_counter() - t
     t = time.perf_counter()
-    r = solve(f, "admm", precision=precision, progress=_progress)
+    r = solve(f, "admm", precision=precision, progress=_progress, time_limit=time_limit)
     times["admm solve"] = time.perf_counter() - t
     t = time.perf_counter()
     cert = certify(f, r)
@@ -74,13 +75,21 @@ def main() -> int:
     ap.add_argument("--precision", default="double", choices=("single", "double"),
                     help="ADMM's arithmetic (the certificates are double either way)")
     ap.add_argument("--top", type=int, default=25, help="profile entries to print")
+    ap.add_argument("--time-limit", type=float, default=None, metavar="S",
+                    help="stop ADMM after S seconds (its point is still certified and reported)")
     a = ap.parse_args()
     n = a.n or (20_000 if a.quick else 100_000)
     prof = None if a.no_profile else cProfile.Profile()
     t0 = time.perf_counter()
     if prof is not None:
         prof.enable()
-    out = stages(n, a.loss, a.precision)
+    try:
+        out = stages(n, a.loss, a.precision, a.time_limit)
+    except KeyboardInterrupt:
+        print(f"npkl_scale: interrupted after {time.perf_counter() - t0:.0f} s (peak RSS "
+              f"{peak_rss_gib():.2f} GiB); --time-limit stops ADMM with its point certified",
+              file=sys.stderr)
+        return 130
     if prof is not None:
         prof.disable()
     total = time.perf_counter() - t0
