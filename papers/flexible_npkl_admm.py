@@ -37,6 +37,7 @@ for it, with m = 1.2·n pairs as in Table 1.
 from __future__ import annotations
 
 import sys
+from collections import Counter
 import time
 import warnings
 
@@ -272,8 +273,7 @@ def _cause(runs, key, name, results) -> str:
     facts = (f"tr K/n {mean('trace_over_n'):.3g}, rank {mean('rank'):.0f}, training-pair signs "
              f"right {100 * mean('pair_signs'):.0f} %, graph components {mean('components'):.0f}")
     if key[1] == "ADMM (1)":
-        counts = {s: sum(r["status"] == s for r in runs) for s in sorted({r["status"] for r in runs})}
-        status = ", ".join(f"{s} {k}" for s, k in counts.items())
+        status = ", ".join(f"{s} {k}" for s, k in sorted(Counter(r["status"] for r in runs).items()))
         capped = " (quick: capped at %d iterations)" % QUICK_MAX_ITER_1 if any(r.get("max_iter") for r in runs) else ""
         other = results[name].get((key[0], "ADMM B=n"), [])
         vs = f"; with B = n the same pairs give {mean('accuracy', other):.1f} %" if other else ""
