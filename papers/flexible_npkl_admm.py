@@ -37,9 +37,9 @@ for it, with m = 1.2·n pairs as in Table 1.
 from __future__ import annotations
 
 import sys
-from collections import Counter
 import time
 import warnings
+from collections import Counter
 
 import numpy as np
 from scipy.sparse.csgraph import connected_components
