@@ -106,10 +106,12 @@ class BurerMonteiro(Solver):
         return True, ""
 
     def memory_bytes(self, f: NPKL, options: BurerMonteiroOptions) -> int:
-        """About sixteen (n + 1) × r arrays (the point, L·U, the gradient, the inner
-        conjugate gradient's vectors, the trial point, with their copies) and ten m-vectors."""
+        """Twenty-four (n + 1) × r arrays (the point, L·U, the gradient, the inner conjugate
+        gradient's vectors, the trial point, with pymanopt's copies of them) and ten
+        m-vectors.  Measured with tracemalloc at r = 48: 22–23 arrays' worth at n = 2,000
+        and 6,000 (the count of sixteen this used to take was 1.3–1.4× short)."""
         r = self._rank(f, options)
-        return 8 * (16 * (f.n + 1) * r + 10 * f.pairs.m)
+        return 8 * (24 * (f.n + 1) * r + 10 * f.pairs.m)
 
     @staticmethod
     def _rank(f: NPKL, o: BurerMonteiroOptions) -> int:
