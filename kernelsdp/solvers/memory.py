@@ -46,10 +46,12 @@ def sparse_bytes(nnz: int) -> int:
 def positive_part_bytes(n: int, nnz: int, method: str) -> int:
     """All positive eigenpairs of a sparse n×n matrix with nnz entries
     (:func:`kernelsdp.linalg.positive_part.positive_eigenpairs`): the sparse matrix, then
-    the dense decomposition (3 n×n arrays) where ``method`` goes dense, else at least the
-    first ARPACK block (Lanczos basis and eigenvectors, 2·(2k+1) vectors of n; the block
-    grows with the positive part, so this is a floor)."""
-    from ..linalg.positive_part import DENSE_ALWAYS_N, PROBE_BLOCK, dense_bytes
-    dense = method == "dense" or (method == "auto" and n <= DENSE_ALWAYS_N)
+    the dense decomposition (3 n×n arrays) wherever it fits ``DENSE_MEMORY_LIMIT`` — every
+    method switches to it there once the positive part is large (measured: the saddle-point
+    at n = 6,000 peaked at 628 MB, where the first ARPACK block alone reads 10 MB) — else
+    the first ARPACK block (Lanczos basis and eigenvectors, 2·(2k+1) vectors of n; the
+    block grows with the positive part, so beyond the dense limit this is a floor)."""
+    from ..linalg.positive_part import DENSE_MEMORY_LIMIT, PROBE_BLOCK, dense_bytes
+    dense = method == "dense" or dense_bytes(n) <= DENSE_MEMORY_LIMIT
     work = dense_bytes(n) if dense else 8 * n * 2 * (2 * PROBE_BLOCK + 1)
     return sparse_bytes(nnz) + work
