@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -43,3 +45,22 @@ def two_points():
     L = sp.csr_matrix((2, 2))
     return NPKL(L=L, pairs=PairwiseConstraints.from_arrays([[0, 1]], [1], 2),
                 loss="linear", capacity="frobenius", C=1.0, B=1.0)
+
+
+def two_class_npkl(n: int, pairs_per_point: float, loss: str, capacity: str, **params) -> NPKL:
+    """n Gaussian points in 3-D with random two-class labels (seed 0): the mutual 5-NN
+    Laplacian and pairs_per_point·n sampled pairs — the memory tests' instance."""
+    rng = np.random.default_rng(0)
+    pairs = PairwiseConstraints.sample(rng.integers(0, 2, n), int(pairs_per_point * n), seed=0)
+    return NPKL(L=knn_laplacian(rng.standard_normal((n, 3)), 5), pairs=pairs, loss=loss,
+                capacity=capacity, **params)
+
+
+def traced_peak(run):
+    """(run(), the peak bytes tracemalloc saw while it ran)."""
+    tracemalloc.start()
+    try:
+        value = run()
+        return value, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()

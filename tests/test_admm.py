@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tracemalloc
 import warnings
 
 import numpy as np
@@ -12,6 +11,7 @@ import scipy.sparse.linalg as spla
 from hypothesis import given, settings, strategies as st
 from scipy.optimize import minimize_scalar
 
+from conftest import traced_peak, two_class_npkl
 from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
 from kernelsdp.errors import InvalidParameterError, UnsupportedProblemError
 from kernelsdp.formulations import NPKL
@@ -207,7 +207,8 @@ def test_unsupported_combinations_are_refused_by_name(iris_small, loss, capacity
 
 #: tracemalloc's peak against ``iteration_memory_bytes``: the formula counts every array of
 #: the iteration, the pattern and the certificate's Lanczos vectors, not the interpreter's
-#: small objects (measured: 0.96-1.00 of it from n = 3,000 to 20,000, both precisions)
+#: small objects (measured: 0.96-1.00 of it from n = 3,000 to 20,000, both precisions), so
+#: the peak may fall MEMORY_FORMULA_RTOL below it and exceed it by half that (those objects)
 MEMORY_FORMULA_RTOL = 0.1
 
 
@@ -215,22 +216,16 @@ def test_memory_never_holds_an_n_by_n_matrix():
     """n = 6,000: one dense n×n float64 matrix is 288 MB.  A few ADMM iterations, gap checks
     included, take the docstring's formula to within MEMORY_FORMULA_RTOL (about 70 MB at
     r = 24: mostly the Anderson history), in double and in single precision."""
-    rng = np.random.default_rng(0)
     n, r = 6000, 24
-    y = rng.integers(0, 2, n)
-    pairs = PairwiseConstraints.sample(y, int(1.2 * n), seed=0)
-    L = knn_laplacian(rng.standard_normal((n, 3)), 5)
-    f = NPKL(L=L, pairs=pairs, loss="hinge", capacity="trace", B=float(n))
+    f = two_class_npkl(n, 1.2, "hinge", "trace", B=float(n))
     peaks = {}
     for precision, word in (("double", 8), ("single", 4)):
-        tracemalloc.start()
-        res = solve(f, "admm", rank=r, rank_start=r, max_iter=60, check_every=10, tol=1.0,
-                    precision=precision)
-        peaks[precision] = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
+        res, peaks[precision] = traced_peak(lambda: solve(
+            f, "admm", rank=r, rank_start=r, max_iter=60, check_every=10, tol=1.0,
+            precision=precision))
         assert res.kernel.U.shape == (n, r)
         assert any("relative_gap" in h for h in res.history)  # λ_min's Lanczos ran
-        estimate = iteration_memory_bytes(n, r, pairs.m, L.nnz, word=word)
+        estimate = iteration_memory_bytes(n, r, f.pairs.m, f.L.nnz, word=word)
         assert (1 - MEMORY_FORMULA_RTOL) * estimate <= peaks[precision] <= estimate * (1 + MEMORY_FORMULA_RTOL / 2)
         assert estimate < n * n * 8 / 4
     assert peaks["single"] < 0.6 * peaks["double"]

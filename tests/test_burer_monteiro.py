@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import make_npkl
+from conftest import make_npkl, traced_peak, two_class_npkl
 from kernelsdp.errors import UnsupportedProblemError
 from kernelsdp.result import Termination
 from kernelsdp.solvers import solve
@@ -81,20 +81,11 @@ def test_the_solvers_euclidean_hessian_is_the_derivative_of_its_gradient(iris_sm
 def test_memory_estimate_holds_the_measured_peak():
     """memory_bytes (what the memory check refuses sizes by) is at least tracemalloc's peak
     over the first trust-region iterations at n = 2,000, and not far above it."""
-    import tracemalloc
-    from kernelsdp.data import PairwiseConstraints, knn_laplacian
     from kernelsdp.formulations import NPKL
     from kernelsdp.solvers import get_solver
-    rng = np.random.default_rng(0)
-    n = 2000
-    pairs = PairwiseConstraints.sample(rng.integers(0, 2, n), int(1.2 * n), seed=0)
-    f = NPKL(L=knn_laplacian(rng.standard_normal((n, 3)), 5), pairs=pairs,
-             loss="squared-hinge", capacity="trace", B=float(n))
+    f = two_class_npkl(2000, 1.2, "squared-hinge", "trace", B=2000.0)
     s = get_solver(NPKL, "burer-monteiro")
-    tracemalloc.start()
-    r = solve(f, "burer-monteiro", time_limit=2.0)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
+    r, peak = traced_peak(lambda: solve(f, "burer-monteiro", time_limit=2.0))
     assert r.iterations >= 1
     estimate = s.memory_bytes(f, s.options(time_limit=2.0))
     assert 0.8 * estimate <= peak <= estimate  # measured 0.91

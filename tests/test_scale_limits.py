@@ -117,19 +117,13 @@ def test_positive_part_estimate_holds_the_dense_switch():
     """n = 3,000 > DENSE_ALWAYS_N: the closed form's positive part is large, so after one
     ARPACK block positive_eigenpairs goes dense (measured 146 MB peak).  The estimate the
     memory check refuses by must hold that peak, not only the first block's few MB."""
-    from kernelsdp.data import knn_laplacian
+    from conftest import traced_peak, two_class_npkl
     from kernelsdp.linalg.positive_part import DENSE_ALWAYS_N, PROBE_BLOCK
     from kernelsdp.solvers import get_solver
-    rng = np.random.default_rng(0)
     n = 3000
     assert n > DENSE_ALWAYS_N
-    pairs = PairwiseConstraints.sample(rng.integers(0, 2, n), int(2.5 * n), seed=0)
-    f = NPKL(L=knn_laplacian(rng.standard_normal((n, 3)), 5), pairs=pairs, loss="linear",
-             capacity="frobenius", C=1.0, B=1.0)
+    f = two_class_npkl(n, 2.5, "linear", "frobenius", C=1.0, B=1.0)
     s = get_solver(NPKL, "closed-form")
-    tracemalloc.start()
-    r = solve(f, "closed-form")
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
+    r, peak = traced_peak(lambda: solve(f, "closed-form"))
     assert r.info["eigen_method"] == "dense"
     assert 8 * n * 2 * (2 * PROBE_BLOCK + 1) < peak <= s.memory_bytes(f, s.options())
