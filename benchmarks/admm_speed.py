@@ -19,6 +19,9 @@ Parts
             iterations, seconds per iteration and seconds to the tolerance (bar at
             n = 20,000: 120 s, 4 GB), the width the factor reached, peak memory, and
             growth exponents fitted by least squares on log t = a + b log n
+  history   the same problem at n = 20,000 (quick: 5,000) with the Anderson differences
+            kept in double and in single precision (the default): iterations, seconds and
+            peak memory to the certified gap, and their ratios
 """
 
 from __future__ import annotations
@@ -85,13 +88,13 @@ def part_digits(quick: bool) -> dict:
     return {"n": len(y), "m": pairs.m, "rows": rows, "peak_rss_gib": peak_rss_gib()}
 
 
-def _scaling_one(n: int, cap: int) -> dict:
+def _scaling_one(n: int, cap: int, history: str = "single") -> dict:
     X, y = gaussian_mixture(n)
     pairs = PairwiseConstraints.sample(y, int(1.2 * n), seed=0)
     L = knn_laplacian(X, 5)
     f = NPKL(L=L, pairs=pairs, loss="hinge", capacity="trace", C=1.0, B=float(n))
     t = time.perf_counter()
-    r = solve(f, "admm", max_iter=cap)
+    r = solve(f, "admm", max_iter=cap, history_precision=history)
     total = time.perf_counter() - t
     h = r.history
     per_it = (h[-1]["time_s"] - h[0]["time_s"]) / max(1, len(h) - 1)
@@ -99,19 +102,23 @@ def _scaling_one(n: int, cap: int) -> dict:
             "certificate_s": r.info["certificate_s"], "iterations": r.iterations,
             "status": r.termination.value, "gap": r.info["relative_gap"], "seconds": total,
             "setup_s": h[0]["time_s"], "per_iteration_s": per_it,
-            "formula_gib": iteration_memory_bytes(n, r.info["rank"], pairs.m, L.nnz) / 2**30,
+            "formula_gib": iteration_memory_bytes(n, r.info["rank"], pairs.m, L.nnz,
+                                                  history_word=4 if history == "single" else 8) / 2**30,
             "peak_rss_gib": peak_rss_gib()}
+
+
+def _child(n: int, cap: int, history: str = "single") -> dict:
+    """One solve in its own process (its peak RSS is its own)."""
+    out = subprocess.run([sys.executable, __file__, "--scaling-one", str(n), str(cap), history],
+                         stdout=subprocess.PIPE, text=True)
+    return (json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0
+            else {"n": n, "failed": out.returncode})
 
 
 def part_scaling(quick: bool) -> dict:
     plan = [(1000, 3000), (2000, 3000)] if quick else [
         (1000, 5000), (2000, 5000), (5000, 5000), (10000, 5000), (20000, 5000)]
-    rows = []
-    for n, cap in plan:
-        out = subprocess.run([sys.executable, __file__, "--scaling-one", str(n), str(cap)],
-                             stdout=subprocess.PIPE, text=True)
-        rows.append(json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0
-                    else {"n": n, "failed": out.returncode})
+    rows = [_child(n, cap) for n, cap in plan]
     ok = [r for r in rows if "per_iteration_s" in r]
     fit = {}
     if len(ok) >= 2:
@@ -125,7 +132,13 @@ def part_scaling(quick: bool) -> dict:
     return {"rows": rows, "fit": fit}
 
 
-PARTS = {"fixtures": part_fixtures, "digits": part_digits, "scaling": part_scaling}
+def part_history(quick: bool) -> dict:
+    n = 5000 if quick else 20000
+    return {"rows": [{**_child(n, 5000, h), "history": h} for h in ("double", "single")]}
+
+
+PARTS = {"fixtures": part_fixtures, "digits": part_digits, "scaling": part_scaling,
+         "history": part_history}
 
 
 def report(name: str, res: dict) -> None:
@@ -148,6 +161,19 @@ def report(name: str, res: dict) -> None:
         for r in res["rows"]:
             if r["mode"] == "adaptive" and r["loss"] in fixed:
                 print(f"  {r['loss']:<14} fixed-rank / adaptive time: {fixed[r['loss']] / r['seconds']:.1f}x")
+    elif name == "history":
+        rows = {r["history"]: r for r in res["rows"] if "failed" not in r}
+        for h, r in rows.items():
+            print(f"  n = {r['n']:,}, Anderson history in {h}: {r['status']}, {r['iterations']} "
+                  f"iterations, {r['seconds']:.1f} s ({r['per_iteration_s'] * 1e3:.0f} ms each), "
+                  f"gap {r['gap']:.1e}, rank {r['rank']}, peak RSS {r['peak_rss_gib']:.2f} GiB "
+                  f"(formula {r['formula_gib']:.2f})")
+        if len(rows) == 2:
+            d, s = rows["double"], rows["single"]
+            print(f"  single / double: iterations {s['iterations'] / d['iterations']:.2f}, time "
+                  f"{s['seconds'] / d['seconds']:.2f}, per iteration "
+                  f"{s['per_iteration_s'] / d['per_iteration_s']:.2f}, peak RSS "
+                  f"{s['peak_rss_gib'] / d['peak_rss_gib']:.2f}")
     else:
         print(f"{'n':>6}{'m':>6}{'r/cap':>8}{'setup s':>9}{'s/iter':>8}{'its':>6}{'status':>17}"
               f"{'gap':>9}{'cert s':>8}{'total s':>9}{'RSS GiB':>9}{'formula':>9}")
@@ -165,7 +191,8 @@ def report(name: str, res: dict) -> None:
 
 def _scaling_child(a) -> int | None:
     if a.scaling_one:
-        print(json.dumps(_scaling_one(*a.scaling_one)))
+        n, cap, *history = a.scaling_one
+        print(json.dumps(_scaling_one(int(n), int(cap), *history)))
         return 0
     return None
 
@@ -173,7 +200,7 @@ def _scaling_child(a) -> int | None:
 def main() -> int:
     return parts.run(__file__, __doc__, PARTS, report, extra=_scaling_child,
                      unit_extra={"graph_revision": GRAPH_REVISION},
-                     extra_args=lambda ap: ap.add_argument("--scaling-one", nargs=2, type=int,
+                     extra_args=lambda ap: ap.add_argument("--scaling-one", nargs="+",
                                                            help=argparse.SUPPRESS))
 
 

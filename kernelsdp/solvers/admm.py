@@ -38,7 +38,8 @@ only W = A + αE = −L + (A + L + αE)|_Q, a sparse matrix on supp(L) ∪ Q
 formed.  **Memory** of one iteration, in words w of the iteration's precision (8 bytes in
 double, 4 in single), with N = 3rn + 2q words of state (X, Y, H; A, E on the q = 2m
 ordered pairs) and p = ``anderson`` pairs: the iterate and its image (2N), the Anderson
-history and its residual buffers ((2p + 3)N), two n×r work arrays and the four m×r row
+residual buffers (3N) and its history (2pN numbers, float32 by default whatever the
+precision: ``history_precision`` below), two n×r work arrays and the four m×r row
 gathers (2rn + 2qr), the pair vectors of the Z-step and its temporaries (12q) and the r×r
 matrices (4r²); in double, whatever the precision: P(K)'s L·X and X∘(L·X) (2rn, 3rn in
 single with X's copy) and the Lanczos vectors of λ_min (24n); W and Wᵀ with their indices
@@ -100,6 +101,12 @@ two-Gaussian problem (hinge), an iteration costs half or less, but more are need
 grows: n = 5,000, 822 iterations at 28 ms against 783 at 60 ms in double; n = 20,000,
 2,352 at 66 ms against 1,418 at 109 ms (an Anderson history kept in double: 2,430), so
 the same time to the certified gap, in 0.42 GiB instead of 0.59.
+``history_precision="single"`` (the default) keeps only the Anderson differences in
+float32, each formed in the iteration's precision before it is rounded, so it keeps seven
+digits of its own size (:mod:`.anderson`): the iterate and every certificate stay in
+double.  Measured at n = 20,000 (``benchmarks/admm_speed.py --part history``, one run):
+1,357 iterations against 1,446 with a double history, 57 s against 61, peak RSS 0.51 GiB
+against 0.62; it removes 4pN bytes, 1.3 GB at n = 100,000, r = 108.
 
 **Stopping.**  The residuals of eq. 14 below ``tol`` *and* the relative duality gap below
 ``gap_tol``: the per-pair multipliers β_ij = −(A_ij + A_ji + 2L_ij) (stationarity of the
@@ -129,7 +136,7 @@ from ..formulations.npkl import NPKL
 from ..result import KernelFactor, PointStatus, Result, Termination
 from ..tolerances import ADMM_GAP_TOL, ADMM_RESIDUAL_TOL
 from .admm_pattern import PairPattern
-from .anderson import Anderson
+from .anderson import BLOCK, Anderson
 from ..declarations import option
 from .base import Solver
 from .factor_steps import DENSE_N, ball_step, default_rank, free_columns, warm_start, widen
@@ -155,15 +162,18 @@ ALPHA_SCALE = 1.0
 
 
 def iteration_memory_bytes(n: int, r: int, m: int, nnz_L: int, anderson: int = 5,
-                           word: int = 8) -> int:
+                           word: int = 8, history_word: int = 4) -> int:
     """The module docstring's memory of one iteration, in bytes (``word``: 8 in double
-    precision, 4 in single)."""
+    precision, 4 in single; ``history_word``: that of the Anderson differences)."""
     q = 2 * m
     state = 3 * r * n + 2 * q
-    words = (2 + 2 * anderson + 3) * state + 2 * r * n + 2 * q * r + 12 * q + 4 * r * r
+    words = (2 + 3) * state + 2 * r * n + 2 * q * r + 12 * q + 4 * r * r
+    history = 2 * anderson * state * history_word
     in_double = 8 * (r * n * (2 if word == 8 else 3) + 24 * n)  # P(K) and λ_min's Lanczos
+    if history_word != word:  # or the mixing's blocks (anderson.BLOCK), never both at once
+        in_double = max(in_double, 8 * (anderson + 1) * min(BLOCK, state))
     pattern = (nnz_L + q) * (3 * word + 16) + q * (2 * word + 16) + 12 * nnz_L + 12 * (n + 1)
-    return word * words + in_double + pattern
+    return word * words + history + in_double + pattern
 
 
 @dataclass(frozen=True)
@@ -182,6 +192,9 @@ class ADMMOptions:
     precision: str = option("double", choices=("double", "single"),
                             help="arithmetic of the iteration (single: half the memory "
                             "traffic; every certificate is still computed in double)")
+    history_precision: str = option("single", choices=("double", "single"),
+                                    help="Anderson's differences (single: half the history's "
+                                    "memory; each difference keeps 7 digits of its own size)")
     progress: Callable[[dict], None] | None = option(None, help="called every 50 iterations")
 
 
@@ -207,7 +220,9 @@ class ADMM(Solver):
         r = default_rank(f.pairs.m) if options.rank is None else options.rank
         warm = 3 * 8 * f.n * f.n if f.n <= DENSE_N else 0
         word = 4 if options.precision == "single" else 8
-        return iteration_memory_bytes(f.n, r, f.pairs.m, f.L.nnz, options.anderson, word) + warm
+        history_word = 4 if "single" in (options.precision, options.history_precision) else 8
+        return iteration_memory_bytes(f.n, r, f.pairs.m, f.L.nnz, options.anderson, word,
+                                      history_word) + warm
 
     def run(self, f: NPKL, options: ADMMOptions) -> Result:
         o = options
@@ -222,12 +237,14 @@ class ADMM(Solver):
         # beside another busy process took 2.4 s per iteration against 0.64 s on one)
         threads = 1 if f.n * r0 < SINGLE_THREAD_BELOW else None
         with threadpool_limits(limits=threads, user_api="blas"):
+            dtype = np.float32 if o.precision == "single" else np.float64
+            history_dtype = np.float32 if o.history_precision == "single" else dtype
             return self._run(f, r, r0, tol, gap_tol, max_iter, mem, check_every, seed, progress,
-                             o.time_limit, np.float32 if o.precision == "single" else np.float64)
+                             o.time_limit, dtype, history_dtype)
 
     def _run(self, f: NPKL, r_cap: int, r: int, tol: float, gap_tol: float, max_iter: int,
              mem: int, check_every: int, seed: int, progress, time_limit: float | None,
-             dtype=np.float64) -> Result:
+             dtype=np.float64, history_dtype=np.float64) -> Result:
         t0 = time.perf_counter()
         n, P, m = f.n, f.pairs, f.pairs.m
         lam = f.C / 2.0  # per ordered entry
@@ -340,7 +357,7 @@ class ADMM(Solver):
             return (primal - dual) / max(1.0, abs(primal)), dual, lo
 
         g = np.empty_like(v)
-        accel = Anderson(mem, v.size, dtype)
+        accel = Anderson(mem, v.size, dtype, history_dtype)
         history: list[dict] = []
         termination = Termination.ITERATION_LIMIT
         gap, dual_bound, lo, next_check, cert_s = np.nan, np.nan, 0.0, 0, 0.0
@@ -375,7 +392,7 @@ class ADMM(Solver):
                         escapes += 1
                         checks.clear()
                         v = grown.astype(dtype, copy=False)
-                        g, accel = np.empty_like(v), Anderson(mem, v.size, dtype)
+                        g, accel = np.empty_like(v), Anderson(mem, v.size, dtype, history_dtype)
                         history.append(rec)
                         continue
                 if not capped and _stalled(checks + [(it, gap)]):
@@ -404,7 +421,7 @@ class ADMM(Solver):
                 if grown is not None:  # rank saturated: continue from the wider point
                     grown_at = it
                     v = grown.astype(dtype, copy=False)
-                    g, accel = np.empty_like(v), Anderson(mem, v.size, dtype)
+                    g, accel = np.empty_like(v), Anderson(mem, v.size, dtype, history_dtype)
                     continue
             # eqs. 15–16 with the scale-aware floors
             old = (alpha, beta)

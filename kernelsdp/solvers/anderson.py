@@ -10,23 +10,35 @@ plain step g is taken.
 
 Every array of N numbers is allocated once: the next point is written over the v it was
 given (the caller's iterate is consumed), and f and the previous g live in fixed buffers.
+
+**The history's precision** (``history_dtype``, default the state's) may be lower than the
+state's: each difference is formed in the state's precision and only then rounded, so a
+float32 history keeps every ΔF and ΔG to seven digits *of its own size* (not of the state's)
+and perturbs the correction ΔG γ by about 1e-7 of itself, far below any fixed-point
+tolerance.  It halves the 2p·N words of a double-precision history.  Mixed-precision
+products run over blocks of ``BLOCK`` entries, so no temporary of N numbers is made.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+#: entries per block of the mixed-precision products (0.5 MiB per float64 temporary row)
+BLOCK = 1 << 16
+
 
 class Anderson:
     """Type-II Anderson mixing with ``memory`` pairs over states of ``size`` numbers."""
 
-    def __init__(self, memory: int, size: int, dtype=np.float64):
+    def __init__(self, memory: int, size: int, dtype=np.float64, history_dtype=None):
         self.memory = memory
-        self.dF = np.zeros((memory, size), dtype=dtype)
-        self.dG = np.zeros((memory, size), dtype=dtype)
+        hdt = np.dtype(dtype if history_dtype is None else history_dtype)
+        self.mixed = hdt != np.dtype(dtype)
+        self.dF = np.zeros((memory, size), dtype=hdt)
+        self.dG = np.zeros((memory, size), dtype=hdt)
         # Tikhonov weight of the normal equations: the Gram matrix is accurate to about
-        # the state's rounding (single precision: 1e-7), so the weight sits above it
-        self.tikhonov = max(1e-10, 10 * float(np.finfo(dtype).eps))
+        # the history's rounding (single precision: 1e-7), so the weight sits above it
+        self.tikhonov = max(1e-10, 10 * float(np.finfo(hdt).eps))
         self.gram = np.zeros((memory, memory))
         self.cross = np.zeros(memory)  # ΔFᵀ f at the last point
         self.f = np.empty(size, dtype=dtype)
@@ -53,14 +65,14 @@ class Anderson:
             return v
         if self.has_prev:
             dF, dG = self.dF[self.head], self.dG[self.head]
-            np.subtract(f, self.f_prev, out=dF)
-            np.subtract(g, self.g_prev, out=dG)
+            np.subtract(f, self.f_prev, out=dF, casting="same_kind")
+            np.subtract(g, self.g_prev, out=dG, casting="same_kind")
             self.filled = min(self.filled + 1, self.memory)
-            row = self.dF[:self.filled] @ dF
+            row = _rows_dot(self.dF[:self.filled], dF) if self.mixed else self.dF[:self.filled] @ dF
             self.gram[self.head, :self.filled] = row
             self.gram[:self.filled, self.head] = row
             self.cross[:self.filled] += row  # ΔF_iᵀ f = ΔF_iᵀ f_prev + ΔF_iᵀ ΔF_new
-            self.cross[self.head] = float(dF @ f)
+            self.cross[self.head] = float(_rows_dot(dF, f)) if self.mixed else float(dF @ f)
             self.head = (self.head + 1) % self.memory
         self.f, self.f_prev = self.f_prev, f  # f becomes the previous residual, no copy
         np.copyto(self.g_prev, g)
@@ -70,7 +82,20 @@ class Anderson:
             return v
         k = self.filled
         G = self.gram[:k, :k] + (self.tikhonov * float(np.trace(self.gram[:k, :k])) + 1e-300) * np.eye(k)
-        gamma = np.linalg.solve(G, self.cross[:k]).astype(v.dtype)
+        gamma = np.linalg.solve(G, self.cross[:k]).astype(self.dG.dtype)
+        if self.mixed:
+            for s in range(0, v.size, BLOCK):
+                e = min(s + BLOCK, v.size)
+                np.subtract(g[s:e], gamma @ self.dG[:k, s:e], out=v[s:e])
+            return v
         np.matmul(gamma, self.dG[:k], out=v)
         np.subtract(g, v, out=v)
         return v
+
+
+def _rows_dot(a: np.ndarray, b: np.ndarray):
+    """a·b accumulated in float64 (a: rows or one vector, b: a vector) a block of columns
+    at a time: a float32 BLAS dot over tens of millions of entries would lose digits the
+    normal equations need."""
+    return sum(a[..., s:s + BLOCK].astype(np.float64) @ b[s:s + BLOCK].astype(np.float64, copy=False)
+               for s in range(0, b.size, BLOCK))
