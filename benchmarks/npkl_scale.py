@@ -42,7 +42,8 @@ def _progress(rec: dict) -> None:
           file=sys.stderr, flush=True)
 
 
-def stages(n: int, loss: str, precision: str = "double", time_limit: float | None = None) -> dict:
+def stages(n: int, loss: str, precision: str = "double", time_limit: float | None = None,
+           **admm) -> dict:
     times = {}
     t = time.perf_counter()
     X, y = gaussian_mixture(n)
@@ -55,7 +56,7 @@ def stages(n: int, loss: str, precision: str = "double", time_limit: float | Non
     f = NPKL(L=L, pairs=pairs, loss=loss, capacity="trace", C=1.0, B=float(n))
     times["pairs and problem"] = time.perf_counter() - t
     t = time.perf_counter()
-    r = solve(f, "admm", precision=precision, progress=_progress, time_limit=time_limit)
+    r = solve(f, "admm", precision=precision, progress=_progress, time_limit=time_limit, **admm)
     times["admm solve"] = time.perf_counter() - t
     t = time.perf_counter()
     cert = certify(f, r)
@@ -77,14 +78,18 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=25, help="profile entries to print")
     ap.add_argument("--time-limit", type=float, default=None, metavar="S",
                     help="stop ADMM after S seconds (its point is still certified and reported)")
+    ap.add_argument("--rank-start", type=int, default=None, metavar="R",
+                    help="ADMM's starting width (default 32; profile at the final width with it)")
+    ap.add_argument("--rank", type=int, default=None, metavar="R", help="ADMM's width cap")
     a = ap.parse_args()
+    admm = {k: v for k, v in (("rank_start", a.rank_start), ("rank", a.rank)) if v is not None}
     n = a.n or (20_000 if a.quick else 100_000)
     prof = None if a.no_profile else cProfile.Profile()
     t0 = time.perf_counter()
     if prof is not None:
         prof.enable()
     try:
-        out = stages(n, a.loss, a.precision, a.time_limit)
+        out = stages(n, a.loss, a.precision, a.time_limit, **admm)
     except KeyboardInterrupt:
         print(f"npkl_scale: interrupted after {time.perf_counter() - t0:.0f} s (peak RSS "
               f"{peak_rss_gib():.2f} GiB); --time-limit stops ADMM with its point certified",
