@@ -106,3 +106,42 @@ def test_a_record_marked_retry_is_returned_but_run_again_next_time(tmp_path):
     assert [r["value"] for r in first.records] == [0, 1] and RETRY not in first.records[1]
     again = run_units("r", [{"x": 0}, {"x": 1}], fn, store=store)
     assert calls == [0, 1, 1] and (again.ran, again.skipped) == (1, 1)
+
+
+def test_units_from_another_kernelsdp_are_reported_not_silently_reused(tmp_path, monkeypatch, capsys):
+    """A unit's key names its settings, not the library that ran it: after an upgrade (here
+    the k-NN graph's revision) the stored records are still reported, with one line that
+    says so; a store from before provenance was kept counts as another kernelsdp too."""
+    import sqlite3
+
+    import kernelsdp.data.graph as graph
+    store = ResultsStore(tmp_path / "r.sqlite")
+    units = [{"x": x} for x in range(3)]
+    run_units("up", units, _square, store=store)
+    again = run_units("up", units, _square, store=store)
+    assert (again.ran, again.stale) == (0, 0) and "produced by" not in capsys.readouterr().err
+    monkeypatch.setattr(graph, "GRAPH_REVISION", graph.GRAPH_REVISION + 1)
+    later = run_units("up", units + [{"x": 3}], _square, store=store)
+    assert (later.ran, later.skipped, later.stale) == (1, 3, 3)
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert f"3 of 4 units are reported from {store.path} as produced by kernelsdp" in err
+    assert f"graph revision {graph.GRAPH_REVISION - 1}, not by" in err and "--fresh" in err
+    assert run_units("up", units, _square, store=store, fresh=True).stale == 0
+    with sqlite3.connect(store.path) as db:  # as a store written before the column existed
+        db.execute("UPDATE runs SET produced_by = NULL")
+    assert run_units("up", units, _square, store=store).stale == 3
+    assert "an earlier kernelsdp" in capsys.readouterr().err
+
+
+def test_a_store_from_before_provenance_is_upgraded_in_place(tmp_path):
+    import sqlite3
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE runs (study TEXT NOT NULL, unit TEXT NOT NULL, record TEXT NOT NULL, "
+                   "finished REAL NOT NULL, PRIMARY KEY (study, unit))")
+        db.execute("INSERT INTO runs VALUES ('s', '{\"x\":1}', '{\"value\":1}', 0)")
+    store = ResultsStore(path)
+    assert store.done("s") == {'{"x":1}': {"value": 1}} and store.producers("s") == {'{"x":1}': None}
+    summary = run_units("s", [{"x": 1}, {"x": 2}], _square, store=store)
+    assert (summary.ran, summary.stale) == (1, 1)

@@ -39,6 +39,7 @@ def cmd_sweep(args) -> int:
         print(json.dumps(clean(summary.records), indent=1))
     else:
         print(table(summary.records, spec_keys(spec)))
-        print(f"{summary.ran} run, {summary.skipped} already in {summary.store_path}; "
+        stale = f" ({summary.stale} from another kernelsdp)" if summary.stale else ""
+        print(f"{summary.ran} run, {summary.skipped} already in {summary.store_path}{stale}; "
               f"wrote {csv_path}, {json_path}, {png}")
     return 0 if all(r.get("passed") or r.get("status") == "refused" for r in summary.records) else 1

@@ -5,6 +5,9 @@
 Ray on a cluster through joblib's backend), writes each record as it arrives, and shows a
 tqdm bar on a terminal.  Ctrl-C stops it with :class:`~kernelsdp.errors.Interrupted`, whose
 one line says how many units were kept and where; running the same call again resumes.
+Stored units that another kernelsdp produced (another version or graph revision:
+:func:`~kernelsdp.runs.store.produced_by`) are reported as stored, never silently: one
+line on stderr says how many and by what, and ``RunSummary.stale`` counts them.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import Interrupted, InvalidParameterError
-from .store import ResultsStore, to_json, unit_key
+from .store import ResultsStore, describe_producer, produced_by, to_json, unit_key
 
 
 #: a record holding ``RETRY: True`` is returned but not stored: its answer depends on this
@@ -32,6 +35,7 @@ class RunSummary:
     ran: int
     skipped: int
     store_path: str
+    stale: int = 0  # of the skipped: produced by another kernelsdp version or graph revision
 
 
 def _run_one(fn: Callable[[dict], dict], unit: dict) -> tuple[dict, dict]:
@@ -67,6 +71,7 @@ def run_units(study: str, units: list[dict], fn: Callable[[dict], dict], *,
     done = store.done(study)
     todo = [u for u, k in zip(units, keys) if k not in done]
     skipped = len(units) - len(todo)
+    stale = _stale(study, store, [k for k in keys if k in done], len(units), progress_file)
     kept: dict[str, dict] = {}
     bar = tqdm(total=len(units), initial=skipped, desc=desc or study, unit="unit", leave=False,
                dynamic_ncols=True, file=progress_file or sys.stderr,
@@ -93,4 +98,21 @@ def run_units(study: str, units: list[dict], fn: Callable[[dict], dict], *,
     finally:
         bar.close()
     records = [{**u, **(done[k] if k in done else kept[k])} for u, k in zip(units, keys)]
-    return RunSummary(study, records, ran, skipped, store.path)
+    return RunSummary(study, records, ran, skipped, store.path, stale)
+
+
+def _stale(study: str, store: ResultsStore, reused: list[str], total: int, file) -> int:
+    """How many of the reused units another kernelsdp produced; one line says so."""
+    if not reused:
+        return 0
+    now = produced_by()
+    producers = store.producers(study)
+    others = [producers.get(k) for k in reused if producers.get(k) != now]
+    if others:
+        by = sorted({describe_producer(p) for p in others})
+        print(f"{study}: {len(others)} of {total} units are reported from {store.path} as "
+              f"produced by {' and '.join(by)}, not by this kernelsdp {now['kernelsdp']} with "
+              f"graph revision {now['graph_revision']}; a fresh run (--fresh, or another store named by "
+              f"KERNELSDP_STORE) measures them again.",
+              file=file or sys.stderr)
+    return len(others)

@@ -6,6 +6,11 @@ setting that changes its result).  A unit's *record* (what the work measured) is
 the moment the unit finishes, keyed by (study, unit), so a run killed halfway keeps every
 finished unit and a re-run repeats none of them.
 
+Each record also keeps what produced it (:func:`produced_by`: kernelsdp's version and the
+k-NN graph's revision).  A unit's key names only its settings, so after an upgrade a
+re-run would reuse the old record: the runner says so, one line per study, and ``fresh``
+runs them again.
+
 The file is ``out/results.sqlite`` under the working directory unless ``KERNELSDP_STORE``
 names another; ``export`` writes a study as CSV and JSON beside a printed table.
 """
@@ -27,7 +32,24 @@ from ..errors import InvalidDataError, InvalidParameterError
 
 DEFAULT_STORE = os.path.join("out", "results.sqlite")
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS runs (study TEXT NOT NULL, unit TEXT NOT NULL, "
-           "record TEXT NOT NULL, finished REAL NOT NULL, PRIMARY KEY (study, unit))")
+           "record TEXT NOT NULL, finished REAL NOT NULL, produced_by TEXT, "
+           "PRIMARY KEY (study, unit))")
+
+
+def produced_by() -> dict:
+    """What produces a record now: kernelsdp's version and the revision of the k-NN graph
+    (:data:`kernelsdp.data.graph.GRAPH_REVISION`), the two things a unit's settings do not
+    name."""
+    from .. import __version__
+    from ..data.graph import GRAPH_REVISION
+    return {"kernelsdp": __version__, "graph_revision": GRAPH_REVISION}
+
+
+def describe_producer(p: dict | None) -> str:
+    """``produced_by()`` in words ("an earlier kernelsdp" for a record that did not keep it)."""
+    if not p:
+        return "an earlier kernelsdp (which did not record its version)"
+    return f"kernelsdp {p.get('kernelsdp')} with graph revision {p.get('graph_revision')}"
 
 
 def default_store_path() -> str:
@@ -77,6 +99,9 @@ class ResultsStore:
             os.makedirs(folder, exist_ok=True)
             with self._db() as db:
                 db.execute(_SCHEMA)
+                columns = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+                if "produced_by" not in columns:  # a store from before the column
+                    db.execute("ALTER TABLE runs ADD COLUMN produced_by TEXT")
         except OSError as exc:
             raise InvalidDataError(f"{self.path}: cannot open the results store "
                                    f"({exc.strerror or exc}).") from None
@@ -102,8 +127,9 @@ class ResultsStore:
 
     def put(self, study: str, unit: dict, record: dict) -> None:
         """Keep one finished unit (committed at once); a re-run of the same unit replaces it."""
-        self._query("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
-                    (study, unit_key(unit), to_json(record), time.time()))
+        self._query("INSERT OR REPLACE INTO runs (study, unit, record, finished, produced_by) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (study, unit_key(unit), to_json(record), time.time(), to_json(produced_by())))
 
     def get(self, study: str, unit: dict) -> dict | None:
         rows = self._query("SELECT record FROM runs WHERE study = ? AND unit = ?",
@@ -114,6 +140,11 @@ class ResultsStore:
         """Every finished unit of a study: unit key → record."""
         rows = self._query("SELECT unit, record FROM runs WHERE study = ?", (study,))
         return {u: json.loads(r) for u, r in rows}
+
+    def producers(self, study: str) -> dict[str, dict | None]:
+        """Every finished unit of a study: unit key → what produced it (None: not recorded)."""
+        rows = self._query("SELECT unit, produced_by FROM runs WHERE study = ?", (study,))
+        return {u: (json.loads(p) if p else None) for u, p in rows}
 
     def records(self, study: str) -> list[dict]:
         """The study's finished units as ``{**unit, **record}``, in the order they finished."""
