@@ -47,7 +47,7 @@ and the map between them (3w + 16 bytes per entry of supp(L) ∪ Q), the pairs' 
 Lq, Tq (2w + 16 bytes each) and L's copy (12 bytes per entry).  ``iteration_memory_bytes``
 adds these up: tracemalloc's peak measured 0.96–1.00 of it from n = 3,000 to 20,000 in
 both precisions (tests/test_admm.py holds it to 10 %), and at n = 100,000, r = 108 it gives
-3.2 GiB against a peak RSS of 3.5 GiB (which includes the interpreter and the graph; 4.5
+3.2 GiB against a peak RSS of 3.65 GiB (which includes the interpreter and the graph; 4.5
 against 4.7 with a double history).  Cost per iteration O(r²n + r·(nnz(L) + m)).  The
 learned kernel is K = XᵀX, returned as the factor Xᵀ.
 
