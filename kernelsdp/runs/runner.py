@@ -107,7 +107,7 @@ def _stale(study: str, store: ResultsStore, reused: list[str], total: int, file)
         return 0
     now = produced_by()
     producers = store.producers(study)
-    others = [producers.get(k) for k in reused if producers.get(k) != now]
+    others = [p for p in map(producers.get, reused) if p != now]
     if others:
         by = sorted({describe_producer(p) for p in others})
         print(f"{study}: {len(others)} of {total} units are reported from {store.path} as "

@@ -220,10 +220,9 @@ class ADMM(Solver):
         bound) plus the dense warm start below ``factor_steps.DENSE_N``."""
         r = default_rank(f.pairs.m) if options.rank is None else options.rank
         warm = 3 * 8 * f.n * f.n if f.n <= DENSE_N else 0
-        word = 4 if options.precision == "single" else 8
-        history_word = 4 if "single" in (options.precision, options.history_precision) else 8
-        return iteration_memory_bytes(f.n, r, f.pairs.m, f.L.nnz, options.anderson, word,
-                                      history_word) + warm
+        dtype, history_dtype = _dtypes(options)
+        return iteration_memory_bytes(f.n, r, f.pairs.m, f.L.nnz, options.anderson,
+                                      dtype.itemsize, history_dtype.itemsize) + warm
 
     def run(self, f: NPKL, options: ADMMOptions) -> Result:
         o = options
@@ -238,10 +237,8 @@ class ADMM(Solver):
         # beside another busy process took 2.4 s per iteration against 0.64 s on one)
         threads = 1 if f.n * r0 < SINGLE_THREAD_BELOW else None
         with threadpool_limits(limits=threads, user_api="blas"):
-            dtype = np.float32 if o.precision == "single" else np.float64
-            history_dtype = np.float32 if o.history_precision == "single" else dtype
             return self._run(f, r, r0, tol, gap_tol, max_iter, mem, check_every, seed, progress,
-                             o.time_limit, dtype, history_dtype)
+                             o.time_limit, *_dtypes(o))
 
     def _run(self, f: NPKL, r_cap: int, r: int, tol: float, gap_tol: float, max_iter: int,
              mem: int, check_every: int, seed: int, progress, time_limit: float | None,
@@ -357,8 +354,11 @@ class ADMM(Solver):
                 bound_info.update(cb["bound"].describe(), repair_residual=cb["repair_residual"])
             return (primal - dual) / max(1.0, abs(primal)), dual, lo
 
+        def mixing(size: int) -> Anderson:
+            return Anderson(mem, size, dtype, history_dtype)
+
         g = np.empty_like(v)
-        accel = Anderson(mem, v.size, dtype, history_dtype)
+        accel = mixing(v.size)
         history: list[dict] = []
         termination = Termination.ITERATION_LIMIT
         gap, dual_bound, lo, next_check, cert_s = np.nan, np.nan, 0.0, 0, 0.0
@@ -393,7 +393,7 @@ class ADMM(Solver):
                         escapes += 1
                         checks.clear()
                         v = grown.astype(dtype, copy=False)
-                        g, accel = np.empty_like(v), Anderson(mem, v.size, dtype, history_dtype)
+                        g, accel = np.empty_like(v), mixing(v.size)
                         history.append(rec)
                         continue
                 if not capped and _stalled(checks + [(it, gap)]):
@@ -422,7 +422,7 @@ class ADMM(Solver):
                 if grown is not None:  # rank saturated: continue from the wider point
                     grown_at = it
                     v = grown.astype(dtype, copy=False)
-                    g, accel = np.empty_like(v), Anderson(mem, v.size, dtype, history_dtype)
+                    g, accel = np.empty_like(v), mixing(v.size)
                     continue
             # eqs. 15–16 with the scale-aware floors
             old = (alpha, beta)
@@ -478,6 +478,12 @@ MAX_ESCAPES = 2
 #: than STALL_FACTOR over the last STALL_CHECKS certificates (residuals already below tol)
 STALL_CHECKS = 4
 STALL_FACTOR = 0.9
+
+
+def _dtypes(o: ADMMOptions) -> tuple[np.dtype, np.dtype]:
+    """The iteration's dtype and the Anderson history's (float32 if either asks single)."""
+    dtype = np.dtype(np.float32 if o.precision == "single" else np.float64)
+    return dtype, (np.dtype(np.float32) if o.history_precision == "single" else dtype)
 
 
 def _stalled(checks: list[tuple[int, float]]) -> bool:
