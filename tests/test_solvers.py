@@ -131,21 +131,35 @@ def test_linear_loss_without_capacity_is_refused_before_solving(iris_small):
 
 @pytest.mark.parametrize("loss", ["hinge", "squared-hinge"])
 def test_one_sided_losses_without_capacity_warn(iris_small, loss):
+    from kernelsdp.certificate import conic_certificate
     from kernelsdp.errors import IllPosedWarning
     with pytest.warns(IllPosedWarning, match="may not attain"):
         f = make_npkl(iris_small, loss, "none")
-    r = solve(f, "clarabel")
-    # measured: Clarabel stops "inaccurate" here, and the certificate says how far (no crash)
-    assert r.termination in (Termination.OPTIMAL, Termination.ALMOST_OPTIMAL,
-                             Termination.SLOW_PROGRESS)
-    assert r.objective >= -1e-8  # both terms are nonnegative
-    # the status is the certificate's word (conic.honest_status): "optimal" or, after an
-    # inaccurate stop, "almost optimal" exactly when the generic certificate passes at the
-    # solver's tolerance, and a failing one names its terms in the message
-    from kernelsdp.certificate import conic_certificate
-    passed = conic_certificate(r.canonical, get_solver(NPKL, "clarabel").certificate_tol).passed
-    assert (r.termination in (Termination.OPTIMAL, Termination.ALMOST_OPTIMAL)) == passed
-    assert passed or "short of a certified optimum" in r.message
+    # measured: the optimum need not be attained, and the generic solvers differ by version
+    # (Clarabel 0.9-0.10 stopped "inaccurate" with a point; 0.11.1 stops with a solver error
+    # and no point on squared hinge; SCS 3.3 returns one, in 6 s, so it runs only then).
+    # Whatever each one does is a status, never a crash, and that status is the
+    # certificate's word
+    with_point = 0
+    for name in ("clarabel", "scs"):
+        if with_point:
+            break
+        r = solve(f, name)
+        if r.point is PointStatus.NO_POINT:
+            assert r.termination is Termination.NUMERICAL_ERROR and r.objective is None
+            assert name in r.message
+            continue
+        with_point += 1
+        assert r.termination in (Termination.OPTIMAL, Termination.ALMOST_OPTIMAL,
+                                 Termination.SLOW_PROGRESS)
+        assert r.objective >= -1e-6  # both terms are nonnegative (SCS: to its accuracy)
+        # "optimal" or, after an inaccurate stop, "almost optimal" exactly when the generic
+        # certificate passes at the solver's tolerance (conic.honest_status); a failing one
+        # names its terms in the message
+        passed = conic_certificate(r.canonical, get_solver(NPKL, name).certificate_tol).passed
+        assert (r.termination in (Termination.OPTIMAL, Termination.ALMOST_OPTIMAL)) == passed
+        assert passed or "short of a certified optimum" in r.message
+    assert with_point == 1  # measured: Clarabel or else SCS returns one
 
 
 def test_unlicensed_mosek_is_a_status_not_a_crash(iris_small, monkeypatch):
