@@ -232,7 +232,9 @@ def test_memory_never_holds_an_n_by_n_matrix():
                                           history_word=history_word)
         peak = peaks[precision, history]
         assert (1 - MEMORY_FORMULA_RTOL) * estimate <= peak <= estimate * (1 + MEMORY_FORMULA_RTOL / 2)
-        assert estimate < n * n * 8 / 4
+        # under a third of one dense n×n (0.26 of it since λ_min's Lanczos counts the
+        # 80-vector basis of its retry, linalg.extreme.LANCZOS_WORDS_PER_ROW; 0.24 before)
+        assert estimate < n * n * 8 / 3
     assert peaks["single", "single"] < 0.8 * peaks["double", "single"] < 0.8**2 * peaks["double", "double"]
 
 

@@ -42,7 +42,8 @@ residual buffers (3N) and its history (2pN numbers, float32 by default whatever 
 precision: ``history_precision`` below), two n×r work arrays and the four m×r row
 gathers (2rn + 2qr), the pair vectors of the Z-step and its temporaries (12q) and the r×r
 matrices (4r²); in double, whatever the precision: P(K)'s L·X and X∘(L·X) (2rn, 3rn in
-single with X's copy) and the Lanczos vectors of λ_min (24n); W and Wᵀ with their indices
+single with X's copy) and the Lanczos vectors of λ_min (85n: ``LANCZOS_WORDS_PER_ROW``, its
+retry's basis); W and Wᵀ with their indices
 and the map between them (3w + 16 bytes per entry of supp(L) ∪ Q), the pairs' positions,
 Lq, Tq (2w + 16 bytes each) and L's copy (12 bytes per entry).  ``iteration_memory_bytes``
 adds these up: tracemalloc's peak measured 0.96–1.00 of it from n = 3,000 to 20,000 in
@@ -141,7 +142,7 @@ from .anderson import BLOCK, Anderson
 from ..declarations import option
 from .base import Solver
 from .factor_steps import DENSE_N, ball_step, default_rank, free_columns, warm_start, widen
-from ..linalg.extreme import LowestEigenpair
+from ..linalg.extreme import LANCZOS_WORDS_PER_ROW, LowestEigenpair
 from .gap_certificate import check_spacing
 from ..formulations.npkl_trace_bound import certified_lower_bound, null_structure, trace_bound
 
@@ -170,7 +171,7 @@ def iteration_memory_bytes(n: int, r: int, m: int, nnz_L: int, anderson: int = 5
     state = 3 * r * n + 2 * q
     words = (2 + 3) * state + 2 * r * n + 2 * q * r + 12 * q + 4 * r * r
     history = 2 * anderson * state * history_word
-    in_double = 8 * (r * n * (2 if word == 8 else 3) + 24 * n)  # P(K) and λ_min's Lanczos
+    in_double = 8 * (r * n * (2 if word == 8 else 3) + LANCZOS_WORDS_PER_ROW * n)  # P(K), λ_min
     if history_word != word:  # or the mixing's blocks (anderson.BLOCK), never both at once
         in_double = max(in_double, 8 * (anderson + 1) * min(BLOCK, state))
     pattern = (nnz_L + q) * (3 * word + 16) + q * (2 * word + 16) + 12 * nnz_L + 12 * (n + 1)
