@@ -4,7 +4,7 @@ it flags exactly the wrong answers.
 Every figure is measured side by side in one run (this machine is shared and noisy: no test
 asserts a time).  Each part runs in its own subprocess.
 
-    python benchmarks/certificate_cost.py                  # both parts (about 4 minutes)
+    python benchmarks/certificate_cost.py                  # every part (about 8 minutes)
     python benchmarks/certificate_cost.py --quick          # small sizes, under a minute
     python benchmarks/certificate_cost.py --part generic --sdpa ~/SDPLIB/data
 
@@ -23,6 +23,13 @@ Parts
                instance of simplenpkl_speed.py's huge-ll part), the
                certificate's time beside the one spectral solve it cannot avoid (λ_min of
                M(β) by Lanczos; the positive part of −M(β))
+  lambda-min   λ_min near an optimal dual, where it is a cluster of K's rank: ADMM (hinge,
+               trace capacity, n = 3,000; quick: 1,000) to a certified gap of 1e-5 with
+               λ_min on kernelsdp's Lanczos bases (linalg.extreme.LANCZOS_BASES) and on
+               ARPACK's default basis of 20 without retry (what kernelsdp used before):
+               iterations and time; then, on the first run's multipliers, each basis from
+               seeded random starts: how often ARPACK does not converge (the certificate
+               then falls to Gershgorin's bound) and its time per call
 """
 
 from __future__ import annotations
@@ -134,7 +141,44 @@ def part_npkl_factor(quick: bool) -> dict:
     return out
 
 
-PARTS = {"generic": part_generic, "npkl-factor": part_npkl_factor}
+#: ARPACK's own default basis, no retry: kernelsdp's λ_min before the wider basis
+ARPACK_DEFAULT_BASES = (20,)
+
+
+def part_lambda_min(quick: bool) -> dict:
+    import scipy.sparse.linalg as spla
+    from kernelsdp.linalg import extreme
+    n, starts = (1000, 5) if quick else (3000, 5)
+    X, y = gaussian_mixture(n)
+    pairs = PairwiseConstraints.sample(y, int(1.2 * n), seed=0)
+    f = NPKL(L=knn_laplacian(X, 5), pairs=pairs, loss="hinge", capacity="trace", C=1.0, B=float(n))
+    out, beta = {"n": n, "runs": {}, "calls": {}}, None
+    ours = extreme.LANCZOS_BASES
+    for label, bases in (("kernelsdp", ours), ("arpack-default", ARPACK_DEFAULT_BASES)):
+        extreme.LANCZOS_BASES = bases
+        try:
+            r = solve(f, "admm", gap_tol=1e-5, tol=1e-6, max_iter=20000)
+        finally:
+            extreme.LANCZOS_BASES = ours
+        c = certify(f, r)  # from scratch, on kernelsdp's bases
+        out["runs"][label] = {"bases": list(bases), "iterations": r.iterations, "solve_s": r.solve_time_s,
+                              "status": r.termination.value, "passed": bool(c.passed), "width": c.width}
+        beta = r.duals["beta"] if beta is None else beta
+    M = f.dual_matrix(beta)
+    for label, ncv in (("kernelsdp", ours[0]), ("arpack-default", ARPACK_DEFAULT_BASES[0])):
+        fails, t = 0, time.perf_counter()
+        for s in range(starts):
+            v0 = np.random.default_rng(s).standard_normal(n)
+            try:
+                spla.eigsh(M, k=1, which="SA", tol=extreme.ARPACK_TOL, ncv=ncv, v0=v0)
+            except spla.ArpackNoConvergence:
+                fails += 1
+        out["calls"][label] = {"ncv": ncv, "starts": starts, "failures": fails,
+                               "per_call_s": (time.perf_counter() - t) / starts}
+    return out
+
+
+PARTS = {"generic": part_generic, "npkl-factor": part_npkl_factor, "lambda-min": part_lambda_min}
 
 
 def report(name: str, res: dict) -> None:
@@ -162,6 +206,18 @@ def report(name: str, res: dict) -> None:
         claimed = [r for r in res["rows"] if r["status"] == "optimal"]
         print(f"answers called optimal: {len(claimed)}, of which the certificate failed "
               f"{sum(not r['passed'] for r in claimed)} at tol {tol.CERTIFY_TOL:g}")
+    elif name == "lambda-min":
+        print(f"n = {res['n']}, ADMM hinge/trace to a certified gap of 1e-5 (certified again from scratch)")
+        for label, r in res["runs"].items():
+            print(f"  λ_min bases {r['bases']!s:<9} ({label}): {r['status']}, {r['iterations']:,} iterations, "
+                  f"{r['solve_s']:.1f} s; from scratch {'certified' if r['passed'] else 'FAIL'}, "
+                  f"width {r['width']:.1e}")
+        for label, c in res["calls"].items():
+            print(f"  one λ_min at the answer, basis {c['ncv']} ({label}): {c['failures']} of {c['starts']} "
+                  f"starts did not converge, {c['per_call_s']:.2f} s a call")
+        a, b = res["runs"]["arpack-default"], res["runs"]["kernelsdp"]
+        print(f"  ratio: {a['solve_s'] / b['solve_s']:.1f}x the time, "
+              f"{a['iterations'] / b['iterations']:.1f}x the iterations on ARPACK's default basis")
     else:
         print(f"n = {res['n']}")
         a, c = res["admm"], res["closed_form"]
