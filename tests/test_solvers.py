@@ -140,26 +140,21 @@ def test_one_sided_losses_without_capacity_warn(iris_small, loss):
     # and no point on squared hinge; SCS 3.3 returns one, in 6 s, so it runs only then).
     # Whatever each one does is a status, never a crash, and that status is the
     # certificate's word
-    with_point = 0
-    for name in ("clarabel", "scs"):
-        if with_point:
-            break
-        r = solve(f, name)
-        if r.point is PointStatus.NO_POINT:
-            assert r.termination is Termination.NUMERICAL_ERROR and r.objective is None
-            assert name in r.message
-            continue
-        with_point += 1
-        assert r.termination in (Termination.OPTIMAL, Termination.ALMOST_OPTIMAL,
-                                 Termination.SLOW_PROGRESS)
-        assert r.objective >= -1e-6  # both terms are nonnegative (SCS: to its accuracy)
-        # "optimal" or, after an inaccurate stop, "almost optimal" exactly when the generic
-        # certificate passes at the solver's tolerance (conic.honest_status); a failing one
-        # names its terms in the message
-        passed = conic_certificate(r.canonical, get_solver(NPKL, name).certificate_tol).passed
-        assert (r.termination in (Termination.OPTIMAL, Termination.ALMOST_OPTIMAL)) == passed
-        assert passed or "short of a certified optimum" in r.message
-    assert with_point == 1  # measured: Clarabel or else SCS returns one
+    r = solve(f, "clarabel")
+    if r.point is PointStatus.NO_POINT:
+        assert r.termination is Termination.NUMERICAL_ERROR and r.objective is None
+        assert "clarabel" in r.message
+        r = solve(f, "scs")
+        assert r.point is not PointStatus.NO_POINT
+    assert r.termination in (Termination.OPTIMAL, Termination.ALMOST_OPTIMAL,
+                             Termination.SLOW_PROGRESS)
+    assert r.objective >= -1e-6  # both terms are nonnegative (to SCS's accuracy when it ran)
+    # "optimal" or, after an inaccurate stop, "almost optimal" exactly when the generic
+    # certificate passes at the solver's tolerance (conic.honest_status); a failing one names
+    # its terms in the message
+    passed = conic_certificate(r.canonical, get_solver(NPKL, r.solver).certificate_tol).passed
+    assert (r.termination in (Termination.OPTIMAL, Termination.ALMOST_OPTIMAL)) == passed
+    assert passed or "short of a certified optimum" in r.message
 
 
 def test_unlicensed_mosek_is_a_status_not_a_crash(iris_small, monkeypatch):

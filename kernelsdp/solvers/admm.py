@@ -42,8 +42,8 @@ residual buffers (3N) and its history (2pN numbers, float32 by default whatever 
 precision: ``history_precision`` below), two n×r work arrays and the four m×r row
 gathers (2rn + 2qr), the pair vectors of the Z-step and its temporaries (12q) and the r×r
 matrices (4r²); in double, whatever the precision: P(K)'s L·X and X∘(L·X) (2rn, 3rn in
-single with X's copy) and the Lanczos vectors of λ_min (85n: ``LANCZOS_WORDS_PER_ROW``, its
-retry's basis); W and Wᵀ with their indices
+single with X's copy) and the Lanczos vectors of λ_min (``linalg.extreme.LANCZOS_WORDS_PER_ROW``
+words of n: its widest basis); W and Wᵀ with their indices
 and the map between them (3w + 16 bytes per entry of supp(L) ∪ Q), the pairs' positions,
 Lq, Tq (2w + 16 bytes each) and L's copy (12 bytes per entry).  ``iteration_memory_bytes``
 adds these up: tracemalloc's peak measured 0.96–1.00 of it from n = 3,000 to 20,000 in
