@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from kernelsdp import tolerances as tol
 from kernelsdp.errors import (InvalidParameterError, UnboundedProblemError, UnknownNameError,
@@ -10,9 +11,10 @@ from kernelsdp.formulations import CAPACITIES, LOSSES, NPKL
 from kernelsdp.result import PointStatus, Termination
 from kernelsdp.solvers import get_solver, solve, solvers_for
 from kernelsdp.formulations.active import margins, select_active
-from kernelsdp.verify import verify
+from kernelsdp.data import PairwiseConstraints
+from kernelsdp.verify import certify, verify
 
-from conftest import make_npkl
+from conftest import make_npkl, two_class_npkl
 
 # linear/none is refused (unbounded); hinge and squared hinge without capacity are
 # ill-posed (no attained optimum; see test_one_sided_losses_without_capacity_warn).
@@ -26,7 +28,7 @@ def test_every_applicable_solver_agrees_and_certifies(iris_small, loss, capacity
     names = [s.name for s in solvers_for(NPKL)
              if s.supports(f) is None and s.availability()[0]]
     assert "clarabel" in names and "scs" in names
-    if (loss, capacity) == ("linear", "frobenius"):
+    if loss == "linear" and capacity in ("frobenius", "trace"):
         assert "closed-form" in names
     if capacity == "frobenius" and loss in ("hinge", "squared-hinge"):
         assert "saddle-point" in names
@@ -47,11 +49,36 @@ def test_golden_two_points(two_points):
     assert abs(r2.objective + 0.5) < tol.OBJECTIVE_RTOL_EXACT
 
 
-def test_closed_form_matches_clarabel_at_exact_tolerance(iris_small):
+@pytest.mark.parametrize("capacity", ["frobenius", "trace"])
+def test_closed_form_matches_clarabel_at_exact_tolerance(iris_small, capacity):
     for B, C in [(1.0, 1.0), (24.0, 0.5), (500.0, 3.0)]:
-        f = make_npkl(iris_small, "linear", "frobenius", C=C, B=B)
+        f = make_npkl(iris_small, "linear", capacity, C=C, B=B)
         a, b = solve(f, "closed-form"), solve(f, "clarabel")
         assert abs(a.objective - b.objective) <= tol.OBJECTIVE_RTOL_EXACT * max(1, abs(b.objective))
+
+
+def test_trace_closed_form_is_zero_when_the_dual_matrix_is_psd():
+    """M = L − C·T = 2I − T ⪰ 0 (one must-link, λ_min = 1.5): K* = 0, value 0, λ = 0."""
+    f = NPKL(L=sp.identity(2, format="csr") * 2.0, loss="linear", capacity="trace", C=1.0,
+             B=5.0, pairs=PairwiseConstraints.from_arrays([[0, 1]], [1], 2))
+    r = solve(f, "closed-form")
+    assert r.termination is Termination.OPTIMAL and r.objective == 0.0 and r.duals["lam"] == 0.0
+    assert np.isclose(r.info["lambda_min"], 1.5) and certify(f, r).passed
+    assert abs(solve(f, "clarabel").objective) < tol.OBJECTIVE_RTOL_EXACT
+
+
+def test_trace_closed_form_by_lanczos_above_the_dense_size():
+    """n = 600 > DENSE_MAX_N: Lanczos's λ_min against dense LAPACK's, certified from scratch;
+    the product limit is a status, not a point."""
+    f = two_class_npkl(600, 1.2, "linear", "trace", C=1.0, B=600.0)
+    r = solve(f, "closed-form")
+    exact = np.linalg.eigvalsh(f.dual_matrix(-f.C * f.pairs.t.astype(float)).toarray())[0]
+    assert r.info["eigen_method"] == "arpack" and exact < 0
+    assert abs(r.objective - f.B * exact) <= tol.OBJECTIVE_RTOL_EXACT * abs(f.B * exact)
+    assert r.kernel.rank == 1 and np.isclose(r.kernel.trace(), f.B)
+    assert certify(f, r).passed
+    stopped = solve(f, "closed-form", max_iter=5)
+    assert stopped.termination is Termination.ITERATION_LIMIT and stopped.point is PointStatus.NO_POINT
 
 
 @pytest.mark.parametrize("loss", ["squared-hinge", "hinge"])
@@ -76,7 +103,7 @@ def test_saddle_point_iteration_limit_is_a_status(iris_small):
 
 def test_unsupported_and_unknown(iris_small):
     f = make_npkl(iris_small, "hinge", "trace")
-    with pytest.raises(UnsupportedProblemError, match="closed-form accepts loss 'linear' and capacity 'frobenius'; got loss 'hinge', capacity 'trace'"):
+    with pytest.raises(UnsupportedProblemError, match="closed-form accepts loss 'linear' and capacity 'frobenius', 'trace'; got loss 'hinge'"):
         solve(f, "closed-form")
     with pytest.raises(UnsupportedProblemError, match="saddle-point accepts .*; got capacity 'trace'"):
         solve(f, "saddle-point")
@@ -106,6 +133,7 @@ def test_every_option_typo_is_an_error(iris_small, solver, options, message):
 def test_default_solver_is_the_most_preferred_that_supports_the_problem(iris_small):
     from kernelsdp.solvers import default_solver
     assert default_solver(make_npkl(iris_small, "linear", "frobenius")).name == "closed-form"
+    assert default_solver(make_npkl(iris_small, "linear", "trace")).name == "closed-form"
     assert default_solver(make_npkl(iris_small, "hinge", "frobenius")).name == "saddle-point"
     assert default_solver(make_npkl(iris_small, "hinge", "trace")).name == "admm"
     assert default_solver(make_npkl(iris_small, "l2", "none")).name == "admm"  # issue #14
