@@ -31,7 +31,8 @@ def instances():
     X = rng.standard_normal((40, 3))
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
     Q = rng.standard_normal((12, 12))
-    return [_npkl("l2", "trace"), _npkl("linear", "frobenius"), _npkl("squared-hinge", "frobenius"),
+    return [_npkl("l2", "trace"), _npkl("linear", "frobenius"), _npkl("linear", "trace"),
+            _npkl("squared-hinge", "frobenius"),
             StQP(Q + Q.T), SpectralMetric(d=np.array([1.0, 2.0, 4.0]), c=7.0),
             MWCTLA.from_data(X, y, J=4), NCTLA.from_data(X[:20], y[:20], J=3),
             LMTL.from_data(X[:20], y[:20], J=3)]
@@ -42,9 +43,11 @@ def cases():
     table = registry()
     for f in instances():
         for s in table[type(f)]:
-            if s.supports(f) is None and (s.name, type(f), getattr(f, "loss", None)) not in seen:
-                seen.add((s.name, type(f), getattr(f, "loss", None)))
-                out.append(pytest.param(s, f, id=f"{f.name}-{getattr(f, 'loss', '')}-{s.name}"))
+            key = (s.name, type(f), getattr(f, "loss", None), getattr(f, "capacity", None))
+            if s.supports(f) is None and key not in seen:
+                seen.add(key)
+                out.append(pytest.param(s, f, id=f"{f.name}-{getattr(f, 'loss', '')}-"
+                                              f"{getattr(f, 'capacity', '')}-{s.name}"))
     return out
 
 
@@ -127,3 +130,14 @@ def test_positive_part_estimate_holds_the_dense_switch():
     r, peak = traced_peak(lambda: solve(f, "closed-form"))
     assert r.info["eigen_method"] == "dense"
     assert 8 * n * 2 * (2 * PROBE_BLOCK + 1) < peak <= s.memory_bytes(f, s.options())
+
+
+def test_trace_closed_form_estimate_holds_its_peak():
+    """The trace capacity's closed form holds M = L − C·T and one Lanczos basis; n = 3,000."""
+    from conftest import traced_peak, two_class_npkl
+    from kernelsdp.solvers import get_solver
+    f = two_class_npkl(3000, 1.2, "linear", "trace", C=1.0, B=3000.0)
+    s = get_solver(NPKL, "closed-form")
+    r, peak = traced_peak(lambda: solve(f, "closed-form"))
+    assert r.info["eigen_method"] == "arpack"
+    assert peak <= s.memory_bytes(f, s.options()), (peak, s.memory_bytes(f, s.options()))

@@ -72,8 +72,10 @@ class ClosedForm(Solver):
     def memory_bytes(self, f: NPKL, options: ClosedFormOptions) -> int:
         """A = C·T − L (sparse) and its positive part (:func:`.memory.positive_part_bytes`);
         for the trace capacity M = L − C·T and one Lanczos basis."""
-        if f.capacity == "trace":
-            return 12 * (f.L.nnz + 2 * f.pairs.m + f.n) + 8 * LANCZOS_WORDS_PER_ROW * f.n
+        if getattr(f, "capacity", None) == "trace":
+            # M's assembly from COO (int64 indices, a few copies: 32 bytes an entry), the
+            # widest Lanczos basis, and the eigenvector, residual and factor (4 n-vectors)
+            return 32 * (f.L.nnz + 2 * f.pairs.m + f.n) + 8 * (LANCZOS_WORDS_PER_ROW + 4) * f.n
         return positive_part_bytes(f.n, f.L.nnz + 2 * f.pairs.m, options.eig_method)
 
     def run(self, f: NPKL, options: ClosedFormOptions) -> Result:
