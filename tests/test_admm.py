@@ -161,6 +161,21 @@ def test_rank_grows_from_a_narrow_start_to_the_certified_optimum(uci_fixtures):
     assert grown.kernel.trace() <= f.B * (1 + 1e-9)
 
 
+def test_widening_stops_at_the_time_limit():
+    """The widening's ARPACK runs under the solver's time limit: past it there is no
+    widening (the run's own check then stops it); without a limit the factor grows."""
+    from kernelsdp.linalg.positive_part import EigenBudget
+    from kernelsdp.solvers.factor_steps import DENSE_N, widen
+    f = two_class_npkl(DENSE_N + 100, 1.2, "hinge", "trace", C=1.0, B=float(DENSE_N + 100))
+    n, r = f.n, 4
+    X = np.linalg.qr(np.random.default_rng(0).standard_normal((n, r)))[0]  # saturated: K = XᵀX has equal eigenvalues
+    state = (X, X.copy(), np.zeros((n, r)), np.zeros(3), np.zeros(3))
+    M = lambda: f.dual_matrix(-f.C * f.pairs.t.astype(float))  # noqa: E731
+    assert widen(state, 8, 0, M, EigenBudget(time_limit=1e-9)) is None
+    grown = widen(state, 8, 0, M, EigenBudget(time_limit=None))
+    assert grown is not None and grown.size == 3 * n * 8 + 6
+
+
 def test_verify_twins_compares_only_where_the_problems_coincide(uci_fixtures):
     _, pairs, L, _ = _two_class_complete()
     f = NPKL(L=L, pairs=pairs, loss="squared-hinge", capacity="trace", C=1.0, B=4.0)

@@ -143,6 +143,7 @@ from ..declarations import option
 from .base import Solver
 from .factor_steps import DENSE_N, ball_step, default_rank, free_columns, warm_start, widen
 from ..linalg.extreme import LANCZOS_WORDS_PER_ROW, LowestEigenpair
+from ..linalg.positive_part import EigenBudget
 from .gap_certificate import check_spacing
 from ..formulations.npkl_trace_bound import certified_lower_bound, null_structure, trace_bound
 
@@ -419,7 +420,8 @@ class ADMM(Solver):
                     and (max(p1, p2, dd) <= GROW_GATE or it >= grown_at + GROW_PATIENCE)
                     and (grown_at == 0 or it >= grown_at + GROW_COOLDOWN)):
                 grown = widen(views(g), r_cap, seed + it,
-                              lambda: f.dual_matrix(pair_multipliers(A)))
+                              lambda: f.dual_matrix(pair_multipliers(A)),
+                              EigenBudget(time_limit, start=t0))
                 if grown is not None:  # rank saturated: continue from the wider point
                     grown_at = it
                     v = grown.astype(dtype, copy=False)

@@ -12,6 +12,7 @@ import scipy.sparse.linalg as spla
 from scipy.optimize import brentq
 
 from ..formulations.npkl import NPKL
+from ..linalg.positive_part import EigenBudget, EigenStop
 
 #: below this n the warm start uses dense LAPACK, above it ARPACK
 DENSE_N = 1500
@@ -86,7 +87,8 @@ def ball_step(R: np.ndarray, G: np.ndarray, alpha: float, beta: float, B: float,
     return mu
 
 
-def widen(state, r_cap: int, seed: int, M: Callable[[], sp.csr_matrix]) -> np.ndarray | None:
+def widen(state, r_cap: int, seed: int, M: Callable[[], sp.csr_matrix],
+          budget: EigenBudget | None = None) -> np.ndarray | None:
     """The state with more columns when the rank is saturated, else None.
 
     Saturated: the smallest eigenvalue of K = XᵀX is above ``RANK_SATURATION`` times the
@@ -94,7 +96,14 @@ def widen(state, r_cap: int, seed: int, M: Callable[[], sp.csr_matrix]) -> np.nd
     are added to X and Y alike (X = Y stays satisfied), with H = 0 on them and A, E
     unchanged: the k lowest eigenvectors of M(β) at the current multipliers (the directions
     in which the certificate says K should grow), each of norm² equal to K's smallest
-    eigenvalue."""
+    eigenvalue.  ``budget`` carries the solver's time limit into ARPACK's products (one
+    widening at n = 10⁶ took about 350 s, past a 1,200 s limit that is checked only between
+    iterations): at the limit there is no widening, and the caller's check stops the run.
+
+    Measured against 20 LOBPCG iterations for the new columns (Rayleigh quotients within 3 %
+    of ARPACK's in 0.4 of the time at n = 100,000): at n = 20,000 the rougher columns
+    saturated again, two widenings to rank 72 instead of one to 48, 133.6 s against 91.9 s to
+    the certified gap (1,376 iterations against 1,288).  ARPACK stays."""
     X, Y, H, A, E = state
     n, r = X.shape
     ev = np.linalg.eigvalsh(X.T @ X)
@@ -106,7 +115,10 @@ def widen(state, r_cap: int, seed: int, M: Callable[[], sp.csr_matrix]) -> np.nd
         V = np.linalg.eigh(Mb.toarray())[1][:, :k]
     else:
         try:  # directions only: a loose tolerance
-            V = spla.eigsh(Mb, k=k, which="SA", tol=1e-3, v0=rng.standard_normal(n))[1]
+            op = Mb if budget is None else budget.operator(Mb)
+            V = spla.eigsh(op, k=k, which="SA", tol=1e-3, v0=rng.standard_normal(n))[1]
+        except EigenStop:  # the time limit: no widening
+            return None
         except spla.ArpackNoConvergence:  # any new directions will do: random ones
             V = np.linalg.qr(rng.standard_normal((n, k)))[0]
     G = V * np.sqrt(ev[0])
