@@ -134,3 +134,5 @@ def test_brute_force_knn_graph_is_the_k_d_tree_graph(monkeypatch):
     monkeypatch.setattr(graph, "BRUTE_FORCE_FROM_N", 100)
     brute = graph.mutual_knn_graph(X, 5)
     assert tree.nnz > 0 and (tree != brute).nnz == 0
+    monkeypatch.setattr(graph, "TREE_AGAIN_FROM_N", 300)  # past it: the tree, on every core
+    assert (graph.mutual_knn_graph(X, 5) != tree).nnz == 0

@@ -30,6 +30,11 @@ GRAPH_REVISION = 2
 #: when the points have more than BRUTE_FORCE_ABOVE_DIM dimensions (see mutual_knn_graph)
 BRUTE_FORCE_FROM_N = 10_000
 BRUTE_FORCE_ABOVE_DIM = 5
+#: ... and back to scikit-learn's "auto" (a k-d tree below 16 dimensions), queried on every
+#: core, from this many points: brute force is O(n²) distances, the tree's queries grew as
+#: about n^1.4 on 10-D Gaussians (n = 100,000: 9.6 s brute, 20.2 s tree on two cores;
+#: 300,000: 84.9 s against 93.5 s; 1,000,000: 1,145 s against 546.9 s)
+TREE_AGAIN_FROM_N = 500_000
 
 
 def mutual_knn_graph(X: np.ndarray, k: int = 5) -> sp.csr_matrix:
@@ -44,8 +49,9 @@ def mutual_knn_graph(X: np.ndarray, k: int = 5) -> sp.csr_matrix:
     # 21 s (k-d tree) against 6.4 s (brute force, BLAS distances in chunks); n = 100,000,
     # 83 s against 37 s.  Small n keeps "auto" (its neighbours among exact ties stay as
     # the reproductions measured them).
-    brute = n >= BRUTE_FORCE_FROM_N and X.shape[1] > BRUTE_FORCE_ABOVE_DIM
-    nn = NearestNeighbors(n_neighbors=k, algorithm="brute" if brute else "auto").fit(X)
+    brute = BRUTE_FORCE_FROM_N <= n < TREE_AGAIN_FROM_N and X.shape[1] > BRUTE_FORCE_ABOVE_DIM
+    nn = NearestNeighbors(n_neighbors=k, algorithm="brute" if brute else "auto",
+                          n_jobs=-1 if n >= TREE_AGAIN_FROM_N else None).fit(X)
     # no X passed: scikit-learn then leaves each point out of its own neighbours, so every
     # point has k others, the paper's k (passing X counted the point itself, leaving k − 1)
     A = nn.kneighbors_graph(n_neighbors=k, mode="connectivity")
