@@ -131,7 +131,9 @@ class ClosedForm(Solver):
                                   "Lanczos did not converge on λ_min(L − C·T)",
                                   solve_time_s=t2 - t1, info=info)
         v = low.vector / np.linalg.norm(low.vector)
-        U = np.sqrt(f.B) * v[:, None] if low.value < 0 else np.zeros((f.n, 1))
+        # B·vvᵀ when its objective B·vᵀMv is negative (λ_min's value is moved down by the
+        # residual, so near 0 its sign alone could pick a point worse than K = 0)
+        U = np.sqrt(f.B) * v[:, None] if float(v @ (M @ v)) < 0 else np.zeros((f.n, 1))
         kernel = KernelFactor(U)
         return Result(
             formulation=f.name, solver=self.name, termination=Termination.OPTIMAL,
