@@ -84,7 +84,8 @@ def test_every_solver_declares_its_memory_and_refuses_before_allocating(s, f, mo
 
 def _stub(n, m, nnz):
     """Only the sizes the formulas read: an NPKL at n far beyond this machine."""
-    return SimpleNamespace(n=n, name="npkl", pairs=SimpleNamespace(m=m), L=SimpleNamespace(nnz=nnz))
+    return SimpleNamespace(n=n, name="npkl", capacity="frobenius", pairs=SimpleNamespace(m=m),
+                           L=SimpleNamespace(nnz=nnz))
 
 
 @pytest.mark.parametrize("name, options, gib_at_least", [

@@ -72,7 +72,7 @@ class ClosedForm(Solver):
     def memory_bytes(self, f: NPKL, options: ClosedFormOptions) -> int:
         """A = C·T − L (sparse) and its positive part (:func:`.memory.positive_part_bytes`);
         for the trace capacity M = L − C·T and one Lanczos basis."""
-        if getattr(f, "capacity", None) == "trace":
+        if f.capacity == "trace":
             # M's assembly from COO (int64 indices, a few copies: 32 bytes an entry), the
             # widest Lanczos basis, and the eigenvector, residual and factor (4 n-vectors)
             return 32 * (f.L.nnz + 2 * f.pairs.m + f.n) + 8 * (LANCZOS_WORDS_PER_ROW + 4) * f.n
@@ -135,9 +135,10 @@ class ClosedForm(Solver):
         # residual, so near 0 its sign alone could pick a point worse than K = 0)
         U = np.sqrt(f.B) * v[:, None] if float(v @ (M @ v)) < 0 else np.zeros((f.n, 1))
         kernel = KernelFactor(U)
+        value = f.objective(kernel)
         return Result(
             formulation=f.name, solver=self.name, termination=Termination.OPTIMAL,
-            point=PointStatus.FEASIBLE_POINT, objective=f.objective(kernel),
+            point=PointStatus.FEASIBLE_POINT, objective=value,
             kernel=kernel, duals={"beta": beta, "lam": max(0.0, -low.value)},
-            lower_bound=f.dual_value(beta, spectrum=low.value), upper_bound=f.objective(kernel),
+            lower_bound=f.dual_value(beta, spectrum=low.value), upper_bound=value,
             setup_time_s=t1 - t0, solve_time_s=t2 - t1, iterations=1, info=info)
