@@ -46,7 +46,7 @@ import scipy.sparse.linalg as spla
 
 from .bounds import trace_bounds
 from .canonical import CanonicalForm, CanonicalSolution
-from .verdict import (INFEASIBILITY, OPTIMALITY, UNBOUNDEDNESS, Certificate,
+from .verdict import (ESTIMATE, INFEASIBILITY, OPTIMALITY, PROOF, UNBOUNDEDNESS, Certificate,
                       feasibility_only, no_point)
 
 #: relative weight of a row in the stationarity correction: free rows and bounded blocks
@@ -176,7 +176,7 @@ def _optimality(sol: CanonicalSolution, tol: float) -> Certificate:
             rigorous = False
             lower += float(neg @ blk.trace(s[blk.rows]))
     measures["correction_residual"] = leftover
-    cert = Certificate(OPTIMALITY, tol, float(lower), float(p), rigorous, measures,
+    cert = Certificate(OPTIMALITY, tol, float(lower), float(p), PROOF if rigorous else ESTIMATE, measures,
                        ("correction_residual",),
                        {DIMACS[k]: v for k, v in measures.items() if k in DIMACS},
                        note=("rigorous lower bound" if rigorous else

@@ -12,12 +12,21 @@ solver's status or its own residuals) and says one of:
   optimum — this never passes;
 - ``no point``: the solver returned nothing to check — this never passes.
 
-It passes when every checked measure is at most ``tol`` (signed measures by magnitude) and,
-for optimality, when the interval is no wider than ``tol`` relative to its scale:
-width = (upper − lower) / (1 + |lower| + |upper|), the scaling of DIMACS's err5.  The
-interval is *rigorous* when its dual side is a valid bound whatever the accuracy of the
-duals (e.g. an a-priori trace bound absorbed the negative part of the dual slack's
-λ_min); otherwise it is labelled an estimate.
+**Each end of the interval carries its own label** (``lower_label``, ``upper_label``):
+
+- ``proof`` (:data:`PROOF`): the end holds for the exact optimum, floating-point rounding
+  accounted for (a verified λ_min, an enclosed stationarity or equality correction);
+- ``probable`` (:data:`PROBABLE`): it holds except with a stated failure probability (a
+  randomised Lanczos bound): never a proof;
+- ``estimate`` (:data:`ESTIMATE`): a number, not a bound; ``lower_why`` / ``upper_why``
+  say why it is not a proof.
+
+An optimality certificate *passes* ("certified optimality") only when both ends are
+proofs, lower ≤ upper, and the width is within ``tol``.  Two proofs that cross (lower >
+upper) are a failure named ``inconsistent``: one of the two computations is wrong.  The
+width is relative to the magnitude of what it measures: (upper − lower) / max(|lower|,
+|upper|, ``scale``), where ``scale`` is the data's own size (e.g. Σ|cᵢxᵢ| + |d|), so
+that a problem multiplied by 10⁻⁶ or 10⁶ gets the same verdict.
 """
 
 from __future__ import annotations
@@ -33,12 +42,26 @@ FEASIBILITY_ONLY = "feasibility only"
 NO_POINT = "no point"
 PASSING_KINDS = (OPTIMALITY, INFEASIBILITY, UNBOUNDEDNESS)
 
+#: labels of an interval's end
+PROOF = "proof"
+PROBABLE = "probable"
+ESTIMATE = "estimate"
+LABELS = (PROOF, PROBABLE, ESTIMATE)
+#: the failed term when two proven ends cross
+INCONSISTENT = "inconsistent"
 
-def relative_width(lower: float | None, upper: float | None) -> float:
-    """(upper − lower) / (1 + |lower| + |upper|); inf when a side is missing or infinite."""
+
+def relative_width(lower: float | None, upper: float | None, scale: float = 0.0) -> float:
+    """(upper − lower) / max(|lower|, |upper|, scale); inf when a side is missing or
+    infinite, 0 when both ends and the scale are 0.  Scale-invariant: multiplying the
+    objective (and ``scale``) by any t > 0 leaves it unchanged."""
     if lower is None or upper is None or not (math.isfinite(lower) and math.isfinite(upper)):
         return math.inf
-    return (upper - lower) / (1.0 + abs(lower) + abs(upper))
+    den = max(abs(lower), abs(upper), abs(scale or 0.0))
+    diff = upper - lower
+    if den == 0.0:
+        return 0.0 if diff == 0.0 else math.copysign(math.inf, diff)
+    return diff / den
 
 
 @dataclass
@@ -47,24 +70,53 @@ class Certificate:
 
     ``measures`` are named, relative residuals, each checked at ``tol`` unless named in
     ``reported`` (shown, not judged); ``dimacs`` holds err1–err6 where the certificate is
-    the generic conic one.  ``lower``/``upper`` are in the problem's own objective terms.
+    the generic conic one.  ``lower``/``upper`` are in the problem's own objective terms,
+    each with its label (:data:`PROOF`, :data:`PROBABLE`, :data:`ESTIMATE`) and, for
+    anything but a proof, the reason in ``lower_why`` / ``upper_why``.
     """
 
     kind: str
     tol: float
     lower: float | None = None
     upper: float | None = None
-    rigorous: bool = False
+    lower_label: str = ESTIMATE
     measures: dict[str, float | None] = field(default_factory=dict)
     reported: tuple[str, ...] = ()
     dimacs: dict[str, float] | None = None
     note: str = ""
     #: per-constraint primal violations (the user's constraints, where known): shown only
     per_constraint: dict[str, float] = field(default_factory=dict)
+    upper_label: str = ESTIMATE
+    lower_why: str = ""
+    upper_why: str = ""
+    #: the data's own magnitude, the floor of the width's denominator (0: |ends| only)
+    scale: float = 0.0
+
+    def __post_init__(self):
+        for lab in (self.lower_label, self.upper_label):
+            if lab not in LABELS:
+                raise ValueError(f"an interval end is labelled one of {LABELS}, not {lab!r}")
+
+    @property
+    def rigorous(self) -> bool:
+        """Both ends are proofs."""
+        return self.lower_label == PROOF and self.upper_label == PROOF
 
     @property
     def width(self) -> float:
-        return relative_width(self.lower, self.upper)
+        return relative_width(self.lower, self.upper, self.scale)
+
+    def proven_bound(self, maximize: bool = False) -> float | None:
+        """The end that bounds the optimum from the dual side — the lower end of a
+        minimisation, the upper end of a maximisation — when it is a proof, else None."""
+        if maximize:
+            return self.upper if self.upper_label == PROOF else None
+        return self.lower if self.lower_label == PROOF else None
+
+    def label_failures(self) -> list[str]:
+        """``lower_estimate``, ``upper_probable``, … : the ends that are not proofs."""
+        return [f"{side}_{lab}" for side, lab in (("lower", self.lower_label),
+                                                  ("upper", self.upper_label)) if lab != PROOF]
 
     @property
     def failed(self) -> list[str]:
@@ -74,11 +126,18 @@ class Certificate:
         bad = [k for k, v in self.measures.items()
                if k not in self.reported and (v is None or not abs(v) <= self.tol)]
         if self.kind == OPTIMALITY:
-            w = self.width
-            if w < -self.tol:
-                bad.append("interval_inverted")  # a point below a valid lower bound
-            elif not w <= self.tol:
-                bad.append("interval_width")
+            bad += self._interval_failures()
+        return bad
+
+    def _interval_failures(self) -> list[str]:
+        bad = self.label_failures()
+        w = self.width
+        if self.rigorous and w < 0:
+            bad.append(INCONSISTENT)  # two proofs cross: one of them is wrong
+        elif w < -self.tol:
+            bad.append("interval_inverted")
+        elif not w <= self.tol:
+            bad.append("interval_width")
         return bad
 
     @property
@@ -91,32 +150,46 @@ class Certificate:
             return f"certified {self.kind}"
         if self.kind in (FEASIBILITY_ONLY, NO_POINT):
             return self.kind
-        return "FAIL: " + ", ".join(self.failed)
+        failed = self.failed
+        if INCONSISTENT in failed:
+            return "INCONSISTENT: " + ", ".join(failed)
+        if self.kind == OPTIMALITY and set(failed) <= set(self.label_failures()):
+            return "not proven: " + ", ".join(failed)
+        return "FAIL: " + ", ".join(failed)
 
     def mapped(self, scale: float, shift: float = 0.0) -> "Certificate":
         """The same certificate for the objective scale·v + shift (a negative scale swaps
-        the interval's sides: a maximisation stated as a minimisation)."""
+        the interval's sides, with their labels: a maximisation stated as a minimisation)."""
         f = (lambda v: None if v is None else scale * v + shift)  # noqa: E731
         lo, up = f(self.lower), f(self.upper)
+        new = dict(lower=lo, upper=up, scale=abs(scale) * self.scale)
         if scale < 0:
-            lo, up = up, lo
-        return replace(self, lower=lo, upper=up)
+            new.update(lower=up, upper=lo, lower_label=self.upper_label,
+                       upper_label=self.lower_label, lower_why=self.upper_why,
+                       upper_why=self.lower_why)
+        return replace(self, **new)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d.update(passed=self.passed, failed=self.failed, verdict=self.verdict,
-                 width=self.width, reported=list(self.reported))
+                 width=self.width, reported=list(self.reported), rigorous=self.rigorous)
         return d
 
 
 def feasibility_only(tol: float, measures: dict[str, float | None], value: float | None,
                      note: str = "the solver returned no duals: the optimum is not bounded",
-                     maximize: bool = False) -> Certificate:
+                     maximize: bool = False, label: str = ESTIMATE, why: str = "") -> Certificate:
     """A checked point without duals: its value bounds one side only (the upper side of a
-    minimisation), its residuals are shown, it never passes."""
-    lower, upper = (value, None) if maximize else (None, value)
-    return Certificate(FEASIBILITY_ONLY, tol, lower, upper, False, measures,
-                       tuple(measures), note=note)
+    minimisation), with ``label`` when that side is proven; its residuals are shown; it
+    never passes."""
+    why = why or ("" if label == PROOF else "the point's value; its feasibility is not proven")
+    if maximize:
+        return Certificate(FEASIBILITY_ONLY, tol, value, None, label, measures,
+                           tuple(measures), note=note, lower_why=why,
+                           upper_why="no duals: no bound from this side")
+    return Certificate(FEASIBILITY_ONLY, tol, None, value, ESTIMATE, measures, tuple(measures),
+                       note=note, upper_label=label, upper_why=why,
+                       lower_why="no duals: no bound from this side")
 
 
 def no_point(tol: float, note: str) -> Certificate:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..certificate import OPTIMALITY, Certificate, feasibility_only
+from ..certificate import ESTIMATE, OPTIMALITY, PROOF, Certificate, feasibility_only
 from ..linalg.extreme import DENSE_MAX_N, lowest_eigenvalue
 from .losses import LOSSES
 from .npkl_trace_bound import BOUNDED_LOSSES, certified_lower_bound
@@ -115,7 +115,7 @@ def npkl_certificate(f, result, tol: float) -> Certificate:
         measures["capacity_complementarity"] = lam * abs(
             tb.B - _traced_off_free(kernel, tb.free)) / obj_scale
         measures["free_direction_residual"] = bounded["repair_residual"]
-        return Certificate(OPTIMALITY, tol, float(bounded["lower"]), primal, True, measures,
+        return Certificate(OPTIMALITY, tol, float(bounded["lower"]), primal, PROOF, measures,
                            note=f"rigorous lower bound: no capacity; a-priori tr ΠKΠ ≤ "
                                 f"{tb.B:.4g} ({tb.describe()['free_directions']} free null "
                                 "directions of L; docs/npkl.md §6)")
@@ -125,7 +125,8 @@ def npkl_certificate(f, result, tol: float) -> Certificate:
     if not rigorous:  # no capacity and M(β) ⋡ 0: report the estimate −Σh*(β)
         lower = -float(np.sum(loss.conjugate(beta, P.t, f.C)))
         note = "estimate: without a capacity g(β) is −inf unless M(β) ⪰ 0"
-    return Certificate(OPTIMALITY, tol, float(lower), primal, rigorous, measures, note=note)
+    return Certificate(OPTIMALITY, tol, float(lower), primal, PROOF if rigorous else ESTIMATE,
+                       measures, note=note)
 
 
 def _traced_off_free(kernel, free) -> float:

@@ -24,7 +24,7 @@ import cvxpy as cp
 import numpy as np
 
 from .. import tolerances as tol
-from ..certificate import OPTIMALITY, Certificate, feasibility_only
+from ..certificate import ESTIMATE, OPTIMALITY, PROOF, Certificate, feasibility_only
 from ..errors import InvalidDataError, InvalidParameterError, check_int, check_positive
 from ..data.spectral_basis import (EIG_RTOL, SpectralBasis, choose_landmarks, full_basis,
                                landmark_basis, median_gamma, validate_points_pairs)
@@ -161,7 +161,7 @@ class SpectralMetric(Formulation):
             stat = float(np.max(np.abs(nu)))
         measures["stationarity"] = stat / max(abs(rho), 1e-300)
         return Certificate(OPTIMALITY, tol, self.dual_value(float(rho)), self.objective(beta),
-                           True, measures, note="lower bound: the dual function g(ρ)")
+                           PROOF, measures, note="lower bound: the dual function g(ρ)")
 
     def kernel(self, beta) -> KernelFactor | None:
         return None if self.basis is None else KernelFactor(self.basis * np.asarray(beta)[None])

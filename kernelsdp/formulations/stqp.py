@@ -35,7 +35,8 @@ import numpy as np
 
 import itertools
 
-from ..certificate import OPTIMALITY, Certificate, conic_certificate, solve_canonical
+from ..certificate import (ESTIMATE, OPTIMALITY, PROOF, Certificate, conic_certificate,
+                           solve_canonical)
 from ..errors import InvalidDataError, TooLargeError, check_choice
 from ..relaxations import QCQP, relax, to_simplex
 from ..declarations import parameter
@@ -171,11 +172,11 @@ class StQP(Formulation):
                 bounds.append((c.lower, "SDP1 bound, Clarabel, " +
                                ("rigorous" if c.rigorous else "estimate")))
         if not bounds:
-            return Certificate(OPTIMALITY, tol, None, self.objective(a), False, measures,
+            return Certificate(OPTIMALITY, tol, None, self.objective(a), ESTIMATE, measures,
                                ("kkt_violation",), note="no lower bound could be certified")
         lower, how = max(bounds)
         rigorous = "estimate" not in how
-        return Certificate(OPTIMALITY, tol, lower, self.objective(a), rigorous, measures,
+        return Certificate(OPTIMALITY, tol, lower, self.objective(a), PROOF if rigorous else ESTIMATE, measures,
                            ("kkt_violation",), note="lower bound: " + how)
 
     def kkt_violation(self, alpha: np.ndarray) -> float:

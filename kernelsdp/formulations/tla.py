@@ -42,7 +42,7 @@ from typing import Any, ClassVar
 import cvxpy as cp
 import numpy as np
 
-from ..certificate import OPTIMALITY, Certificate, feasibility_only
+from ..certificate import ESTIMATE, OPTIMALITY, PROOF, Certificate, feasibility_only
 from ..data.ramps import RampBasis, kernel_gram, label_alignment, validate_labels
 from ..errors import InvalidParameterError, TooLargeError, check_choice
 from ..relaxations import QCQP, numerical_rank, relax
@@ -182,7 +182,7 @@ class MWCTLA(_TLA):
         if self.tightened:
             measures["negativity_M"] = float(max(0.0, -np.asarray(M).min()))
         top = max(float(np.linalg.eigvalsh(self.Q)[-1]), 0.0)
-        return Certificate(OPTIMALITY, tol, self.objective(M), top, True, measures,
+        return Certificate(OPTIMALITY, tol, self.objective(M), top, PROOF, measures,
                            note="upper bound λ_max(Q)₊ (M ⪰ 0, tr M ≤ 1)")
 
     def build(self) -> CvxpyModel:
@@ -348,7 +348,7 @@ class LMTL(NCTLA):
                     "alpha_equality": abs(float(self.y @ a)) / scale}
         aM = np.asarray(result.primal.get("alpha_M", a), dtype=float)  # the α that built w
         return Certificate(OPTIMALITY, tol, self.svm_dual_bound(a), self.svm_primal_bound(M, aM),
-                           True, measures, note="SVM dual bound (α) and SVM primal bound (M)")
+                           PROOF, measures, note="SVM dual bound (α) and SVM primal bound (M)")
 
     def build(self) -> CvxpyModel:
         J, n, y = self.n, self.n_points, self.y
