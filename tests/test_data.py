@@ -107,7 +107,7 @@ def test_bad_laplacian(bad, match):
 def test_datasets_load():
     shapes = {"iris": (150, 4), "wine": (178, 13), "glass": (214, 9), "heart": (270, 13),
               "sonar": (208, 60), "soybean": (47, 35), "ionosphere": (351, 34),
-              "chessboard": (100, 2), "double-spiral": (100, 3), "xor": (200, 2)}
+              "chessboard": (100, 2), "double-spiral": (100, 3), "xor": (200, 2), "a1a": (1605, 123)}
     for name in DATASETS:
         X, y = load(name)
         assert X.shape == shapes[name] and y.shape == (X.shape[0],) and np.all(np.isfinite(X))

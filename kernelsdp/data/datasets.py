@@ -66,7 +66,7 @@ def hyperplane_transformed(n: int = 600, transform: str = "quadratic", margin: f
     return MONOTONE[transform][0](u), y
 
 
-_CSV = ("iris", "wine", "glass", "heart", "sonar", "soybean", "ionosphere")
+_CSV = ("iris", "wine", "glass", "heart", "sonar", "soybean", "ionosphere", "a1a")
 _SYNTHETIC = {"chessboard": chessboard, "double-spiral": double_spiral, "xor": xor}
 
 #: Ordered registry of every loadable name.
