@@ -6,38 +6,77 @@ A file states the *SDPA primal*
 
 and implies the *SDPA dual*  max F_0•Y  s.t.  F_i•Y = c_i,  Y ⪰ 0.  Naming: DIMACS (and
 SDPLIB's own paper) call the standard form with the matrix variable — SDPA's dual — the
-primal.  :meth:`SDPAProblem.to_cvxpy` builds SDPA's primal, which is CVXPY's canonical form
-with no reformulation (x free, s = F(x) in the cone); its objective is the value SDPLIB
-tabulates.  So on an SDPA file the certificate's err1–err2 (the user's constraints,
-F(x) ⪰ 0) are what DIMACS tables call err3–err4, and vice versa.
+primal; so does CSDP, whose primal is max tr(CX) s.t. tr(A_i X) = a_i, X ⪰ 0 with C = F_0,
+A_i = F_i, a = c.  :meth:`SDPAProblem.to_cvxpy` builds SDPA's primal, which is CVXPY's
+canonical form with no reformulation (x free, s = F(x) in the cone); its objective is the
+value SDPLIB tabulates.  So on an SDPA file the certificate's err1–err2 (the user's
+constraints, F(x) ⪰ 0) are what DIMACS tables call err3–err4, and vice versa.
 
 The layout, line by line (``"`` or ``*`` starts a comment line; ``,{}()`` separate like
-spaces; text after the numbers a line needs, e.g. ``3 = mDIM``, is ignored):
+spaces; text after the numbers a header line needs, e.g. ``3 = mDIM``, is ignored):
 
 1. m, the number of variables;
 2. the number of blocks;
 3. the block sizes: a negative size −k is a diagonal (LP) block of k entries;
 4. c, m numbers, possibly wrapped over several lines;
-5. entries ``k b i j v``: entry (i, j) of block b of F_k is v (k = 0 for F_0; indices from
-   1).  Each entry of the *upper* triangle is listed once (a lower one, i > j, is read as
-   its mirror); a diagonal block lists diagonal entries only.
+5. entries ``k b i j v``, one per line: entry (i, j) of block b of F_k is v (k = 0 for
+   F_0; indices from 1).  Each entry of the *upper* triangle is listed once (a lower one,
+   i > j, is read as its mirror); a diagonal block lists diagonal entries only.
 
-Errors name the file and the line.  The matrices are kept sparse; nothing n×n is densified.
+**Numbers** are read in the grammar of the C readers (``strtod``, ``fscanf("%lf")``):
+digits with an optional point and exponent (``1``, ``-2.5``, ``.5e-3``), or inf/nan (then
+refused as not finite).  A token that starts like a number and is not one — ``1_000``,
+``1.0D+00``, ``0x10``, ``1e5x`` — is an error: the C readers would read ``1_000`` as 1 and
+stumble on the rest, Python's ``float`` as 1000, and a file whose value depends on the
+reader is refused rather than guessed.  A token that does not start like a number ends
+the numbers of its line (the ``= mDIM`` comments).  An entry line holds exactly five.
+
+**Sizes are refused before anything is allocated**: the declared m, block count and block
+sizes are priced (:func:`declared_bytes`: the sparse matrices' column pointers and c, and
+the dense vectors that every use of the model holds — CVXPY's canonical b, the
+certificate's slack and multipliers, one dense matrix per block for its λ_min — at
+:data:`DENSE_COPIES` vectors of Σ rows), and so is what the file's own length can hold
+(:data:`ENTRY_BYTES` per entry line); over the memory limit (``$KERNELSDP_MEMORY_GIB``, or
+this machine's memory) the reader stops with one line naming the sizes and the limit.  The
+entries are read into typed arrays; the matrices are kept sparse, and the model
+(:meth:`SDPAProblem.to_cvxpy`) multiplies the sparse F by (−1, x) instead of densifying F_0.
+
+Errors name the file and the line.
 """
 
 from __future__ import annotations
 
+import io
 import math
+import os
 import re
+from array import array
 from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import InvalidDataError
+from ..errors import InvalidDataError, check_memory
 
 _SEPARATORS = re.compile(r"[,{}()]")
+#: a number as C's strtod reads it (decimal; hexadecimal floats are not SDPA's)
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|infinity|nan)",
+                     re.IGNORECASE)
+#: a token that claims to be a number: it must then be a whole one
+_NUMERIC_START = re.compile(r"[+\-.\d]|inf|nan", re.IGNORECASE)
+
+#: dense vectors of Σ rows (n² per matrix block, k per diagonal block) that a use of the
+#: model holds: CVXPY's canonical b, the certificate's slack s = Ax + b and multipliers y,
+#: and one dense matrix per block for its λ_min
+DENSE_COPIES = 4
+#: bytes held per entry line while reading and assembling: six 8-byte fields (matrix,
+#: block, i, j, value, line) in typed arrays, their NumPy copies, and the sparse matrix's
+#: two stored entries (a mirrored off-diagonal) with their row indices
+ENTRY_BYTES = 128
+#: the shortest entry line, "0 1 1 1 1" and its newline: a file of N bytes holds at most
+#: N / MIN_ENTRY_CHARS entries
+MIN_ENTRY_CHARS = 10
 
 
 @dataclass
@@ -57,11 +96,12 @@ class SDPAProblem:
 
     def to_cvxpy(self) -> cp.Problem:
         """SDPA's primal as a CVXPY problem (one PSD constraint per block, ≥ 0 for diagonal
-        blocks)."""
+        blocks): F(x) is the sparse F times (−1, x), so F_0 stays sparse in the model."""
         x = cp.Variable(self.m, name="x")
+        ext = cp.hstack([np.array([-1.0]), x])
         cons = []
         for size, F in zip(self.blocks, self.F):
-            G = F[:, 1:] @ x - F[:, 0].toarray().ravel()
+            G = F @ ext
             if size > 0:
                 cons.append(cp.reshape(G, (size, size), order="F") >> 0)
             else:
@@ -69,65 +109,110 @@ class SDPAProblem:
         return cp.Problem(cp.Minimize(self.c @ x), cons)
 
 
-def _numbers(text: str) -> list[float]:
+def declared_bytes(m: int, sizes: list[int]) -> tuple[int, int]:
+    """(sparse, dense) bytes that these declared sizes cost before a single entry is read:
+    c and every block's column pointers (8·(m + 2) each), and :data:`DENSE_COPIES` dense
+    vectors of Σ rows (n² for a matrix block of side n, k for a diagonal block of k)."""
+    sparse = 8 * m + 8 * (m + 2) * len(sizes)
+    rows = sum(s * s if s > 0 else -s for s in sizes)
+    return sparse, 8 * DENSE_COPIES * rows
+
+
+def _check_declared(name: str, m: int, sizes: list[int], nblocks: int | None = None) -> None:
+    """Refuse, before allocating, sizes whose model would not fit in memory."""
+    if nblocks is not None:  # only the count is known yet: price the column pointers
+        sparse, dense = 8 * m + 8 * (m + 2) * nblocks, 0
+        what = f"{name}: the declared m = {m} and {nblocks} block(s)"
+    else:
+        sparse, dense = declared_bytes(m, sizes)
+        side = max((abs(s) for s in sizes), default=0)
+        what = (f"{name}: the declared m = {m} and {len(sizes)} block(s), the largest with "
+                f"n = {side}")
+    check_memory(sparse + dense, what, "the model's dense vectors and one dense matrix per "
+                 "block; a reader that cannot hold them refuses before allocating")
+
+
+def _numbers(text: str, name: str, no: int) -> list[float]:
+    """The numbers at the start of a line, strictly in C's grammar (see the module doc)."""
     out = []
     for tok in _SEPARATORS.sub(" ", text).split():
-        try:
+        if _NUMBER.fullmatch(tok):
             out.append(float(tok))
-        except ValueError:
+        elif _NUMERIC_START.match(tok):
+            raise InvalidDataError(f"{name}, line {no}: {tok[:40]!r} is not a number in the "
+                                   "SDPA grammar (C's strtod: digits, an optional point and "
+                                   "exponent, e.g. 1000 or 1.5e-3).")
+        else:
             break  # trailing text such as "= mDIM"
     return out
 
 
-def parse_sdpa(text: str, name: str = "sdpa") -> SDPAProblem:
-    """Read the sparse SDPA format from a string (``name`` is used in the messages)."""
-    lines = [(k + 1, ln) for k, ln in enumerate(text.splitlines())
-             if ln.strip() and ln.lstrip()[0] not in '"*']
-    pos = 0
+def _integer(v: float, name: str, no: int, what: str) -> int:
+    if not math.isfinite(v) or v != int(v):
+        raise InvalidDataError(f"{name}, line {no}: {what} must be an integer; got {v}.")
+    return int(v)
 
-    def header(what: str) -> tuple[int, list[float]]:
-        nonlocal pos
-        if pos >= len(lines):
-            raise InvalidDataError(f"{name}: the file ends before {what}.")
-        no, ln = lines[pos]
-        pos += 1
-        vals = _numbers(ln)
-        if not vals:
-            raise InvalidDataError(f"{name}, line {no}: expected {what}, got {ln.strip()[:40]!r}.")
-        return no, vals
 
-    def integer(v: float, no: int, what: str) -> int:
-        if not math.isfinite(v) or v != int(v):
-            raise InvalidDataError(f"{name}, line {no}: {what} must be an integer; got {v}.")
-        return int(v)
+class _Lines:
+    """(line number, numbers) of the data lines of a stream, comments and blanks skipped."""
 
-    no, vals = header("the number of variables m")
-    m = integer(vals[0], no, "m")
-    no, vals = header("the number of blocks")
-    nblocks = integer(vals[0], no, "the number of blocks")
+    def __init__(self, stream, name: str):
+        self.stream, self.name = stream, name
+
+    def __iter__(self):
+        for no, ln in enumerate(self.stream, start=1):
+            s = ln.strip()
+            if s and s[0] not in '"*':
+                yield no, s
+
+    def header(self, it, what: str) -> tuple[int, list[float]]:
+        for no, s in it:
+            vals = _numbers(s, self.name, no)
+            if not vals:
+                raise InvalidDataError(f"{self.name}, line {no}: expected {what}, got {s[:40]!r}.")
+            return no, vals
+        raise InvalidDataError(f"{self.name}: the file ends before {what}.")
+
+
+def _read_header(lines: _Lines, it, name: str) -> tuple[int, list[int], np.ndarray]:
+    """m, the block sizes and c, each size priced before anything of that size exists."""
+    no, vals = lines.header(it, "the number of variables m")
+    m = _integer(vals[0], name, no, "m")
+    no, vals = lines.header(it, "the number of blocks")
+    nblocks = _integer(vals[0], name, no, "the number of blocks")
     if m < 1 or nblocks < 1:
-        raise InvalidDataError(f"{name}, line {no}: m and the number of blocks must be >= 1.")
+        raise InvalidDataError(f"{name}, line {no}: m and the number of blocks must be >= 1; "
+                               f"got m = {m}, {nblocks} block(s).")
+    _check_declared(name, m, [], nblocks)
     sizes: list[int] = []
     while len(sizes) < nblocks:
-        no, vals = header(f"{nblocks} block sizes")
-        sizes += [integer(v, no, "a block size") for v in vals]
+        no, vals = lines.header(it, f"{nblocks} block sizes")
+        sizes += [_integer(v, name, no, "a block size") for v in vals]
     if len(sizes) != nblocks or 0 in sizes:
+        shown = sizes if len(sizes) <= 10 else f"{sizes[:10]}..."
         raise InvalidDataError(f"{name}, line {no}: expected {nblocks} nonzero block sizes; "
-                               f"got {sizes}.")
-    c: list[float] = []
+                               f"got {shown}.")
+    _check_declared(name, m, sizes)
+    c = array("d")
     while len(c) < m:
-        no, vals = header(f"the {m} entries of c")
-        c += vals
+        no, vals = lines.header(it, f"the {m} entries of c")
+        c.extend(vals)
     if len(c) != m or not all(map(math.isfinite, c)):
-        raise InvalidDataError(f"{name}, line {no}: expected {m} finite entries of c; got {len(c)}.")
-    seen: dict[tuple[int, int, int, int], int] = {}
-    triplets: list[tuple[list, list, list]] = [([], [], []) for _ in sizes]
-    for no, ln in lines[pos:]:
-        vals = _numbers(ln)
-        if len(vals) < 5:
-            raise InvalidDataError(f"{name}, line {no}: expected 'matrix block i j value'; "
-                                   f"got {ln.strip()[:40]!r}.")
-        k, b, i, j = (integer(v, no, "an index") for v in vals[:4])
+        raise InvalidDataError(f"{name}, line {no}: expected {m} finite entries of c; "
+                               f"got {len(c)}.")
+    return m, sizes, np.frombuffer(c, dtype=float).copy()
+
+
+def _read_entries(it, name: str, m: int, sizes: list[int]) -> list[array]:
+    """The entry lines as typed arrays [matrix, block, i, j, line] (int64) and values."""
+    cols = [array("q") for _ in range(5)] + [array("d")]
+    nblocks = len(sizes)
+    for no, s in it:
+        vals = _numbers(s, name, no)
+        if len(vals) != 5:
+            raise InvalidDataError(f"{name}, line {no}: expected the 5 numbers 'matrix block i "
+                                   f"j value'; got {s[:40]!r}.")
+        k, b, i, j = (_integer(v, name, no, "an index") for v in vals[:4])
         v = vals[4]
         if not (0 <= k <= m and 1 <= b <= nblocks):
             raise InvalidDataError(f"{name}, line {no}: matrix {k} or block {b} out of range "
@@ -139,31 +224,71 @@ def parse_sdpa(text: str, name: str = "sdpa") -> SDPAProblem:
                                    f"{b} of size {n} or not finite.")
         if size < 0 and i != j:
             raise InvalidDataError(f"{name}, line {no}: block {b} is diagonal; ({i}, {j}) is not.")
-        i, j = min(i, j), max(i, j)
-        if (k, b, i, j) in seen:
-            raise InvalidDataError(f"{name}, line {no}: entry {(k, b, i, j)} was already given on "
-                                   f"line {seen[k, b, i, j]} (each upper-triangle entry once).")
-        seen[k, b, i, j] = no
-        rows, cols, data = triplets[b - 1]
+        for col, val in zip(cols, (k, b, min(i, j), max(i, j), no, v)):
+            col.append(val)
+    return cols
+
+
+def _no_repeats(name: str, k, b, i, j, line) -> None:
+    """Each upper-triangle entry of each matrix once (sorted, not hashed: O(entries) memory)."""
+    if k.size < 2:
+        return
+    order = np.lexsort((line, j, i, b, k))
+    keys = np.stack([k[order], b[order], i[order], j[order]])
+    same = np.flatnonzero(np.all(keys[:, 1:] == keys[:, :-1], axis=0))
+    if same.size:  # the repeat on the earliest line, and the line that gave it first
+        at = int(np.argmin(line[order[same + 1]]))
+        dup, orig = order[same[at] + 1], order[same[at]]
+        entry = tuple(int(a[dup]) for a in (k, b, i, j))
+        raise InvalidDataError(f"{name}, line {line[dup]}: entry {entry} was already given on "
+                               f"line {line[orig]} (each upper-triangle entry once).")
+
+
+def _assemble(name: str, m: int, sizes: list[int], cols: list[array]) -> list[sp.csc_matrix]:
+    k, b, i, j, line = (np.frombuffer(c, dtype=np.int64) for c in cols[:5])
+    v = np.frombuffer(cols[5], dtype=float)
+    _no_repeats(name, k, b, i, j, line)
+    out = []
+    for blk, size in enumerate(sizes, start=1):
+        sel = b == blk
+        kb, ib, jb, vb = k[sel], i[sel] - 1, j[sel] - 1, v[sel]
+        n = abs(size)
         if size < 0:
-            rows.append(i - 1); cols.append(k); data.append(v)
-            continue
-        rows.append((i - 1) + n * (j - 1)); cols.append(k); data.append(v)
-        if i != j:
-            rows.append((j - 1) + n * (i - 1)); cols.append(k); data.append(v)
-    F = [sp.csc_matrix((data, (rows, cols)), shape=(s * s if s > 0 else -s, m + 1))
-         for s, (rows, cols, data) in zip(sizes, triplets)]
-    return SDPAProblem(np.asarray(c, dtype=float), sizes, F, name)
+            rows, cc, data = ib, kb, vb
+        else:
+            off = ib != jb
+            rows = np.concatenate([ib + n * jb, jb[off] + n * ib[off]])
+            cc, data = np.concatenate([kb, kb[off]]), np.concatenate([vb, vb[off]])
+        shape = (n * n if size > 0 else n, m + 1)
+        out.append(sp.csc_matrix((data, (rows, cc)), shape=shape))
+    return out
+
+
+def _parse(stream, name: str, nbytes: int) -> SDPAProblem:
+    check_memory(ENTRY_BYTES * nbytes / MIN_ENTRY_CHARS,
+                 f"{name}: reading its {nbytes / 2**20:.0f} MiB of entries")
+    lines = _Lines(stream, name)
+    it = iter(lines)
+    m, sizes, c = _read_header(lines, it, name)
+    cols = _read_entries(it, name, m, sizes)
+    return SDPAProblem(c, sizes, _assemble(name, m, sizes, cols), name)
+
+
+def parse_sdpa(text: str, name: str = "sdpa") -> SDPAProblem:
+    """Read the sparse SDPA format from a string (``name`` is used in the messages)."""
+    return _parse(io.StringIO(text), name, len(text))
 
 
 def read_sdpa(path: str) -> SDPAProblem:
-    """Read a ``.dat-s`` file (see the module docstring)."""
+    """Read a ``.dat-s`` file (see the module docstring), streaming its lines."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        nbytes = os.path.getsize(path)
+        with open(path, encoding="utf-8-sig") as fh:
+            return _parse(fh, str(path), nbytes)
     except UnicodeDecodeError:
         raise InvalidDataError(f"{path}: not a text file (SDPA files are plain text).") from None
-    return parse_sdpa(text, name=str(path))
+    except OSError as exc:
+        raise InvalidDataError(f"{path}: cannot be read ({exc.strerror or exc}).") from None
 
 
 def write_sdpa(problem: SDPAProblem) -> str:
@@ -175,6 +300,6 @@ def write_sdpa(problem: SDPAProblem) -> str:
         C = F.tocoo()
         for r, k, v in zip(C.row, C.col, C.data):
             i, j = (r + 1, r + 1) if size < 0 else (r % n + 1, r // n + 1)
-            if i <= j:
+            if i <= j and v != 0:
                 out.append(f"{k} {b} {i} {j} {v:.17g}")
     return "\n".join(out) + "\n"
