@@ -69,20 +69,43 @@ def _cell(mean, **kw):
     return {"mean": mean, "std": 0.5, "reps": 3, "n": 100.0, **kw}
 
 
-def test_explanation_is_computed_from_the_ablation_and_measurements():
+def test_explanation_cites_only_table_wide_readings_and_says_not_explained():
+    """Sonar's LL cell 14 points above the paper: a reading that lands it in the band is
+    cited only when run on every cell it changes with >= 5 repetitions (papers.readings)."""
+    from papers.readings import Alternative
     pm = sn.PAPER["sonar"][3][0]  # SimpleNPKL-LL, std 0.3: band 3
-    table = {("sonar", "SimpleNPKL-LL"): _cell(pm + 1.0)}
-    assert ex.explain("sonar", "SimpleNPKL-LL", table, {}) == "within"
-    table = {("sonar", "SimpleNPKL-LL"): _cell(pm + 14.0)}
-    assert ex.explain("sonar", "SimpleNPKL-LL", table, {}).startswith("UNEXPLAINED")
-    abl = {"xing-0.7": {("sonar", "SimpleNPKL-LL"): _cell(pm - 2.0)}}
-    assert ex.explain("sonar", "SimpleNPKL-LL", table, abl) == f"within under xing-0.7 {pm - 2.0:.1f}"
-    abl = {"xing-0.7": {("sonar", "SimpleNPKL-LL"): _cell(pm - 10.0)}}
-    assert "lies between ours and xing-0.7" in ex.explain("sonar", "SimpleNPKL-LL", table, abl)
-    abl = {"xing-0.7": {("sonar", "SimpleNPKL-LL"): _cell(pm + 20.0)}}  # farther: no cause
-    assert ex.explain("sonar", "SimpleNPKL-LL", table, abl).startswith("UNEXPLAINED")
+    key = ("sonar", "SimpleNPKL-LL")
+    table = {key: _cell(pm + 1.0)}
+    assert ex.explain("sonar", "SimpleNPKL-LL", table) == "within"
+    table = {key: _cell(pm + 14.0), ("iris", "SimpleNPKL-LL"): _cell(97.4)}
+    assert ex.explain("sonar", "SimpleNPKL-LL", table).startswith("not explained")
+    both = (key, ("iris", "SimpleNPKL-LL"))
+    few = Alternative("xing-0.7", {key: _cell(pm - 2.0)}, both)  # one cell of the two it changes
+    assert ex.explain("sonar", "SimpleNPKL-LL", table, [few]).startswith("not explained")
+    three = Alternative("xing-0.7", {k: _cell(pm - 2.0) for k in both}, both)  # 3 repetitions
+    assert ex.explain("sonar", "SimpleNPKL-LL", table, [three]).startswith("not explained")
+    wide = Alternative("xing-0.7", {k: _cell(pm - 2.0, reps=5) for k in both}, both)
+    text = ex.explain("sonar", "SimpleNPKL-LL", table, [wide], ex.effects_of(["sonar", "iris"], table, [wide]))
+    assert text.startswith("in band under table-wide reading 'xing-0.7'") and "+1 in / -1 out" in text
     table[("sonar", "SimpleNPKL-SHL")] = _cell(90.0, margin_reached=0.0)
-    assert "0% of pairs reach" in ex.explain("sonar", "SimpleNPKL-SHL", table, {})
+    assert "0% of pairs reach" in ex.explain("sonar", "SimpleNPKL-SHL", table)
+
+
+def test_row_swap_reading_reads_chessboard_against_double_spiral():
+    names = ["chessboard", "double-spiral"]
+    table = {(n, m): _cell(sn.PAPER[other][k][0], reps=20)
+             for n, other in zip(names, reversed(names)) for k, m in enumerate(sn.METHODS)}
+    swap = ex.row_swap(table, names)
+    e = ex.effects_of(names, table, [swap])["rows-swapped"]
+    assert e.qualified and e.in_band_reading == 10 and e.in_band_adopted < 10
+
+
+def test_speed_claims_compare_times_measured_in_the_same_run():
+    table = {("iris", "NPKL-LL"): {"cpu_s": 2.0}, ("iris", "SimpleNPKL-LL"): {"cpu_s": 0.01},
+             ("iris", "NPKL-HL"): {"cpu_s": 1.0}, ("iris", "SimpleNPKL-SHL"): {"cpu_s": 0.5}}
+    ll, shl = ex.speed_claims(["iris"], table)[1:]
+    assert "ours 200x" in ll and "holds here" in ll
+    assert "least 2.0x" in shl and "does not hold" in shl
 
 
 def test_normalised_kernel_kmeans_clusters_directions_not_norms():
@@ -98,10 +121,13 @@ def test_normalised_kernel_kmeans_clusters_directions_not_norms():
 def test_quick_mode_reduced_runs_prints_exports_and_resumes(tmp_path, capsys):
     store = ResultsStore(tmp_path / "r.sqlite")
     kw = dict(quick=True, datasets=["iris"], repetitions=2, readings=["xing-0.7"], figures=False,
-              store=store, out=str(tmp_path))
+              store=store, out=str(tmp_path), adult=False)
     assert sn.main(**kw) == 0
     text = capsys.readouterr().out
     assert "SNPKL-LL" in text and "97.4 ±  0.0" in text and "xing-0.7" in text
+    assert "not qualified: 2 cells with fewer than 5 repetitions" in text  # quick: never a cause
+    tail = text[text.index("Not reproduced ("):].splitlines()
+    assert len(tail) == 1 + len(sn.NOT_REPRODUCED) and "Protein" in tail[1]  # the summary ends with it
     assert "m = 2.49·n" in text or "m = 2.50·n" in text
     rows = store.records(sn.STUDY)
     assert {r["method"] for r in rows} == {"k-means", "SimpleNPKL-LL", "SimpleNPKL-SHL"}
