@@ -132,18 +132,26 @@ def _check_declared(name: str, m: int, sizes: list[int], nblocks: int | None = N
                  "block; a reader that cannot hold them refuses before allocating")
 
 
-def _numbers(text: str, name: str, no: int) -> list[float]:
+def strict_number(tok: str, where: str) -> float | None:
+    """``tok`` as C's strtod reads a whole token; None when it does not start like a number
+    (trailing text); an error naming ``where`` when it starts like one and is not."""
+    if _NUMBER.fullmatch(tok):
+        return float(tok)
+    if _NUMERIC_START.match(tok):
+        raise InvalidDataError(f"{where}: {tok[:40]!r} is not a number in the SDPA grammar "
+                               "(C's strtod: digits, an optional point and exponent, e.g. 1000 "
+                               "or 1.5e-3).")
+    return None
+
+
+def line_numbers(text: str, name: str, no: int) -> list[float]:
     """The numbers at the start of a line, strictly in C's grammar (see the module doc)."""
     out = []
     for tok in _SEPARATORS.sub(" ", text).split():
-        if _NUMBER.fullmatch(tok):
-            out.append(float(tok))
-        elif _NUMERIC_START.match(tok):
-            raise InvalidDataError(f"{name}, line {no}: {tok[:40]!r} is not a number in the "
-                                   "SDPA grammar (C's strtod: digits, an optional point and "
-                                   "exponent, e.g. 1000 or 1.5e-3).")
-        else:
+        v = strict_number(tok, f"{name}, line {no}")
+        if v is None:
             break  # trailing text such as "= mDIM"
+        out.append(v)
     return out
 
 
@@ -167,7 +175,7 @@ class _Lines:
 
     def header(self, it, what: str) -> tuple[int, list[float]]:
         for no, s in it:
-            vals = _numbers(s, self.name, no)
+            vals = line_numbers(s, self.name, no)
             if not vals:
                 raise InvalidDataError(f"{self.name}, line {no}: expected {what}, got {s[:40]!r}.")
             return no, vals
@@ -208,7 +216,7 @@ def _read_entries(it, name: str, m: int, sizes: list[int]) -> list[array]:
     cols = [array("q") for _ in range(5)] + [array("d")]
     nblocks = len(sizes)
     for no, s in it:
-        vals = _numbers(s, name, no)
+        vals = line_numbers(s, name, no)
         if len(vals) != 5:
             raise InvalidDataError(f"{name}, line {no}: expected the 5 numbers 'matrix block i "
                                    f"j value'; got {s[:40]!r}.")
@@ -229,17 +237,18 @@ def _read_entries(it, name: str, m: int, sizes: list[int]) -> list[array]:
     return cols
 
 
-def _no_repeats(name: str, k, b, i, j, line) -> None:
-    """Each upper-triangle entry of each matrix once (sorted, not hashed: O(entries) memory)."""
-    if k.size < 2:
+def no_repeats(name: str, keys: list[np.ndarray], line: np.ndarray) -> None:
+    """Each key (a tuple of the ``keys`` columns) once: sorted, not hashed, so O(entries)
+    memory; the error names the repeat on the earliest line and the line that gave it first."""
+    if line.size < 2:
         return
-    order = np.lexsort((line, j, i, b, k))
-    keys = np.stack([k[order], b[order], i[order], j[order]])
-    same = np.flatnonzero(np.all(keys[:, 1:] == keys[:, :-1], axis=0))
-    if same.size:  # the repeat on the earliest line, and the line that gave it first
+    order = np.lexsort((line, *keys[::-1]))
+    stacked = np.stack([k[order] for k in keys])
+    same = np.flatnonzero(np.all(stacked[:, 1:] == stacked[:, :-1], axis=0))
+    if same.size:
         at = int(np.argmin(line[order[same + 1]]))
         dup, orig = order[same[at] + 1], order[same[at]]
-        entry = tuple(int(a[dup]) for a in (k, b, i, j))
+        entry = tuple(int(k[dup]) for k in keys)
         raise InvalidDataError(f"{name}, line {line[dup]}: entry {entry} was already given on "
                                f"line {line[orig]} (each upper-triangle entry once).")
 
@@ -247,7 +256,7 @@ def _no_repeats(name: str, k, b, i, j, line) -> None:
 def _assemble(name: str, m: int, sizes: list[int], cols: list[array]) -> list[sp.csc_matrix]:
     k, b, i, j, line = (np.frombuffer(c, dtype=np.int64) for c in cols[:5])
     v = np.frombuffer(cols[5], dtype=float)
-    _no_repeats(name, k, b, i, j, line)
+    no_repeats(name, [k, b, i, j], line)
     out = []
     for blk, size in enumerate(sizes, start=1):
         sel = b == blk
