@@ -3,22 +3,44 @@
 Declare a problem once (a formulation: validated data + one CVXPY model), solve it with
 a generic conic solver through CVXPY or a registered fast solver, and cross-check the
 answers by certificate with :func:`kernelsdp.verify.verify`.
+
+The names below are imported on first use (PEP 562), so that ``import kernelsdp`` — and
+``kernelsdp --help`` — does not load CVXPY until something needs it.
 """
 
-from .certificate import Certificate
-from .data import PairwiseConstraints, knn_laplacian, load
-from .errors import KernelSDPError
-from .formulations import FORMULATIONS, NPKL, CvxpyModel, Formulation, simple_npkl
-from .formulations.cvxpy_problem import CvxpyProblem
-from .relaxations import QCQP, RELAXATIONS, relax
-from .result import KernelFactor, PointStatus, Result, Termination
-from .solvers import default_solver, get_solver, registry, solve
-from .verify import certify, verify
-from .estimators import NCutKernelLearning, NPKLKernelLearning, SpectralMetricLearning
+from __future__ import annotations
 
-__version__ = "0.1.0"
-__all__ = ["Certificate", "CvxpyModel", "CvxpyProblem", "FORMULATIONS", "Formulation",
-           "KernelFactor", "KernelSDPError", "NCutKernelLearning", "NPKL", "NPKLKernelLearning",
-           "PairwiseConstraints", "PointStatus", "QCQP", "RELAXATIONS", "Result",
-           "SpectralMetricLearning", "Termination", "certify", "default_solver", "get_solver",
-           "knn_laplacian", "load", "registry", "relax", "simple_npkl", "solve", "verify"]
+import importlib
+from importlib.metadata import PackageNotFoundError, version
+
+try:  # one version, written once: pyproject.toml's, as installed
+    __version__ = version("kernelsdp")
+except PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
+
+#: public name → the module that defines it
+_EXPORTS = {
+    "Certificate": ".certificate", "PairwiseConstraints": ".data", "knn_laplacian": ".data",
+    "load": ".data", "KernelSDPError": ".errors", "FORMULATIONS": ".formulations",
+    "NPKL": ".formulations", "CvxpyModel": ".formulations", "Formulation": ".formulations",
+    "simple_npkl": ".formulations", "CvxpyProblem": ".formulations.cvxpy_problem",
+    "QCQP": ".relaxations", "RELAXATIONS": ".relaxations", "relax": ".relaxations",
+    "KernelFactor": ".result", "PointStatus": ".result", "Result": ".result",
+    "Termination": ".result", "default_solver": ".solvers", "get_solver": ".solvers",
+    "registry": ".solvers", "solve": ".solvers", "certify": ".verify", "verify": ".verify",
+    "NCutKernelLearning": ".estimators", "NPKLKernelLearning": ".estimators",
+    "SpectralMetricLearning": ".estimators",
+}
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'kernelsdp' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return __all__

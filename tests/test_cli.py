@@ -26,25 +26,103 @@ def run(capsys, *argv):
 
 
 def test_solvers_json_lists_every_formulation(capsys):
+    """The table is the registry's: every formulation, its solvers in the registry's order."""
+    from kernelsdp.formulations import FORMULATIONS
+    from kernelsdp.solvers import KINDS, solvers_for
     code, out, _ = run(capsys, "solvers", "--json")
     rows = json.loads(out)
     assert code == 0
-    from kernelsdp.formulations import FORMULATIONS
     assert {r["formulation"] for r in rows} == set(FORMULATIONS)
-    assert {"npkl", "simple-npkl", "stqp", "ncut-mkl"} <= set(FORMULATIONS)
-    stqp = [r["solver"] for r in rows if r["formulation"] == "stqp"]
-    assert stqp[:3] == ["exact", "local", "clarabel"]  # preference: exact, iterative, interior point
+    for name, entry in FORMULATIONS.items():
+        listed = [r["solver"] for r in rows if r["formulation"] == name]
+        accepted = [s.name for s in solvers_for(entry.cls) if s.name in listed]
+        assert listed == accepted and listed  # the same order, derived from the declarations
+        kinds = [KINDS.index(r["kind"]) for r in rows if r["formulation"] == name]
+        assert kinds == sorted(kinds)  # preference: exact, iterative, interior point, first order
     for r in rows:
-        assert {"formulation", "solver", "available"} <= set(r)
+        assert {"formulation", "solver", "available", "flags"} <= set(r)
         assert r["available"] or r["reason"]
-    names = [r["solver"] for r in rows if r["formulation"] == "npkl"]
-    assert names[:5] == ["closed-form", "saddle-point", "admm", "burer-monteiro", "clarabel"]
-    assert {"scs", "mosek"} <= set(names)
     admm = next(r for r in rows if r["formulation"] == "npkl" and r["solver"] == "admm")
     assert admm["accepts"] == "loss l2|hinge|squared-hinge|l1; capacity trace|none"  # issue #14
     assert {"rank", "rank_start", "tol", "max_iter"} <= set(admm["options"])
+    assert {"--rank", "--max-iter", "--solver-seed"} <= set(admm["flags"])  # flags as typed
     simple = [r["solver"] for r in rows if r["formulation"] == "simple-npkl"]
     assert "admm" not in simple  # its capacity is fixed to frobenius, which ADMM refuses
+
+
+def test_solvers_table_is_readable(capsys):
+    """Columns never run together, one note per unavailable solver, flags as typed."""
+    code, out, _ = run(capsys, "solvers")
+    assert code == 0
+    rows = [line for line in out.splitlines() if line.startswith("  ") and "solver" not in line]
+    for line in rows:  # solver, kind and accepts columns are separated by at least two spaces
+        cells = [c for c in line.strip().split("  ") if c]
+        assert len(cells) >= 4, line
+    assert "burer-monteiroiterative" not in out and "max_iter" not in out
+    assert "--max-iter" in out
+    notes = [line for line in out.splitlines() if line.startswith("* unavailable")]
+    assert len(notes) == len({line.split(":")[1] for line in notes})  # one note per solver
+
+
+def test_max_iter_help_says_what_each_solver_counts(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")  # argparse wraps at the terminal's width
+    with pytest.raises(SystemExit):
+        main(["solve", "npkl", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    i = text.index("--max-iter INT", text.index("solver options"))
+    help_ = text[i:text.index(" --", i + 10)]
+    assert "ARPACK" in help_ and "[closed-form]" in help_
+    assert "iteration limit [clarabel" in help_  # not ARPACK's products for Clarabel
+
+
+def test_version(capsys):
+    from importlib.metadata import version
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.strip() == f"kernelsdp {version('kernelsdp')}"
+    import kernelsdp
+    assert kernelsdp.__version__ == version("kernelsdp")
+
+
+def test_a_closed_pipe_ends_the_run_silently(capsys, monkeypatch):
+    """`kernelsdp solvers | head -1`: the reader has gone; no traceback, no error line."""
+    import sys
+
+    class ClosedPipe:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    code = main(["solvers"])
+    monkeypatch.undo()
+    assert code == 141 and capsys.readouterr().err == ""
+
+
+def test_a_memory_refusal_names_the_solvers_that_fit(capsys, monkeypatch):
+    """npkl l2/frobenius on wine: Clarabel's scaling block does not fit; SCS does."""
+    code, _, err = run(capsys, "solve", "npkl", "--loss", "l2", "--capacity", "frobenius",
+                       "--dataset", "wine", "--solver", "clarabel")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "GiB" in err
+    assert "--solver scs" in err and "clarabel (" not in err
+
+
+@pytest.mark.parametrize("family, extra", [
+    ("stqp", ["--n-points", "40", "--n-examples", "4", "--example-size", "12"]),
+    ("ncut-mkl", ["--n-points", "40", "--n-examples", "4", "--example-size", "12"]),
+    ("spectral-metric", ["--n-points", "40"]),
+    ("mwc-tla", ["--n-points", "40", "--ramps", "3"]),
+    ("nc-tla", ["--n-points", "30", "--ramps", "2"]),
+    ("lmtl", ["--n-points", "30", "--ramps", "2", "--max-iter", "200"]),
+])
+def test_every_family_with_points_builds_from_a_bundled_data_set(capsys, family, extra):
+    code, out, err = run(capsys, "solve", family, "--dataset", "iris", *extra, "--json")
+    d = json.loads(out)
+    assert code in (0, 1) and d["status"] not in ("numerical_error",), err
+    assert d["objective"] is not None and d["formulation"] == family
 
 
 def test_solve_json_and_out(capsys, files):
@@ -71,7 +149,8 @@ def test_problem_npz_and_verify(capsys, tmp_path, iris_small):
     d = json.loads(out)
     assert code == 0 and d["passed"] and len(d["solvers"]) == 2
     s0 = d["solvers"][0]
-    assert s0["lower"] <= s0["upper"] + 1e-6 and s0["rigorous"] and "complementarity" in s0["residuals"]
+    assert s0["lower"] <= s0["upper"] + 1e-6 and s0["rigorous"]
+    assert "complementarity" in s0["residuals"]
 
 
 def test_dataset_input_text_output(capsys):
@@ -111,7 +190,8 @@ GOOD_L = np.array([[1.0, -0.5, 0], [-0.5, 1.0, 0], [0, 0, 1.0]])
     ("solver", GOOD_L, ["0,1,1"], ["--solver", "sedumi"], "unknown solver"),
     ("unsupported", GOOD_L, ["0,1,1"], ["--solver", "saddle-point"], "cannot solve"),
 ])
-def test_bad_input_is_one_line_exit_2_nothing_written(capsys, tmp_path, case, L, rows, extra, needle):
+def test_bad_input_is_one_line_exit_2_nothing_written(capsys, tmp_path, case, L, rows, extra,
+                                                       needle):
     _bad(tmp_path, case, L, rows)
     out_file = tmp_path / "out.npz"
     argv = ["solve", "npkl", "--laplacian", str(tmp_path / f"{case}.npz"),
@@ -142,7 +222,8 @@ def test_missing_file_is_one_line(capsys, tmp_path):
 
 def test_unlicensed_mosek_is_exit_2(capsys, files, monkeypatch):
     monkeypatch.setattr(conic, "_mosek_licence",
-                        lambda: (False, "installed but not usable (licence): license file not found"))
+                        lambda: (False, "installed but not usable (licence): license file "
+                                        "not found"))
     monkeypatch.setattr(conic.cp, "installed_solvers", lambda: ["CLARABEL", "SCS", "MOSEK"])
     code, out, err = run(capsys, "solve", "npkl", "--solver", "mosek", "--laplacian",
                          str(files / "L.npz"), "--pairs", str(files / "pairs.csv"))
@@ -201,7 +282,8 @@ def test_stqp_cli(capsys, tmp_path):
                          "--solver", "exact", "--json")
     assert code == 0 and np.isclose(sum(json.loads(out)["alpha"]), 1.0)
     np.savez(tmp_path / "big.npz", Q=np.eye(20))
-    code, _, err = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "big.npz"), "--solver", "exact")
+    code, _, err = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "big.npz"),
+                       "--solver", "exact")
     assert code == 2 and "d <= 16" in err and len(err.strip().splitlines()) == 1
     code, out, _ = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "big.npz"), "--json")
     assert code == 0 and json.loads(out)["solver"] == "local"  # the default skips the oracle
@@ -233,7 +315,7 @@ def test_active_points_reduce_the_pairs(capsys):
     d = json.loads(out)
     assert code == 0 and 0 < d["problem"]["m"] < full and d["status"] == "optimal"
     code, _, err = run(capsys, "solve", "simple-npkl", "--dataset", "iris", "--active-points", "0")
-    assert code == 2 and "'k'" in err
+    assert code == 2 and "'active_points'" in err
 
 
 def test_tla_cli(capsys, tmp_path):
@@ -250,7 +332,8 @@ def test_tla_cli(capsys, tmp_path):
     code, _, err = run(capsys, "solve", "mwc-tla", "--problem", str(tmp_path / "t.npz"),
                        "--tightened", "--solver", "closed-form")
     assert code == 2 and "untightened" in err
-    code, _, err = run(capsys, "solve", "mwc-tla", "--problem", str(tmp_path / "t.npz"), "--ramps", "0")
+    code, _, err = run(capsys, "solve", "mwc-tla", "--problem", str(tmp_path / "t.npz"),
+                       "--ramps", "0")
     assert code == 2 and "'ramps'" in err and len(err.strip().splitlines()) == 1
 
 
@@ -275,7 +358,7 @@ def test_newcomer_papercuts(capsys, tmp_path, files):
     code, _, err = run(capsys, "solve", "npkl", "--problem", str(tmp_path / "noL.npz"))
     assert code == 2 and "key L (dense" in err and "L_data" in err
     code, _, err = run(capsys, "solve", "npkl", "--dataset", "iris", "--C", "-1")
-    assert code == 2 and "parameter of NPKL" in err
+    assert code == 2 and "'C' parameter of npkl" in err
     with pytest.raises(SystemExit) as exit_:
         main(["reproduce", "--help"])
     assert exit_.value.code == 0 and "simplenpkl" in capsys.readouterr().out
@@ -313,6 +396,7 @@ def test_relaxation_is_a_cli_parameter(capsys, tmp_path):
 
 def test_progress_bar_follows_an_iterative_solver():
     import io
+
     from kernelsdp.cli.output import ProgressBar
     buf = io.StringIO()
     bar = ProgressBar(100, "admm", file=buf)
@@ -325,7 +409,7 @@ def test_progress_bar_follows_an_iterative_solver():
 
 @pytest.mark.parametrize("flags, message", [
     (["--n-points", "10000"], "has 150 points; got --n-points 10000"),
-    (["--n-points", "0"], "'n_points' parameter of iris must be an int >= 2"),
+    (["--n-points", "0"], "'n_points' parameter of simple-npkl must be an int in the range [2"),
     (["--seed", "-3"], "'seed' parameter"),
 ])
 def test_data_set_flags_are_checked(capsys, flags, message):
@@ -336,6 +420,7 @@ def test_data_set_flags_are_checked(capsys, flags, message):
 def test_ticker_shows_elapsed_time_for_a_generic_solve():
     import io
     import time as _time
+
     from kernelsdp.cli.output import Ticker
     buf = io.StringIO()
     with Ticker("clarabel on npkl", file=buf, every=0.01):

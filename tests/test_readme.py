@@ -13,7 +13,7 @@ import pytest
 
 from kernelsdp.cli import main
 from kernelsdp.formulations import FORMULATIONS
-from kernelsdp.solvers import FAST_SOLVERS
+from kernelsdp.solvers import SOLVERS
 
 README = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
 BLOCKS = re.findall(r"```python\n(.*?)```", README, re.S)
@@ -22,11 +22,11 @@ BLOCKS = re.findall(r"```python\n(.*?)```", README, re.S)
 @pytest.fixture
 def registries():
     """The extending example adds to the registries: put them back afterwards."""
-    before = (dict(FORMULATIONS), dict(FAST_SOLVERS))
+    before = (dict(FORMULATIONS), list(SOLVERS))
     yield
-    for live, saved in zip((FORMULATIONS, FAST_SOLVERS), before):
-        live.clear()
-        live.update(saved)
+    FORMULATIONS.clear()
+    FORMULATIONS.update(before[0])
+    SOLVERS[:] = before[1]
 
 
 def test_every_readme_example_runs_quickly(registries, capsys, tmp_path):

@@ -6,32 +6,31 @@
     kernelsdp certify FILE|FOLDER [--solvers A,B] [--json] [--time-limit S] [--tol T]
     kernelsdp reproduce PAPER [--quick]
     kernelsdp sweep SPEC.toml [--jobs N] [--backend loky|dask|ray --scheduler ADDRESS] [--fresh]
+    kernelsdp --version
 
 A user mistake prints one line ``kernelsdp: error: ...`` on stderr and exits 2; a failed
-verification or certificate exits 1; nothing is written unless the whole result is ready.
+verification or certificate exits 1; nothing is written unless the whole result is ready;
+output piped into a reader that stops early (``| head``) ends the run silently.
+
+Every flag of ``solve`` and ``verify`` is derived from declarations (:mod:`.inputs`): a
+formulation's inputs and parameters, each solver's options.  The heavy modules (CVXPY, the
+solvers) are imported only by the command that needs them, so ``kernelsdp --help`` answers
+at once (``benchmarks/cli_startup.py`` measures it).
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
+import os
 import sys
 import warnings
 
-import numpy as np
-
-from ..errors import Interrupted, KernelSDPError
-from ..formulations import FORMULATIONS, get_formulation
-from ..result import Termination
-from ..solvers import default_solver, registry
 from ..tolerances import CERTIFY_TOL
-from ..verify import verify
-from .certify import cmd_certify
-from .inputs import add_solver_option_flags, build_problem, checked_solver, solver_options
-from .output import (ProgressBar, Ticker, check_out_path, clean, print_check, progress,
-                     write_npz_atomically)
-from .sweep import add_parser as add_sweep_parser, cmd_sweep
+from .sweep import add_parser as add_sweep_parser
+
+#: the exit status of a run whose reader closed the pipe (128 + SIGPIPE, as a shell reports it)
+BROKEN_PIPE_EXIT = 141
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,44 +39,39 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _add_problem_args(p: argparse.ArgumentParser, cls) -> None:
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument("--verbose", action="store_true", help="progress of iterative solvers on stderr")
-    cls.add_cli_arguments(p)
+def _version() -> str:
+    from .. import __version__
+    return __version__
 
 
-def _epilog(name: str) -> str:
-    keys = get_formulation(name).cls.NPZ_KEYS
-    return "keys of --problem FILE.npz:\n" + "\n".join(f"  {k}: {v}" for k, v in keys.items())
-
-
-def _formulation_subparsers(parent):
+def _formulation_subparsers(parent, command: str):
+    """One subparser per registered formulation, its flags derived from its declaration."""
+    from ..formulations import FORMULATIONS
+    from .inputs import add_input_flags, add_solver_option_flags
     sub = parent.add_subparsers(dest="formulation", metavar="FORMULATION", required=True,
                                 parser_class=_Parser)
-    out = {}
     for name, entry in FORMULATIONS.items():
-        p = sub.add_parser(name, help=entry.summary, epilog=_epilog(name),
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
-        _add_problem_args(p, entry.cls)
-        out[name] = p
-    return out
+        keys = entry.cls.NPZ_KEYS
+        p = sub.add_parser(name, help=entry.summary,
+                           formatter_class=argparse.RawDescriptionHelpFormatter,
+                           epilog="keys of --problem FILE.npz:\n"
+                                  + "\n".join(f"  {k}: {v}" for k, v in keys.items()))
+        p.add_argument("--json", action="store_true", help="print JSON instead of text")
+        p.add_argument("--verbose", action="store_true",
+                       help="progress of iterative solvers on stderr")
+        add_input_flags(p, entry.cls)
+        if command == "solve":
+            p.add_argument("--solver", default=None, help="solver name (kernelsdp solvers); "
+                           "default: the most preferred that supports the problem")
+            p.add_argument("--out", metavar="FILE.npz",
+                           help="write the kernel factor U (K = UUᵀ), primal values and duals")
+            p.add_argument("--force", action="store_true", help="replace --out if it exists")
+            p.set_defaults(option_dests=add_solver_option_flags(p, entry.cls))
+        else:
+            p.add_argument("--solvers", required=True, help="comma-separated solver names")
 
 
-def make_parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="kernelsdp", description="Kernel-learning SDPs: solve, verify, reproduce.")
-    sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    p = sub.add_parser("solvers", help="list formulations and their solvers")
-    p.add_argument("--json", action="store_true")
-    p = sub.add_parser("solve", help="solve one problem with one solver")
-    for name, q in _formulation_subparsers(p).items():
-        q.add_argument("--solver", default=None, help="solver name (kernelsdp solvers); default: "
-                       "the most preferred that supports the problem")
-        q.add_argument("--out", metavar="FILE.npz", help="write the kernel factor U (K = UUᵀ) and duals")
-        q.add_argument("--force", action="store_true", help="replace --out if it exists")
-        q.set_defaults(option_dests=add_solver_option_flags(q, FORMULATIONS[name].cls))
-    p = sub.add_parser("verify", help="cross-check solvers on one problem")
-    for q in _formulation_subparsers(p).values():
-        q.add_argument("--solvers", required=True, help="comma-separated solver names")
+def _add_certify_parser(sub) -> None:
     p = sub.add_parser("certify", help="solve any conic problem and certify every answer",
                        description="Solve an SDPA file (.dat-s), a .py file defining problem() "
                        "that returns a cvxpy.Problem, or every such file in a folder, with each "
@@ -93,8 +87,26 @@ def make_parser() -> argparse.ArgumentParser:
                    help=f"bar for every measure and the interval width (default {CERTIFY_TOL:g})")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="files certified in parallel (a folder; joblib, -1: all cores)")
-    p.add_argument("--fresh", action="store_true",
-                   help="a folder: certify every file again, not only those not yet in the results store")
+    p.add_argument("--fresh", action="store_true", help="a folder: certify every file again, "
+                   "not only those not yet in the results store")
+
+
+def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; the formulation subcommands of ``solve``/``verify`` (which import the
+    formulations and solvers) are built only when ``argv`` names that command (all of them
+    when ``argv`` is None)."""
+    command = None if argv is None else next((a for a in argv if not a.startswith("-")), "")
+    ap = _Parser(prog="kernelsdp", description="Kernel-learning SDPs: solve, verify, reproduce.")
+    ap.add_argument("--version", action="version", version=f"kernelsdp {_version()}")
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = sub.add_parser("solvers", help="list formulations and their solvers")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    for name, text in (("solve", "solve one problem with one solver"),
+                       ("verify", "cross-check solvers on one problem")):
+        p = sub.add_parser(name, help=text)
+        if command in (None, name):
+            _formulation_subparsers(p, name)
+    _add_certify_parser(sub)
     p = sub.add_parser("reproduce", help="run a paper reproduction")
     p.add_argument("paper", metavar="PAPER", help="one of: " + ", ".join(_papers()))
     p.add_argument("--quick", action="store_true", help="small, fast version")
@@ -109,76 +121,111 @@ def _accepted(spec: dict, fixed: dict) -> str:
     return "; ".join(parts) if parts else "all"
 
 
-def cmd_solvers(args) -> int:
+def solver_rows() -> list[dict]:
     """Every formulation's solvers in preference order, with what each accepts (derived from
-    the solvers' declarations), its options and tolerances, and whether it can run here."""
+    the solvers' declarations), its options and their flags, its tolerances, and whether it
+    can run here."""
+    from ..formulations import FORMULATIONS
+    from ..solvers import solvers_for
+    from .inputs import NOT_FLAGS, input_flags, option_flag
     rows = []
-    table = registry()
     for name, entry in FORMULATIONS.items():
-        for s in table.get(entry.cls, []):
+        taken = input_flags(entry.cls)
+        for s in solvers_for(entry.cls):
             spec = s.accepted(entry.cls)
-            if spec is None:
-                continue
-            bad = [k for k, v in entry.fixed.items() if k in spec and v not in spec[k]]
-            if bad:  # a solver refusing what the registry name fixes (a capacity, say)
-                continue
+            if any(k in spec and v not in spec[k] for k, v in entry.fixed.items()):
+                continue  # a solver refusing what the registry name fixes (a capacity, say)
             ok, reason = s.availability()
             d = s.describe()
             row = {"formulation": name, "solver": s.name, "kind": s.kind, "available": ok,
                    "accepts": _accepted(spec, entry.fixed), "options": d["options"],
+                   "flags": [option_flag(o, taken) for o in d["options"] if o not in NOT_FLAGS],
                    "objective_tol": d["objective_tol"], "certificate_tol": d["certificate_tol"]}
             if not ok:
                 row["reason"] = reason
             rows.append(row)
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return 0
-    w = max(len(r["accepts"]) for r in rows) + 2
-    print(f"{'formulation':<16}{'solver':<14}{'kind':<16}{'accepts':<{w}}options")
+    return rows
+
+
+def print_solver_table(rows: list[dict]) -> None:
+    """The rows as a table: one block per formulation, columns as wide as their widest
+    cell, an unavailable solver marked * with its reason said once below."""
+    from ..formulations import FORMULATIONS
+    cols = ("solver", "kind", "accepts")
+    width = {c: max(len(c), *(len(r[c]) + 2 for r in rows)) for c in cols}
+    head = "  " + "".join(f"{c:<{width[c] + 2}}" for c in cols) + "flags"
     last = None
     for r in rows:
-        tail = "" if r["available"] else f"  [unavailable: {r['reason']}]"
-        head = r["formulation"] if r["formulation"] != last else ""
-        last = r["formulation"]
-        print(f"{head:<16}{r['solver']:<14}{r['kind']:<16}{r['accepts']:<{w}}"
-              f"{', '.join(r['options']) or '-'}{tail}")
-    print("(order = preference: the first that accepts a problem is its default solver)")
+        if r["formulation"] != last:
+            last = r["formulation"]
+            print(f"\n{last} — {FORMULATIONS[last].summary}\n{head}")
+        name = r["solver"] + ("" if r["available"] else " *")
+        print(f"  {name:<{width['solver'] + 2}}{r['kind']:<{width['kind'] + 2}}"
+              f"{r['accepts']:<{width['accepts'] + 2}}{' '.join(r['flags']) or '-'}")
+    off = {r["solver"]: r["reason"] for r in rows if not r["available"]}
+    print()
+    for name, reason in off.items():
+        print(f"* unavailable here: {name}: {reason}")
+    print("Order = preference: the first solver that accepts a problem is its default. "
+          "Options: kernelsdp solve FORMULATION --help.")
+
+
+def cmd_solvers(args) -> int:
+    rows = solver_rows()
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        print_solver_table(rows)
     return 0
 
 
-def cmd_solve(args) -> int:
-    check_out_path(args.out, [getattr(args, k, None) for k in ("problem", "laplacian", "pairs")],
-                   args.force)
-    f = build_problem(args)
-    s = default_solver(f) if args.solver is None else checked_solver(f, args.solver)
-    # only what the user gave: an option this solver does not take is an error (exit 2)
-    opts = solver_options(args)
-    names = {fl.name: fl for fl in dataclasses.fields(s.Options)}
-    bar = None
+def _run_solver(s, f, args, opts: dict):
+    """Solve with the options given, plus the progress display the CLI adds."""
+    from ..solvers.base import option_inputs
+    from .output import ProgressBar, Ticker, progress
+    names = option_inputs(s.Options)
     if args.verbose:
         opts.update({"verbose": True} if "verbose" in names else
                     {"progress": progress} if "progress" in names else {})
-    elif "progress" in names:  # a long iterative solve shows a bar on a terminal
-        bar = ProgressBar(opts.get("max_iter", getattr(names.get("max_iter"), "default", None)),
-                          f"{s.name}")
-        opts["progress"] = bar
+        return s.solve(f, **opts)
+    if "progress" not in names:
+        with Ticker(f"{s.name} on {args.formulation}"):
+            return s.solve(f, **opts)
+    # a long iterative solve shows a bar on a terminal
+    bar = ProgressBar(opts.get("max_iter", getattr(names.get("max_iter"), "default", None)),
+                      s.name)
     try:
-        if bar is None and not args.verbose:
-            with Ticker(f"{s.name} on {args.formulation}"):
-                r = s.solve(f, **opts)
-        else:
-            r = s.solve(f, **opts)
+        return s.solve(f, **{**opts, "progress": bar})
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
+
+
+def _out_arrays(r) -> dict:
+    """What --out keeps: the objective, the kernel factor, the primal values and the duals
+    that are numbers or vectors (an n×n dual matrix is left out: it can be large)."""
+    import numpy as np
+    arrays = {"objective": np.float64(r.objective)}
+    if r.kernel is not None:
+        arrays["U"] = r.kernel.U
+    arrays.update({k: np.asarray(v) for k, v in r.primal.items()})
+    arrays.update({k: np.asarray(v) for k, v in r.duals.items() if np.ndim(v) <= 1})
+    return arrays
+
+
+def cmd_solve(args) -> int:
+    from ..formulations import get_formulation
+    from ..result import Termination
+    from ..solvers import default_solver
+    from .inputs import build_problem, checked_solver, file_inputs, solver_options
+    from .output import check_out_path, clean, write_npz_atomically
+    check_out_path(args.out, file_inputs(args, get_formulation(args.formulation).cls), args.force)
+    f = build_problem(args)
+    s = default_solver(f) if args.solver is None else checked_solver(f, args.solver)
+    # only what the user gave: an option this solver does not take is an error (exit 2)
+    r = _run_solver(s, f, args, solver_options(args))
     summary = clean({**r.summary(), "formulation": args.formulation, "problem": f.describe()})
     if args.out and r.ok:
-        arrays = {"objective": np.float64(r.objective)}
-        if r.kernel is not None:
-            arrays["U"] = r.kernel.U
-        arrays.update({k: np.asarray(v) for k, v in r.primal.items()})
-        arrays.update({k: np.asarray(v) for k, v in r.duals.items() if k in ("beta", "lam", "alpha")})
-        write_npz_atomically(args.out, arrays)
+        write_npz_atomically(args.out, _out_arrays(r))
         summary["out"] = args.out
     elif args.out:
         sys.stderr.write(f"kernelsdp: --out {args.out} not written: {r.solver} returned no usable "
@@ -197,6 +244,10 @@ def cmd_solve(args) -> int:
 
 
 def cmd_verify(args) -> int:
+    from ..errors import KernelSDPError
+    from ..verify import verify
+    from .inputs import build_problem, checked_solver
+    from .output import clean, print_check
     f = build_problem(args)
     names = [s.strip() for s in args.solvers.split(",") if s.strip()]
     if not names:
@@ -218,7 +269,18 @@ def cmd_verify(args) -> int:
     return 0 if rep.passed else 1
 
 
+def cmd_certify(args) -> int:
+    from .certify import cmd_certify as run
+    return run(args)
+
+
+def cmd_sweep(args) -> int:
+    from .sweep import cmd_sweep as run
+    return run(args)
+
+
 def cmd_reproduce(args) -> int:
+    from ..errors import KernelSDPError
     try:
         from papers import PAPERS
     except ImportError:
@@ -246,12 +308,30 @@ def _warn_one_line(message, category, filename, lineno, file=None, line=None) ->
     sys.stderr.write(f"kernelsdp: warning: {message}\n")
 
 
+def _quiet_broken_pipe() -> int:
+    """The reader of stdout has gone (``| head``): point stdout at /dev/null so that the
+    interpreter's last flush cannot print a traceback, and stop without a word."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a file (captured)
+        pass
+    return BROKEN_PIPE_EXIT
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = make_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        args = make_parser(argv).parse_args(argv)
+        from ..errors import Interrupted, KernelSDPError
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _warn_one_line
             return COMMANDS[args.command](args)
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     except Interrupted as exc:  # a long run stopped by Ctrl-C: what it kept, one line
         sys.stderr.write(f"kernelsdp: {exc}\n")
         return 130

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import os
 
-from ..runs import ResultsStore
-from ..sweep import plot, read_spec, run_sweep, spec_keys, table
-from .output import clean
+#: a spec expanding to more units than this is refused unless --max-units says otherwise
+#: (kept in step with kernelsdp.sweep.spec.MAX_UNITS, without importing it for --help)
+MAX_UNITS = 10_000
 
 
 def add_parser(sub) -> None:
@@ -26,10 +26,16 @@ def add_parser(sub) -> None:
                    help="the cluster's scheduler address (dask: tcp://HOST:8786)")
     p.add_argument("--fresh", action="store_true", help="forget the study's finished units first")
     p.add_argument("--json", action="store_true", help="print the records as JSON")
+    p.add_argument("--max-units", type=int, default=MAX_UNITS, metavar="N",
+                   help=f"refuse a grid of more units than this (default {MAX_UNITS:,}); every "
+                        "unit is checked before the first solve")
 
 
 def cmd_sweep(args) -> int:
-    spec = read_spec(args.spec)
+    from ..runs import ResultsStore
+    from ..sweep import plot, read_spec, run_sweep, spec_keys, table
+    from .output import clean
+    spec = read_spec(args.spec, max_units=args.max_units)
     store = ResultsStore()
     summary = run_sweep(spec, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                         fresh=args.fresh, store=store)

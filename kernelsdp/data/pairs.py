@@ -136,6 +136,18 @@ class PairwiseConstraints:
         """(m, 2) index array of the pairs."""
         return np.column_stack([self.i, self.j])
 
+    def to_csv(self, path: str) -> None:
+        """Write the pairs as ``kernelsdp solve npkl --pairs`` reads them
+        (:func:`kernelsdp.data.files.read_pairs_csv`): the header ``i,j,label``, then one row
+        per pair with label +1 or -1; whole or not at all (:mod:`kernelsdp.atomic`)."""
+        from ..atomic import write_atomically
+
+        def write(tmp: str) -> None:
+            rows = np.column_stack([self.i, self.j, self.t.astype(np.int64)])
+            np.savetxt(tmp, rows, fmt="%d", delimiter=",", header="i,j,label", comments="")
+
+        write_atomically(path, write, suffix=".csv")
+
     def matrix(self) -> sp.csr_matrix:
         """Symmetrised T = Σ T_ij (e_i e_jᵀ + e_j e_iᵀ)/2, sparse (2m entries)."""
         return self.weighted_matrix(self.t)

@@ -19,18 +19,15 @@ the training points — a ``SVC(kernel="precomputed")`` input, train and test al
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..errors import InvalidDataError, TooLargeError
 from ..formulations.ncut_mkl import NCutMKL
-from ..formulations.stqp import BOUNDED_LIFTINGS
 from ..solvers import solvers_for
 from .contract import DeclaredParameters, solve_certified
 from .learned_kernel import median_scale
@@ -74,9 +71,9 @@ class NCutKernelLearning(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, Tr
 
     _parameter_constraints: dict = {
         "gamma_scales": ["array-like"],
-        "n_examples": [Interval(Integral, 2, None, closed="left")],
-        "example_size": [Interval(Integral, 2, None, closed="left")],
-        "relaxation": [StrOptions(set(BOUNDED_LIFTINGS))],
+        # the formulation's own declaration (kernelsdp.declarations), not a copy of it
+        **{k: NCutMKL.inputs()[k].sklearn_constraint()
+           for k in ("n_examples", "example_size", "relaxation")},
         "solver": [StrOptions({s.name for s in solvers_for(NCutMKL)}), None],
         "solver_options": [dict, None],
         "normalize": ["boolean"],

@@ -41,8 +41,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..data.graph import KNN_GRAPHS, knn_graph, normalized_laplacian
 from ..data.pairs import PairwiseConstraints
-from ..formulations.losses import LOSSES
-from ..formulations.npkl import CAPACITIES, NPKL
+from ..formulations.npkl import NPKL
 from ..solvers import solvers_for
 from .contract import DeclaredParameters, solve_certified
 from .learned_kernel import LearnedKernelMixin, median_scale
@@ -90,10 +89,8 @@ class NPKLKernelLearning(DeclaredParameters, LearnedKernelMixin, TransformerMixi
     that index pairs refer to), ``random_state`` (seed of the pair protocol)."""
 
     _parameter_constraints: dict = {
-        "loss": [StrOptions(set(LOSSES))],
-        "capacity": [StrOptions(set(CAPACITIES))],
-        "C": [Interval(Real, 0, None, closed="neither")],
-        "B": [Interval(Real, 0, None, closed="neither")],
+        # the formulation's own declaration (kernelsdp.declarations), not a copy of it
+        **{k: NPKL.inputs()[k].sklearn_constraint() for k in ("loss", "capacity", "C", "B")},
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "graph": [StrOptions(set(GRAPHS))],
         "solver": [StrOptions({s.name for s in solvers_for(NPKL)}), None],

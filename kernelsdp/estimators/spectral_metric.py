@@ -39,8 +39,8 @@ class SpectralMetricLearning(DeclaredParameters, LearnedKernelMixin, Transformer
     conic solver name), ``eig_rtol`` (eigenvalues kept above eig_rtol·λ₁), ``random_state``."""
 
     _parameter_constraints: dict = {
-        "gamma": [Interval(Real, 0, None, closed="neither"), None],
-        "n_landmarks": [Interval(Integral, 1, None, closed="left"), None],
+        # the formulation's own declaration (kernelsdp.declarations), not a copy of it
+        **{k: SpectralMetric.inputs()[k].sklearn_constraint() for k in ("gamma", "n_landmarks")},
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "reg": [Interval(Real, 0, None, closed="left")],
         "nonneg": ["boolean"],

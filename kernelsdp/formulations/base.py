@@ -12,12 +12,21 @@ point a generic solver kept, mapped to the formulation's objective by
 that has a scalable certificate (NPKL's dual function on a kernel factor, a closed-form
 dual bound) overrides it, and then certifies fast solvers' answers too.  An answer with
 neither reads "feasibility only" and never passes.
+
+**Inputs.**  What a user gives is declared, once: the parameters are dataclass fields
+made by :func:`~kernelsdp.declarations.parameter` (type, range or choices, unit, the key of
+a problem file they override), and ``INPUTS`` lists the rest (:class:`~kernelsdp.
+declarations.Input`): where the problem comes from — a ``--problem`` file, a bundled
+``--dataset``, each a *source*, exactly one given — and what shapes it (a subsample, a
+seed, the k of a graph).  :meth:`Formulation.check_inputs` validates a dict of them without
+reading anything and :meth:`Formulation.from_inputs` builds the problem; the command
+line's flags, a sweep's unit keys and the estimators' parameter checks are derived from the
+same declaration, and nothing here parses an argument list.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import typing
+import functools
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -26,38 +35,97 @@ import cvxpy as cp
 import numpy as np
 
 from ..certificate import Certificate, conic_certificate, feasibility_only
-from ..declarations import strip_optional
-from ..errors import InvalidDataError
+from ..data.datasets import DATASETS
+from ..declarations import File, Input, dataclass_inputs
+from ..errors import InvalidDataError, InvalidParameterError
+
+#: headings of the inputs in ``--help``
+SOURCES = "problem input (exactly one)"
+WITH_DATASET = "with --dataset"
+
+#: the input every formulation can be read from: a ``.npz`` file under its ``NPZ_KEYS``
+PROBLEM = Input("problem", File, help="arrays under the keys listed below",
+                metavar="FILE.npz", source="problem", group=SOURCES)
+#: a bundled data set, and what shapes the problem built from it
+DATASET = Input("dataset", str, choices=DATASETS, metavar="NAME", source="dataset",
+                group=SOURCES, help="a bundled data set (kernelsdp.data.DATASETS)")
+N_POINTS = Input("n_points", int, low=2, unit="points", only_with="dataset", group=WITH_DATASET,
+                 help="subsample the data set to this many points")
+SEED = Input("seed", int, default=0, low=0, only_with="dataset", group=WITH_DATASET,
+             help="seed of the subsample and of anything drawn from the data set")
+RATIO = Input("ratio", float, default=0.7, low=0.0, high=1.0, open_low=True,
+              only_with="dataset", group=WITH_DATASET,
+              help="pairs are drawn until the must-link graph has ratio·n components "
+                   "(seed 000 §6.1)")
 
 
-def parameter_fields(cls) -> list[tuple[dataclasses.Field, Any]]:
-    """(field, type) of the parameters a formulation class declares."""
-    if not dataclasses.is_dataclass(cls):
-        return []
-    hints = typing.get_type_hints(cls)
-    return [(f, hints.get(f.name)) for f in dataclasses.fields(cls) if "help" in f.metadata]
+@functools.cache
+def declared_inputs(cls) -> dict[str, Input]:
+    """Every input of a formulation class, name → :class:`Input`: its ``INPUTS`` and then
+    its declared parameters (dataclass fields made by ``parameter``)."""
+    out = {i.name: i for i in cls.INPUTS}
+    for i in dataclass_inputs(cls):
+        if i.name in out:
+            raise TypeError(f"{cls.__name__}: the input {i.name!r} is declared twice.")
+        out[i.name] = i
+    return out
 
 
-def add_parameter_flags(parser, cls, title: str = "parameters") -> None:
-    """One flag per declared parameter (default None: the formulation's own default)."""
-    g = parser.add_argument_group(title)
-    for f, hint in parameter_fields(cls):
-        core = strip_optional(hint)
-        flag = "--" + f.name.replace("_", "-")
-        default = f" (default {f.default})" if f.default is not None else ""
-        if core is bool:
-            g.add_argument(flag, dest=f.name, action="store_const", const=True, default=None,
-                           help=f.metadata["help"])
-        else:
-            g.add_argument(flag, dest=f.name, type=core if core in (int, float, str) else str,
-                           choices=f.metadata.get("choices"), default=None,
-                           help=f.metadata["help"] + default)
+@functools.cache
+def parameter_names(cls) -> frozenset[str]:
+    return frozenset(i.name for i in dataclass_inputs(cls))
 
 
-def parameter_values(cls, args) -> dict[str, Any]:
-    """The parameters given on the command line (the others keep their defaults)."""
-    return {f.name: getattr(args, f.name) for f, _ in parameter_fields(cls)
-            if getattr(args, f.name, None) is not None}
+@functools.cache
+def dataset_size(name: str) -> int:
+    """The number of points of a bundled data set (read once)."""
+    from ..data import load
+    return len(load(name)[1])
+
+
+def dataset_points(values: dict):
+    """(X, y) of ``values["dataset"]``, subsampled to ``n_points`` by ``seed`` (sorted rows)."""
+    from ..data import load
+    X, y = load(values["dataset"])
+    n_points = values.get("n_points")
+    if n_points and n_points < len(y):
+        keep = np.sort(np.random.default_rng(values.get("seed", 0)).choice(len(y), n_points,
+                                                                           replace=False))
+        X, y = X[keep], y[keep]
+    return X, y
+
+
+def _source_phrase(inputs: dict[str, Input], name: str) -> str:
+    i = inputs[name]
+    text = f"{i.flag} {i.metavar or i.name.upper()}"
+    return text + "".join(f" with {inputs[n].flag} {inputs[n].metavar or n.upper()}"
+                          for n in i.needs)
+
+
+def check_sources(inputs: dict[str, Input], values: dict) -> str | None:
+    """The one source given (exactly one of the declared ones), its needs, and the inputs
+    that apply to another source only; returns its name (None: the class declares none)."""
+    sources = [i.name for i in inputs.values() if i.source == i.name]
+    if not sources:
+        return None
+    given = [s for s in sources if values.get(s) is not None]
+    if len(given) != 1:
+        ways = [_source_phrase(inputs, s) for s in sources]
+        listed = ways[0] if len(ways) == 1 else ", ".join(ways[:-1]) + ", or " + ways[-1]
+        raise InvalidDataError(f"give exactly one problem input: {listed}.")
+    src = given[0]
+    for need in inputs[src].needs:
+        if values.get(need) is None:
+            raise InvalidDataError(f"{inputs[src].flag} needs {inputs[need].flag} "
+                                   f"{inputs[need].metavar or need.upper()}.")
+    stray = [i.flag for i in inputs.values()
+             if i.only_with not in (None, src) and values.get(i.name) is not None]
+    if stray:
+        others = sorted({inputs[n].only_with for n in inputs if inputs[n].flag in stray})
+        raise InvalidDataError(", ".join(stray) + (" applies" if len(stray) == 1 else " apply")
+                               + " to " + " or ".join(inputs[o].flag for o in others)
+                               + " only; the given problem input is used as it is.")
+    return src
 
 
 @dataclass
@@ -134,37 +202,87 @@ class Formulation(ABC):
                                 maximize=self.maximize)
 
     @classmethod
-    def from_npz(cls, arrays: dict[str, np.ndarray], **params) -> "Formulation":
+    def from_npz(cls, arrays: dict[str, np.ndarray], **params) -> Formulation:
         """Build from the arrays of a ``--problem`` file (keys in ``NPZ_KEYS``)."""
         raise InvalidDataError(f"{cls.name} cannot be read from a .npz file.")
 
-    #: extra command-line flags, name → type (bool: a switch), read by from_npz as params
-    CLI_OPTIONS: ClassVar[dict[str, type]] = {}
+    #: the inputs besides the declared parameters: where the problem comes from (each
+    #: ``source``; exactly one is given) and what shapes it.  Default: a ``--problem`` file.
+    INPUTS: ClassVar[tuple[Input, ...]] = (PROBLEM,)
 
     @classmethod
-    def add_cli_arguments(cls, parser) -> None:
-        """The problem-input flags of ``kernelsdp solve|verify NAME``: by default a required
-        ``--problem FILE.npz`` (keys ``NPZ_KEYS``), one flag per declared ``parameter``
-        and the flags of ``CLI_OPTIONS`` (inputs that are not fields, e.g. ``--ramps``)."""
-        parser.add_argument("--problem", metavar="FILE.npz", required=True,
-                            help="arrays under the keys listed below")
-        add_parameter_flags(parser, cls)
-        for name, typ in cls.CLI_OPTIONS.items():
-            flag = "--" + name.replace("_", "-")
-            if typ is bool:
-                parser.add_argument(flag, dest=name, action="store_true", help=name)
-            else:
-                parser.add_argument(flag, dest=name, type=typ, default=None,
-                                    help=f"{name} ({typ.__name__}; overrides the file)")
+    def inputs(cls) -> dict[str, Input]:
+        """Every input, name → :class:`Input`: ``INPUTS``, then the declared parameters.  The
+        CLI's flags, a sweep's unit keys and their validation are derived from it."""
+        return declared_inputs(cls)
 
     @classmethod
-    def from_cli(cls, args, fixed: dict) -> "Formulation":
-        """The problem the parsed flags describe (``fixed``: parameters the registry name
-        fixes)."""
-        from ..data.files import load_npz
-        extra = {k: getattr(args, k, None) for k in cls.CLI_OPTIONS}
-        return cls.from_npz(load_npz(args.problem),
-                            **{**extra, **parameter_values(cls, args), **fixed})
+    def check_inputs(cls, given: dict[str, Any], fixed: dict[str, Any] | None = None,
+                     owner: str | None = None) -> dict[str, Any]:
+        """The given inputs checked — names, types, ranges, the one source, the values a
+        registry name fixes — with the defaults of the chosen source's inputs filled in;
+        nothing is read (a sweep checks its whole grid this way before the first solve)."""
+        owner = owner or cls.name
+        inputs = cls.inputs()
+        values = {}
+        for name, value in given.items():
+            if name not in inputs:
+                raise InvalidParameterError(f"{owner} has no input {name!r}; its inputs are "
+                                            f"{', '.join(inputs)}.")
+            if value is not None:
+                values[name] = inputs[name].check(value, owner)
+        for key, value in (fixed or {}).items():
+            if values.get(key) not in (None, value):
+                raise InvalidDataError(f"{owner} fixes {key} = {value!r}; got "
+                                       f"{inputs[key].flag} {values[key]!r}.")
+            values[key] = value
+        src = check_sources(inputs, values)
+        params = parameter_names(cls)
+        for i in inputs.values():
+            if (i.name not in values and i.default is not None and i.name not in params
+                    and i.source is None and i.only_with in (None, src)):
+                values[i.name] = i.default
+        if src == "dataset" and values.get("n_points") is not None:
+            size = dataset_size(values["dataset"])
+            if values["n_points"] > size:
+                raise InvalidParameterError(f"the data set {values['dataset']} has {size} "
+                                            f"points; got --n-points {values['n_points']}.")
+        return values
+
+    @classmethod
+    def from_inputs(cls, values: dict[str, Any]) -> Formulation:
+        """The problem that checked inputs (:meth:`check_inputs`) describe: read from the
+        ``--problem`` file (:meth:`from_npz`, with the other inputs as keywords) or built
+        from a data set (:meth:`from_dataset`)."""
+        inputs = cls.inputs()
+        rest = {k: v for k, v in values.items()
+                if inputs[k].source is None and inputs[k].only_with is None}
+        if values.get("problem") is not None:
+            from ..data.files import load_npz
+            return cls.from_npz(load_npz(values["problem"]), **rest)
+        if values.get("dataset") is not None:
+            return cls.from_dataset(values)
+        raise InvalidDataError(f"{cls.name}: no problem input was given.")
+
+    @classmethod
+    def from_dataset(cls, values: dict[str, Any]) -> Formulation:
+        """Build from a bundled data set (``values``: the checked inputs); a family that
+        declares :data:`DATASET` among its ``INPUTS`` defines it."""
+        raise InvalidDataError(f"{cls.name} cannot be built from a data set.")
+
+    @classmethod
+    def given_parameters(cls, values: dict[str, Any]) -> dict[str, Any]:
+        """The declared parameters among ``values`` (for the dataclass's constructor)."""
+        names = parameter_names(cls)
+        return {k: v for k, v in values.items() if k in names and v is not None}
+
+    @classmethod
+    def file_values(cls, arrays: dict[str, np.ndarray], given: dict[str, Any]) -> dict[str, Any]:
+        """The inputs a problem file holds under their ``file_key``, overridden by the
+        given ones (a flag takes precedence over the file)."""
+        out = {i.name: scalar_key(arrays, i.file_key, cls.name, i.type)
+               for i in cls.inputs().values() if i.file_key and i.file_key in arrays}
+        return {**out, **{k: v for k, v in given.items() if v is not None}}
 
 
 def psd_side(problem: cp.Problem) -> int:
@@ -179,8 +297,8 @@ def psd_side(problem: cp.Problem) -> int:
 def require_keys(arrays: dict[str, np.ndarray], keys, owner: str) -> None:
     missing = [k for k in keys if k not in arrays]
     if missing:
-        raise InvalidDataError(f"the problem file for {owner} lacks the key(s) {', '.join(missing)}; "
-                               f"see 'kernelsdp solve {owner} --help'.")
+        raise InvalidDataError(f"the problem file for {owner} lacks the key(s) "
+                               f"{', '.join(missing)}; see 'kernelsdp solve {owner} --help'.")
 
 
 def scalar_key(arrays, key: str, owner: str, kind: type = float):

@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InvalidDataError
-from .base import require_keys
+from .base import dataset_points, require_keys
 from .stqp import StQP
 
 #: rows per block when a kernel is a function of points
@@ -77,6 +77,11 @@ def ratios_to_Q(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     B = 0.5 * (np.outer(sv, sv) - v.T @ v)          # Σ_{g<h} v̂_g v̂_hᵀ
     J = A - B
     return (J + J.T) / 2
+
+
+#: widths of the RBF base kernels built from a data set, × 1/median squared distance (the
+#: default of NCutKernelLearning's gamma_scales)
+GAMMA_SCALES = (0.1, 1.0, 10.0)
 
 
 @dataclass
@@ -150,6 +155,26 @@ class NCutMKL(StQP):
         examples = [(np.flatnonzero(row >= 0), row[row >= 0]) for row in E]
         return cls.from_kernels(list(K), examples,
                                 **{k: v for k, v in params.items() if v is not None})
+
+    @classmethod
+    def from_dataset(cls, values) -> "NCutMKL":
+        """A bundled data set (``values``: checked inputs): RBF base kernels of widths
+        GAMMA_SCALES × 1/median squared distance, and ``n_examples`` random subsets of
+        ``example_size`` points with their classes (examples of one class are skipped)."""
+        from scipy.spatial.distance import pdist
+        from sklearn.metrics.pairwise import rbf_kernel
+        X, y = dataset_points(values)
+        rng = np.random.default_rng(values.get("seed", 0))
+        median = float(np.median(pdist(X[:2000], "sqeuclidean"))) or 1.0
+        Ks = [rbf_kernel(X, gamma=g / median) for g in GAMMA_SCALES]
+        size = min(values.get("example_size", 40), len(y))
+        examples = [(s, y[s]) for s in (rng.choice(len(y), size, replace=False)
+                                        for _ in range(values.get("n_examples", 10)))]
+        examples = [e for e in examples if np.unique(e[1]).size > 1]
+        if len(examples) < 2:
+            raise InvalidDataError("fewer than two examples with two classes were drawn; raise "
+                                   "--example-size or --n-examples.")
+        return cls.from_kernels(Ks, examples, **cls.given_parameters(values))
 
     def ratio_objective(self, alpha) -> float:
         """Σ_j û_jᵀα / v̂_jᵀα — the N-cut quantity the surrogate stands for."""

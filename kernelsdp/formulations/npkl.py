@@ -50,8 +50,8 @@ class NPKL(Formulation):
     loss: str = parameter("linear", "pair loss (docs/npkl.md §2)", tuple(LOSSES))
     capacity: str = parameter("frobenius", "capacity constraint: none, tr K <= B, tr KK <= B",
                               CAPACITIES)
-    C: float = parameter(1.0, "loss weight C > 0")
-    B: float = parameter(1.0, "capacity bound B > 0")
+    C: float = parameter(1.0, "loss weight C > 0", low=0.0, open_low=True, file_key="C")
+    B: float = parameter(1.0, "capacity bound B > 0", low=0.0, open_low=True, file_key="B")
 
     name: ClassVar[str] = "npkl"
     NPZ_KEYS: ClassVar[dict[str, str]] = {
@@ -89,14 +89,12 @@ class NPKL(Formulation):
                 IllPosedWarning, stacklevel=3)
 
     # ----- construction -------------------------------------------------------------
-    @classmethod
-    def add_cli_arguments(cls, parser) -> None:
-        """Data set, Laplacian + pairs, or a .npz; parameters; active selection."""
-        npkl_inputs.add_arguments(parser, cls)
+    #: a .npz, a Laplacian with pairs, or a data set; the active selection (npkl_inputs)
+    INPUTS = npkl_inputs.INPUTS
 
     @classmethod
-    def from_cli(cls, args, fixed: dict) -> "NPKL":
-        return npkl_inputs.from_cli(cls, args, fixed)
+    def from_inputs(cls, values: dict[str, Any]) -> "NPKL":
+        return npkl_inputs.from_inputs(cls, values)
 
     @classmethod
     def from_points(cls, X: np.ndarray, pairs: PairwiseConstraints, k: int = 5, **params) -> "NPKL":

@@ -29,7 +29,9 @@ from ..errors import InvalidDataError, InvalidParameterError, check_int, check_p
 from ..data.spectral_basis import (EIG_RTOL, SpectralBasis, choose_landmarks, full_basis,
                                landmark_basis, median_gamma, validate_points_pairs)
 from ..result import KernelFactor
-from .base import CvxpyModel, Formulation, require_keys, scalar_key
+from ..declarations import Input
+from .base import (DATASET, N_POINTS, PROBLEM, RATIO, SEED, CvxpyModel, Formulation,
+                   dataset_points, require_keys)
 
 D_FLOOR = 1e-12
 
@@ -72,8 +74,17 @@ class SpectralMetric(Formulation):
         return cls(d=np.mean(diff**2, axis=0), c=float(np.sum(np.sqrt(lam))), nonneg=nonneg,
                    basis=coords)
 
-    #: flags of ``kernelsdp solve spectral-metric`` (base-kernel options), name -> type
-    CLI_OPTIONS: ClassVar[dict[str, type]] = {"gamma": float, "n_landmarks": int, "n_neighbors": int}
+    #: a .npz or a data set (pairs drawn as for NPKL), and the base kernel's options (each
+    #: overrides the file's key of the same name)
+    INPUTS: ClassVar[tuple[Input, ...]] = (
+        PROBLEM, DATASET, N_POINTS, SEED, RATIO,
+        Input("gamma", float, low=0.0, open_low=True, file_key="gamma",
+              help="RBF width (default 1/median squared distance)"),
+        Input("n_landmarks", int, low=1, unit="points", file_key="n_landmarks",
+              help="landmarks of the approximate basis (default: the full version)"),
+        Input("n_neighbors", int, low=1, file_key="n_neighbors",
+              help="neighbours of each point among the landmarks (default 10)"))
+    KERNEL_OPTIONS: ClassVar[tuple[str, ...]] = ("gamma", "n_landmarks", "n_neighbors")
 
     @classmethod
     def from_points(cls, X, pairs, labels=None, gamma=None, n_landmarks=None, n_neighbors=10,
@@ -106,9 +117,19 @@ class SpectralMetric(Formulation):
     @classmethod
     def from_npz(cls, arrays, **params) -> "SpectralMetric":
         require_keys(arrays, ("X", "pairs", "labels"), cls.name)
-        opts = {k: scalar_key(arrays, k, cls.name, t) for k, t in cls.CLI_OPTIONS.items() if k in arrays}
-        opts.update({k: v for k, v in params.items() if v is not None and k in cls.CLI_OPTIONS})
+        opts = cls.file_values(arrays, {k: v for k, v in params.items() if k in cls.KERNEL_OPTIONS})
         return cls.from_points(arrays["X"], arrays["pairs"], arrays["labels"], **opts)
+
+    @classmethod
+    def from_dataset(cls, values) -> "SpectralMetric":
+        """A bundled data set, pairs drawn from its classes by NPKL's protocol (seed 000
+        §6.1), the similar ones entering D_S."""
+        from ..data.pairs import PairwiseConstraints
+        X, y = dataset_points(values)
+        pairs = PairwiseConstraints.from_labels(y, ratio=values["ratio"], seed=values["seed"])
+        opts = {k: values[k] for k in cls.KERNEL_OPTIONS if values.get(k) is not None}
+        return cls.from_points(X, np.column_stack([pairs.i, pairs.j]), pairs.t,
+                               seed=values["seed"], **opts)
 
     @property
     def n(self) -> int:

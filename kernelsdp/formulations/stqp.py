@@ -39,8 +39,9 @@ from ..certificate import (ESTIMATE, OPTIMALITY, PROOF, Certificate, conic_certi
                            solve_canonical)
 from ..errors import InvalidDataError, TooLargeError, check_choice
 from ..relaxations import QCQP, relax, to_simplex
-from ..declarations import parameter
-from .base import CvxpyModel, Formulation, require_keys
+from ..declarations import Input, parameter
+from .base import (DATASET, N_POINTS, PROBLEM, SEED, WITH_DATASET, CvxpyModel, Formulation,
+                   require_keys)
 
 #: a face solution counts as interior when all its entries exceed this
 FACE_TOL = 1e-12
@@ -48,6 +49,12 @@ FACE_TOL = 1e-12
 BOUNDED_LIFTINGS = ("sdp1", "dnn")
 #: face enumeration visits 2^d − 1 faces: above this d it is refused
 EXACT_MAX_D = 16
+
+#: how a StQP is built from a data set: the N-cut surrogate of seed 003 (ncut_mkl.py)
+N_EXAMPLES = Input("n_examples", int, default=10, low=2, only_with="dataset", group=WITH_DATASET,
+                   help="random training examples (subsets of points) of the N-cut ratios")
+EXAMPLE_SIZE = Input("example_size", int, default=40, low=2, unit="points",
+                     only_with="dataset", group=WITH_DATASET, help="points per example")
 
 
 @dataclass
@@ -59,6 +66,9 @@ class StQP(Formulation):
     name: ClassVar[str] = "stqp"
     relaxed_model: ClassVar[bool] = True
     NPZ_KEYS: ClassVar[dict[str, str]] = {"Q": "(d, d) matrix (symmetrised as (Q + Qᵀ)/2)"}
+    #: a Q file, or the N-cut surrogate's Q from a data set (seed 003, ncut_mkl.py)
+    INPUTS: ClassVar[tuple[Input, ...]] = (PROBLEM, DATASET, N_POINTS, SEED, N_EXAMPLES,
+                                           EXAMPLE_SIZE)
 
     def __post_init__(self) -> None:
         Q = np.asarray(self.Q, dtype=float)
@@ -68,6 +78,12 @@ class StQP(Formulation):
             raise InvalidDataError("Q contains NaN or infinite entries.")
         self.Q = (Q + Q.T) / 2
         self.relaxation = check_choice(self.relaxation, "relaxation", self.name, BOUNDED_LIFTINGS)
+
+    @classmethod
+    def from_dataset(cls, values) -> "StQP":
+        """The Q of N-cut kernel learning on a bundled data set (:class:`NCutMKL`)."""
+        from .ncut_mkl import NCutMKL
+        return cls(Q=NCutMKL.from_dataset(values).Q, **cls.given_parameters(values))
 
     @classmethod
     def from_npz(cls, arrays, **params) -> "StQP":

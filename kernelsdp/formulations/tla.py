@@ -47,8 +47,9 @@ from ..data.ramps import RampBasis, kernel_gram, label_alignment, validate_label
 from ..errors import InvalidParameterError, TooLargeError, check_choice
 from ..relaxations import QCQP, numerical_rank, relax
 from ..tolerances import EIG_ZERO_RTOL
-from ..declarations import parameter
-from .base import CvxpyModel, Formulation, require_keys, scalar_key
+from ..declarations import Input, parameter
+from .base import (DATASET, N_POINTS, PROBLEM, SEED, CvxpyModel, Formulation, dataset_points,
+                   require_keys, scalar_key)
 
 #: NC-TLA and LMTL hold an n-sized PSD block; above this n they are refused.
 BLOCK_MAX_N = 400
@@ -84,7 +85,11 @@ class _TLA(Formulation):
     n_points: int = 0
 
     NPZ_KEYS: ClassVar[dict[str, str]] = _NPZ
-    CLI_OPTIONS: ClassVar[dict[str, type]] = {"ramps": int}
+    #: a .npz or a data set (one class against the rest), and the number of ramps
+    INPUTS: ClassVar[tuple[Input, ...]] = (
+        PROBLEM, DATASET, N_POINTS, SEED,
+        Input("ramps", int, low=1, file_key="ramps",
+              help="ramps per feature J (default 10; overrides the file's)"))
     #: whether the lifted point must satisfy 1ᵀm ≤ 1 and tr M ≤ 1 (not in NC-TLA, eq. 11)
     BOUNDED_MIXING: ClassVar[bool] = True
 
@@ -100,6 +105,15 @@ class _TLA(Formulation):
             J = scalar_key(arrays, "ramps", cls.name, int) if "ramps" in arrays else 10
         extra = {k: v for k, v in params.items() if v}
         return cls.from_data(arrays["X"], arrays["y"], J=J, **extra)
+
+    @classmethod
+    def from_dataset(cls, values):
+        """A bundled data set, its first class (in sorted order) labelled +1 and the others
+        −1 (seed 004's problems are binary)."""
+        X, y = dataset_points(values)
+        y = np.where(y == np.unique(y)[0], 1.0, -1.0)
+        extra = {k: v for k, v in cls.given_parameters(values).items() if v}
+        return cls.from_data(X, y, J=values.get("ramps") or 10, **extra)
 
     maximize: ClassVar[bool] = True
 

@@ -1,10 +1,15 @@
-"""Solver registry: one ordered table keyed by formulation family, derived from declarations.
+"""Solver registry: one ordered list of solver instances; everything else is derived from it.
 
-The fast solvers are listed per family; every family also gets the generic conic solvers
-CVXPY has.  The order of ``solvers_for`` is the preference order, by each solver's declared
-``kind``: exact fast solvers, then iterative ones, then interior point, then first order.
-:func:`default_solver` is the first of them that supports a problem and can run here;
-:func:`prepare` checks ``supports`` — the one place it is checked.
+``SOLVERS`` is the list, as CVXPY keeps its own: the fast solvers, then the generic conic
+solvers CVXPY has.  Adding a solver is its file plus one line here (or, from outside the
+package, :func:`register`).  What a solver solves is its own declaration (``ACCEPTS``, by
+exact formulation class, or ``accepts_every_formulation``), so :func:`solvers_for` is
+computed, never kept by hand: a formulation that no fast solver accepts still gets every
+generic solver.  The order of ``solvers_for`` is the preference order, by each solver's
+declared ``kind`` (exact, iterative, interior point, first order; stable within a kind,
+i.e. the order of ``SOLVERS``).  :func:`default_solver` is the first of them that supports
+a problem and can run here; ``kernelsdp solvers``, ``verify``, sweeps, the estimators and
+the tests all read the same list.
 """
 
 from __future__ import annotations
@@ -12,47 +17,59 @@ from __future__ import annotations
 from ..errors import SolverUnavailableError, UnknownNameError, UnsupportedProblemError
 from ..formulations.base import Formulation
 from ..formulations.cvxpy_problem import as_formulation
-from ..formulations.ncut_mkl import NCutMKL
-from ..formulations.npkl import NPKL
-from ..formulations.spectral_metric import SpectralMetric
-from ..formulations.stqp import StQP
-from ..formulations.tla import KA, LMTL, MWCTLA, NCTLA
 from .admm import ADMM
-from .base import KINDS, Solver
+from .base import KINDS, Solver, check_instance
 from .burer_monteiro import BurerMonteiro
 from .conic import ConicSolver, generic_solvers
+from .extragradient import Extragradient
 from .proposition1 import ClosedForm
 from .saddle_point import SaddlePoint
 from .spectral import SpectralClosedForm
 from .stqp import ExactStQP, LocalStQP
 from .tla import TopEigenpair
-from .extragradient import Extragradient
 from .tla_reduced import SchurReduced
 
-#: fast solvers per formulation family
-FAST_SOLVERS: dict[type[Formulation], list[Solver]] = {
-    NPKL: [ClosedForm(), SaddlePoint(), ADMM(), BurerMonteiro()],
-    StQP: [ExactStQP(), LocalStQP()],
-    NCutMKL: [ExactStQP(), LocalStQP()],
-    SpectralMetric: [SpectralClosedForm()],
-    MWCTLA: [TopEigenpair()],
-    KA: [], NCTLA: [SchurReduced()], LMTL: [Extragradient()],
-}
+#: every registered solver, in registration order (one line each)
+SOLVERS: list[Solver] = [
+    ClosedForm(),
+    SaddlePoint(),
+    ADMM(),
+    BurerMonteiro(),
+    ExactStQP(),
+    LocalStQP(),
+    SpectralClosedForm(),
+    TopEigenpair(),
+    SchurReduced(),
+    Extragradient(),
+    *generic_solvers(),
+]
+for _s in SOLVERS:
+    check_instance(_s)
+
+
+def register(solver: Solver) -> Solver:
+    """Add a solver instance to the registry (after checking what only an instance can
+    say); returns it.  The one line that makes a solver of your own part of ``solve``,
+    ``verify``, sweeps and the CLI."""
+    SOLVERS.append(check_instance(solver))
+    return solver
 
 
 def _ordered(solvers: list[Solver]) -> list[Solver]:
     return sorted(solvers, key=lambda s: KINDS.index(s.kind))  # stable within a kind
 
 
-def registry() -> dict[type[Formulation], list[Solver]]:
-    """The ordered table: formulation class → its solvers, most preferred first."""
-    generic = generic_solvers()
-    return {cls: _ordered([*fast, *generic]) for cls, fast in FAST_SOLVERS.items()}
-
-
 def solvers_for(cls: type[Formulation]) -> list[Solver]:
-    fast = next((v for c, v in FAST_SOLVERS.items() if c is cls), [])
-    return _ordered([*fast, *generic_solvers()])
+    """The solvers whose declaration accepts formulation class ``cls`` (exactly that
+    class), most preferred first."""
+    return _ordered([s for s in SOLVERS if s.accepted(cls) is not None])
+
+
+def registry() -> dict[type[Formulation], list[Solver]]:
+    """Every registered formulation class → its solvers, most preferred first."""
+    from ..formulations import FORMULATIONS
+    classes = dict.fromkeys(entry.cls for entry in FORMULATIONS.values())
+    return {cls: solvers_for(cls) for cls in classes}
 
 
 def get_solver(cls: type[Formulation], name: str) -> Solver:
@@ -65,7 +82,7 @@ def get_solver(cls: type[Formulation], name: str) -> Solver:
 
 
 def prepare(f: Formulation, name: str) -> Solver:
-    """The named solver for this problem, after the one ``supports`` check."""
+    """The named solver for this problem, after the ``supports`` check."""
     s = get_solver(type(f), name)
     reason = s.supports(f)
     if reason is not None:
@@ -90,7 +107,7 @@ def solve(problem, solver: str | None = None, **options):
     return s.solve(f, **options)
 
 
-__all__ = ["ADMM", "BurerMonteiro", "ClosedForm", "ConicSolver", "ExactStQP", "FAST_SOLVERS", "LocalStQP",
-           "SaddlePoint", "Solver",
-           "default_solver", "generic_solvers", "get_solver", "prepare", "registry", "solve",
-           "solvers_for"]
+__all__ = ["ADMM", "BurerMonteiro", "ClosedForm", "ConicSolver", "ExactStQP", "Extragradient",
+           "LocalStQP", "SOLVERS", "SaddlePoint", "SchurReduced", "Solver",
+           "SpectralClosedForm", "TopEigenpair", "default_solver", "generic_solvers",
+           "get_solver", "prepare", "register", "registry", "solve", "solvers_for"]

@@ -1,4 +1,5 @@
-"""The contract of a solver: it declares itself, and everything else is derived.
+"""The contract of a solver: it declares itself, the base class enforces it, and everything
+else is derived.
 
 A solver class states
 
@@ -6,17 +7,26 @@ A solver class states
   to a tolerance), ``interior-point`` or ``first-order`` (generic conic solvers) — the
   registry's preference order, in that order;
 - ``ACCEPTS``: formulation class → {attribute: allowed values}, e.g.
-  ``{NPKL: {"loss": ("linear",), "capacity": ("frobenius",)}}``; ``supports`` and the
-  capability table of ``kernelsdp solvers`` are derived from it, and ``REFUSALS`` may add
-  why a value is refused;
+  ``{NPKL: {"loss": ("linear",), "capacity": ("frobenius",)}}``, matched by the exact class
+  (a subclass is another formulation: it is listed itself, never inherited);
+  ``accepts_every_formulation`` instead for a solver of any CVXPY model (the generic conic
+  solvers).  ``supports``, the registry (:func:`kernelsdp.solvers.solvers_for`) and the
+  table of ``kernelsdp solvers`` are derived from it, and ``REFUSALS`` may add why a value
+  is refused;
 - ``Options``: a dataclass of its options with types, defaults and ranges (``option(...)``
   metadata); ``solve(f, **options)`` validates them — an unknown or out-of-range option is
   an :class:`InvalidParameterError` in one message shape, never ignored;
 - ``objective_tol`` and ``certificate_tol``: its named tolerances (from
-  :mod:`kernelsdp.tolerances`), read by verify.
+  :mod:`kernelsdp.tolerances`), read by verify;
 - ``memory_bytes(f, options)``: the peak bytes of one solve, from the sizes alone; every
   ``run`` starts by refusing a size that would not fit, with the GiB it would need
   (:mod:`.memory`), before allocating anything.
+
+The base class enforces the contract when a solver class is defined (:func:`check_class`:
+a known kind, a declared memory formula, tolerances in (0, 1), and the ``time_limit`` and
+``max_iter`` options for every kind but ``exact``) and when an instance is registered
+(:func:`check_instance`); ``solve`` refuses, with :class:`UnsupportedProblemError`, a
+problem its declaration does not accept.
 
 Solver trouble is a status in the result; only user mistakes (an unsupported problem asked
 for by name, a bad option, a size that would not fit in memory) raise.
@@ -24,22 +34,22 @@ for by name, a bad option, a size that would not fit in memory) raise.
 
 from __future__ import annotations
 
-import collections.abc
 import dataclasses
 import functools
-import math
-import typing
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .. import tolerances as tol
-from ..declarations import strip_optional
-from ..errors import InvalidParameterError
+from ..declarations import Input, dataclass_inputs
+from ..errors import InvalidParameterError, UnsupportedProblemError
 from ..formulations.base import Formulation
 from ..result import Result
 
 KINDS = ("exact", "iterative", "interior-point", "first-order")
+#: the options every solver of a kind other than ``exact`` takes (issue #13: a solver
+#: without a time limit could run for minutes)
+LIMIT_OPTIONS = ("time_limit", "max_iter")
 
 
 @dataclass(frozen=True)
@@ -47,63 +57,70 @@ class NoOptions:
     """A solver without options."""
 
 
-def _describe(f: dataclasses.Field, hint) -> str:
-    m = f.metadata
-    if m.get("choices"):
-        return "one of " + ", ".join(map(repr, m["choices"]))
-    base = {int: "an int", float: "a float", bool: "a bool", str: "a str"}.get(strip_optional(hint), "a value")
-    if m.get("low") is not None or m.get("high") is not None:
-        lo = "-inf" if m.get("low") is None else f"{m['low']:g}"
-        hi = "inf" if m.get("high") is None else f"{m['high']:g}"
-        base += f" in the range {'(' if m.get('open_low') else '['}{lo}, {hi}{']' if m.get('high') is not None else ')'}"
-    return base
+@functools.cache
+def option_inputs(cls: type) -> dict[str, Input]:
+    """The declared options of an ``Options`` dataclass: name → :class:`Input`."""
+    return {i.name: i for i in dataclass_inputs(cls, kind="option", declared_only=False)}
 
 
 def validate_options(owner: str, cls: type, given: dict[str, Any]):
     """``cls(**given)`` after checking every name, type and range (the one message shape)."""
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    hints = typing.get_type_hints(cls)
+    inputs = option_inputs(cls)
     for name, value in given.items():
-        if name not in fields:
-            known = ", ".join(fields) or "none"
+        if name not in inputs:
+            known = ", ".join(inputs) or "none"
             raise InvalidParameterError(f"The {name!r} option is not an option of {owner}; its "
                                         f"options are: {known}.")
-        f, hint = fields[name], hints.get(name, Any)
-        nullable = type(None) in typing.get_args(hint)
-        core = strip_optional(hint)
-        if value is None and nullable:
-            continue
-        ok = True
-        if core is bool:
-            ok = isinstance(value, bool)
-        elif core is int:
-            ok = isinstance(value, int) and not isinstance(value, bool)
-        elif core is float:
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-        elif core is str:
-            ok = isinstance(value, str)
-        elif typing.get_origin(core) is collections.abc.Callable:
-            ok = callable(value)
-        elif core is dict:
-            ok = isinstance(value, dict)
-        m = f.metadata
-        if ok and m.get("choices") is not None:
-            ok = value in m["choices"]
-        if ok and m.get("low") is not None:
-            ok = value > m["low"] if m.get("open_low") else value >= m["low"]
-        if ok and m.get("high") is not None:
-            ok = value <= m["high"]
-        if not ok:
-            raise InvalidParameterError(f"The {name!r} option of {owner} must be "
-                                        f"{_describe(f, hint)}. Got {value!r} instead.")
+        inputs[name].check(value, owner)
     return cls(**given)
+
+
+def _bad_tolerance(value) -> bool:
+    return not isinstance(value, float) or not 0.0 < value < 1.0
+
+
+def check_class(cls: type) -> None:
+    """The declarations every concrete solver class must make (a TypeError names the
+    missing one when the class is defined)."""
+    where = f"solver class {cls.__qualname__}"
+    if cls.kind not in KINDS:
+        raise TypeError(f"{where}: kind {cls.kind!r} is not one of {', '.join(KINDS)}.")
+    if not dataclasses.is_dataclass(cls.Options):
+        raise TypeError(f"{where}: Options must be a dataclass of option(...) fields.")
+    if cls.kind != "exact":
+        missing = [o for o in LIMIT_OPTIONS if o not in option_inputs(cls.Options)]
+        if missing:
+            raise TypeError(f"{where}: a solver of kind {cls.kind!r} takes the options "
+                            f"{', '.join(LIMIT_OPTIONS)}; {', '.join(missing)} missing.")
+    if cls.memory_bytes is Solver.memory_bytes:
+        raise TypeError(f"{where} must declare memory_bytes(formulation, options): the peak "
+                        "bytes of one solve from the sizes alone (solvers/memory.py).")
+    for name in ("objective_tol", "certificate_tol"):
+        if _bad_tolerance(getattr(cls, name)):
+            raise TypeError(f"{where}: {name} must be a float in (0, 1) (kernelsdp.tolerances).")
+
+
+def check_instance(s: Solver) -> Solver:
+    """What only an instance can say (a generic solver's name and kind are its backend's):
+    checked when it is registered."""
+    if not isinstance(s, Solver):
+        raise TypeError(f"{s!r} is not a Solver instance.")
+    if not s.name or s.kind not in KINDS:
+        raise TypeError(f"{s!r}: a registered solver needs a name and a kind in {KINDS}.")
+    for name in ("objective_tol", "certificate_tol"):
+        if _bad_tolerance(getattr(s, name)):
+            raise TypeError(f"{s!r}: {name} must be a float in (0, 1) (kernelsdp.tolerances).")
+    return s
 
 
 class Solver(ABC):
     name: ClassVar[str] = ""
     kind: ClassVar[str] = "iterative"
-    #: formulation class → {attribute: allowed values} (an empty dict: every instance)
+    #: formulation class → {attribute: allowed values} (an empty dict: every instance of
+    #: that exact class)
     ACCEPTS: ClassVar[dict[type, dict[str, tuple]]] = {}
+    #: a solver of any formulation's CVXPY model (the generic conic solvers)
+    accepts_every_formulation: ClassVar[bool] = False
     #: (attribute, value) → why that value is refused (shown with the refusal)
     REFUSALS: ClassVar[dict[tuple[str, Any], str]] = {}
     Options: ClassVar[type] = NoOptions
@@ -111,13 +128,14 @@ class Solver(ABC):
     certificate_tol: ClassVar[float] = tol.KKT_TOL_INTERIOR_POINT
     #: bytes this solver never goes beyond, below the machine's memory (None: no cap of its own)
     memory_cap: ClassVar[int | None] = None
-    #: what the TooLargeError says to do instead
-    memory_advice: ClassVar[str] = "use a solver that scales (kernelsdp solvers) or a smaller n."
 
     def __init_subclass__(cls, **kwargs):
-        """Every solver's ``run`` starts with the memory check (:mod:`.memory`), so no path —
-        solve, verify, a sweep — allocates a size that cannot fit."""
+        """Check the class's declarations (:func:`check_class`), and make every ``run`` start
+        with the memory check (:mod:`.memory`), so that no path — solve, verify, a sweep —
+        allocates a size that cannot fit."""
         super().__init_subclass__(**kwargs)
+        if not getattr(cls.run, "__isabstractmethod__", False):
+            check_class(cls)
         run = cls.__dict__.get("run")
         if run is not None and not getattr(run, "checks_memory", False):
             @functools.wraps(run)
@@ -130,9 +148,8 @@ class Solver(ABC):
 
     def memory_bytes(self, formulation: Formulation, options) -> int | None:
         """Peak bytes one solve holds beyond the problem's own data, from its sizes alone
-        (nothing is allocated); None: not declared (tests/test_scale_limits.py checks that
-        every registered solver declares it)."""
-        return None
+        (nothing is allocated).  Every solver class must override it (:func:`check_class`)."""
+        raise NotImplementedError
 
     def availability(self) -> tuple[bool, str]:
         """(True, "") when the solver can run on this machine, else (False, reason)."""
@@ -142,8 +159,11 @@ class Solver(ABC):
         return self.ACCEPTS
 
     def accepted(self, cls: type) -> dict[str, tuple] | None:
-        """What this solver accepts of formulation class ``cls`` (None: nothing of it)."""
-        return next((v for c, v in self.accepts().items() if issubclass(cls, c)), None)
+        """What this solver accepts of formulation class ``cls`` (None: nothing of it): its
+        ``ACCEPTS`` entry for exactly that class — never a base class's."""
+        if self.accepts_every_formulation:
+            return {}
+        return self.accepts().get(cls)
 
     def supports(self, f: Formulation) -> str | None:
         """None when this solver handles the problem, else a sentence saying why not —
@@ -157,8 +177,8 @@ class Solver(ABC):
         if not bad:
             return None
         wants = " and ".join(f"{a} {', '.join(map(repr, v))}" for a, v in spec.items())
-        got = ", ".join(f"{a} {v!r}" + (f" ({self.REFUSALS[a, v]})" if (a, v) in self.REFUSALS else "")
-                        for a, v in bad)
+        got = ", ".join(f"{a} {v!r}" + (f" ({self.REFUSALS[a, v]})" if (a, v) in self.REFUSALS
+                                        else "") for a, v in bad)
         return f"{self.name} accepts {wants}; got {got}"
 
     def options(self, **given) -> Any:
@@ -166,25 +186,28 @@ class Solver(ABC):
         return validate_options(self.name, self.Options, given)
 
     def solve(self, formulation: Formulation, **options) -> Result:
-        """Validate the options, then run."""
+        """Refuse a problem the declaration does not accept (:class:`UnsupportedProblemError`),
+        validate the options, then run."""
+        reason = self.supports(formulation)
+        if reason is not None:
+            raise UnsupportedProblemError(f"solver {self.name!r} cannot solve this "
+                                          f"{formulation.name} problem: {reason}.")
         return self.run(formulation, self.options(**options))
 
     @abstractmethod
     def run(self, formulation: Formulation, options) -> Result:
-        """Solve with validated options."""
+        """Solve with validated options (the caller has checked ``supports``)."""
 
     def describe(self) -> dict[str, Any]:
         """What `kernelsdp solvers` shows: kind, capabilities, options, tolerances."""
-        hints = typing.get_type_hints(self.Options)
         return {
             "kind": self.kind,
-            "accepts": {getattr(c, "name", c.__name__): {k: list(v) for k, v in spec.items()}
-                        for c, spec in self.accepts().items()},
-            "options": {f.name: {"default": (f.default_factory() if f.default is dataclasses.MISSING
-                                             else None if callable(f.default) else f.default),
-                                 "type": _describe(f, hints.get(f.name)),
-                                 "help": f.metadata.get("help", "")}
-                        for f in dataclasses.fields(self.Options)},
+            "accepts": ("every formulation" if self.accepts_every_formulation else
+                        {getattr(c, "name", c.__name__): {k: list(v) for k, v in spec.items()}
+                         for c, spec in self.accepts().items()}),
+            "options": {i.name: {"default": i.default, "type": i.describe(), "help": i.help,
+                                 "unit": i.unit}
+                        for i in option_inputs(self.Options).values()},
             "objective_tol": self.objective_tol, "certificate_tol": self.certificate_tol,
         }
 

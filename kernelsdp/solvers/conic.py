@@ -2,10 +2,13 @@
 
 The list is CVXPY's own: every solver in ``cvxpy``'s conic table whose supported
 constraints include the PSD and second-order cones, ordered with Clarabel first (our
-default) and then in CVXPY's order.  A solver that is not installed is listed only if it
-is an extra of this package (MOSEK), so that ``kernelsdp solvers`` says why it is off.
-MOSEK's licence is probed for real (a tiny task is optimised): installed-but-unlicensed
-shows as unavailable with MOSEK's own message, and never crashes a solve.
+default) and then in CVXPY's order.  What kernelsdp knows of each is declared once, in
+``BACKENDS`` (:class:`Backend`): its kind, its own names for the common options, the
+accuracy asked of it, whether it is an extra of this package and how to probe that it can
+run.  A solver that is not installed is listed only if it is an extra (MOSEK), so that
+``kernelsdp solvers`` says why it is off.  MOSEK's licence is probed for real (a tiny task
+is optimised): installed-but-unlicensed shows as unavailable with MOSEK's own message, and
+never crashes a solve.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import cvxpy as cp
 from cvxpy.constraints import PSD, SOC
@@ -27,21 +31,61 @@ from ..result import PointStatus, Result, Termination
 from ..declarations import option
 from .base import Solver
 
-#: Solvers listed even when not installed, with the install hint as the reason.
-OPTIONAL_EXTRAS = {"MOSEK": "pip install 'kernelsdp[mosek]' (and a MOSEK licence)"}
-
 #: Interior-point SDP solvers hold a dense scaling block of (n(n+1)/2)² entries; measured
 #: for Clarabel on NPKL: 1.4 GB at n = 100.  Bytes ≈ INTERIOR_POINT_BYTES_PER_ENTRY·t².
 INTERIOR_POINT_BYTES_PER_ENTRY = 48
-FIRST_ORDER = {"SCS"}
 #: generic solvers are refused above this even on a larger machine (their time grows as
 #: t³: a solve that needs more would not finish in a working day)
 GENERIC_MEMORY_LIMIT = 8 * 2**30
 
-#: Each solver's own names for the common options (MOSEK: see common_options).
-TIME_LIMIT_OPTION = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}
-MAX_ITER_OPTION = {"CLARABEL": "max_iter", "SCS": "max_iters"}
-TOL_OPTIONS = {"CLARABEL": ("tol_gap_abs", "tol_gap_rel", "tol_feas"), "SCS": ("eps_abs", "eps_rel")}
+
+@dataclass(frozen=True)
+class Backend:
+    """What kernelsdp knows of one CVXPY conic solver, declared once."""
+
+    #: ``interior-point`` or ``first-order``: its place in the preference order, its
+    #: tolerances and its memory formula
+    kind: str = "interior-point"
+    #: its own names for the common options (None / empty: kernelsdp knows none)
+    time_limit: str | None = None
+    max_iter: str | None = None
+    tol: tuple[str, ...] = ()
+    #: the keyword under which it takes its parameters as one dict (MOSEK's mosek_params)
+    params_keyword: str | None = None
+    #: the accuracy kernelsdp asks of it (CVXPY keyword names)
+    defaults: dict = field(default_factory=dict)
+    #: the install hint of an extra of this package (listed even when not installed)
+    extra: str | None = None
+    #: whether an installed copy can run, and why not (a licence)
+    probe: Callable[[], tuple[bool, str]] | None = None
+
+
+def _probe_mosek() -> tuple[bool, str]:
+    return _mosek_licence()
+
+
+MOSEK_TOLERANCES = ("MSK_DPAR_INTPNT_CO_TOL_REL_GAP", "MSK_DPAR_INTPNT_CO_TOL_PFEAS",
+                    "MSK_DPAR_INTPNT_CO_TOL_DFEAS")
+BACKENDS: dict[str, Backend] = {
+    "CLARABEL": Backend(time_limit="time_limit", max_iter="max_iter",
+                        tol=("tol_gap_abs", "tol_gap_rel", "tol_feas")),
+    # SCS reaches a few digits on SDPs at eps 1e-7 (see the tolerances module)
+    "SCS": Backend(kind="first-order", time_limit="time_limit_secs", max_iter="max_iters",
+                   tol=("eps_abs", "eps_rel"),
+                   defaults={"eps_abs": 1e-7, "eps_rel": 1e-7, "max_iters": 100_000}),
+    "MOSEK": Backend(time_limit="MSK_DPAR_OPTIMIZER_MAX_TIME",
+                     max_iter="MSK_IPAR_INTPNT_MAX_ITERATIONS", tol=MOSEK_TOLERANCES,
+                     params_keyword="mosek_params",
+                     extra="pip install 'kernelsdp[mosek]' (and a MOSEK licence)",
+                     probe=_probe_mosek),
+}
+#: a conic solver CVXPY has that kernelsdp declares nothing of
+UNDECLARED = Backend()
+
+
+def backend(cvxpy_name: str) -> Backend:
+    return BACKENDS.get(cvxpy_name, UNDECLARED)
+
 
 
 @dataclass(frozen=True)
@@ -53,11 +97,6 @@ class ConicOptions:
                                help="the solver's gap and feasibility tolerances")
     solver_options: dict = field(default_factory=dict, metadata={
         "help": "any other keyword of the CVXPY solver interface, passed as is"})
-
-#: Accuracy we ask of each solver (CVXPY keyword names).
-DEFAULT_OPTIONS = {
-    "SCS": {"eps_abs": 1e-7, "eps_rel": 1e-7, "max_iters": 100_000},
-}
 
 _STATUS = {
     cp.OPTIMAL: (Termination.OPTIMAL, PointStatus.FEASIBLE_POINT),
@@ -83,7 +122,7 @@ def _mosek_licence() -> tuple[bool, str]:
     try:
         import mosek
     except ImportError:
-        return False, "not installed: " + OPTIONAL_EXTRAS["MOSEK"]
+        return False, "not installed: " + BACKENDS["MOSEK"].extra
     try:
         with mosek.Env() as env, env.Task(0, 0) as task:
             task.appendvars(1)
@@ -98,28 +137,24 @@ def _mosek_licence() -> tuple[bool, str]:
 class ConicSolver(Solver):
     """One CVXPY conic solver, called on the formulation's own CVXPY model."""
 
-    ACCEPTS = {Formulation: {}}  # every formulation is declared in CVXPY
+    accepts_every_formulation = True  # every formulation is declared in CVXPY
     Options = ConicOptions
 
     def __init__(self, cvxpy_name: str):
         self.cvxpy_name = cvxpy_name
         self.name = cvxpy_name.lower()
-        first_order = cvxpy_name in FIRST_ORDER
-        self.kind = "first-order" if first_order else "interior-point"
-        # SCS reaches a few digits on SDPs at eps 1e-7 (see the tolerances module)
+        self.backend = backend(cvxpy_name)
+        first_order = self.backend.kind == "first-order"
+        self.kind = self.backend.kind
         self.objective_tol = tol.OBJECTIVE_RTOL_FIRST_ORDER if first_order else tol.OBJECTIVE_RTOL_EXACT
         self.certificate_tol = tol.KKT_TOL_FIRST_ORDER if first_order else tol.KKT_TOL_INTERIOR_POINT
 
     def availability(self) -> tuple[bool, str]:
         if self.cvxpy_name not in cp.installed_solvers():
-            hint = OPTIONAL_EXTRAS.get(self.cvxpy_name, f"pip install {self.name}")
-            return False, f"not installed: {hint}"
-        if self.cvxpy_name == "MOSEK":
-            return _mosek_licence()
-        return True, ""
+            return False, f"not installed: {self.backend.extra or 'pip install ' + self.name}"
+        return self.backend.probe() if self.backend.probe else (True, "")
 
     memory_cap = GENERIC_MEMORY_LIMIT
-    memory_advice = "use a fast solver for this size."
 
     def memory_bytes(self, formulation: Formulation, options=None) -> int:
         """The scaling block (interior point) or ten n×n arrays (SCS) of the PSD block, over a
@@ -127,7 +162,7 @@ class ConicSolver(Solver):
         n = formulation.psd_dim
         t = n * (n + 1) // 2
         floor = 8 * 16 * max(int(formulation.n), 1)
-        if self.cvxpy_name in FIRST_ORDER:
+        if self.kind == "first-order":
             return floor + 8 * 10 * n * n
         return floor + INTERIOR_POINT_BYTES_PER_ENTRY * t * t
 
@@ -142,7 +177,7 @@ class ConicSolver(Solver):
         t0 = time.perf_counter()
         model = formulation.build()
         t1 = time.perf_counter()
-        opts = {**DEFAULT_OPTIONS.get(self.cvxpy_name, {}),
+        opts = {**self.backend.defaults,
                 **common_options(self.cvxpy_name, options), **options.solver_options}
         try:
             sol = solve_canonical(model.problem, self.cvxpy_name, verbose=options.verbose, **opts)
@@ -238,30 +273,22 @@ def _dual_objective(sol) -> float:
 
 
 def common_options(cvxpy_name: str, o: ConicOptions) -> dict:
-    """time_limit, max_iter and tol under the solver's own option names (an option this
-    solver has no name for is refused, not dropped)."""
+    """time_limit, max_iter and tol under the solver's own option names, from its
+    :class:`Backend` declaration (an option this solver has no name for is refused, not
+    dropped)."""
+    b = backend(cvxpy_name)
     out: dict = {}
-    if cvxpy_name == "MOSEK":
-        params = {}
-        if o.time_limit is not None:
-            params["MSK_DPAR_OPTIMIZER_MAX_TIME"] = float(o.time_limit)
-        if o.max_iter is not None:
-            params["MSK_IPAR_INTPNT_MAX_ITERATIONS"] = int(o.max_iter)
-        if o.tol is not None:
-            params.update({k: float(o.tol) for k in ("MSK_DPAR_INTPNT_CO_TOL_REL_GAP",
-                                                      "MSK_DPAR_INTPNT_CO_TOL_PFEAS",
-                                                      "MSK_DPAR_INTPNT_CO_TOL_DFEAS")})
-        return {"mosek_params": params} if params else {}
-    for value, names in ((o.time_limit, TIME_LIMIT_OPTION.get(cvxpy_name)),
-                         (o.max_iter, MAX_ITER_OPTION.get(cvxpy_name)),
-                         (o.tol, TOL_OPTIONS.get(cvxpy_name))):
+    for value, names, cast in ((o.time_limit, b.time_limit, float), (o.max_iter, b.max_iter, int),
+                               (o.tol, b.tol, float)):
         if value is None:
             continue
-        if names is None:
+        names = (names,) if isinstance(names, str) else names or ()
+        if not names:
             raise InvalidParameterError(f"kernelsdp does not know how to pass this option to "
                                         f"{cvxpy_name.lower()}; use solver_options.")
-        for n in ([names] if isinstance(names, str) else names):
-            out[n] = value
+        out.update({n: cast(value) for n in names})
+    if b.params_keyword:
+        return {b.params_keyword: out} if out else {}
     return out
 
 
@@ -269,6 +296,6 @@ def generic_solvers() -> list[ConicSolver]:
     """Clarabel first, then CVXPY's conic order; installed SDP solvers plus the extras."""
     installed = set(cp.installed_solvers())
     names = [s for s in defines.CONIC_SOLVERS
-             if sdp_capable(s) and (s in installed or s in OPTIONAL_EXTRAS)]
+             if sdp_capable(s) and (s in installed or backend(s).extra)]
     names.sort(key=lambda s: s != "CLARABEL")  # stable: Clarabel first, rest in CVXPY order
     return [ConicSolver(s) for s in names]

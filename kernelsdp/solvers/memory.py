@@ -25,7 +25,8 @@ def peak_bytes(solver, f, options) -> int | None:
 
 
 def refuse_if_too_large(solver, f, options) -> None:
-    """Raise :class:`TooLargeError` (one line, with the GiB) when the solve would not fit."""
+    """Raise :class:`TooLargeError` (one line, with the GiB) when the solve would not fit,
+    naming the registered solvers that would take the problem within memory."""
     need = peak_bytes(solver, f, options)
     if need is None:
         return
@@ -35,7 +36,33 @@ def refuse_if_too_large(solver, f, options) -> None:
         raise TooLargeError(
             f"{solver.name} would need about {need / GIB:.1f} GiB for this {f.name} problem "
             f"({size}); the limit is {limit / GIB:.1f} GiB (this machine's memory, "
-            f"${ENV}, or the solver's own cap); {solver.memory_advice}")
+            f"${ENV}, or the solver's own cap); {_alternatives(solver, f)}")
+
+
+def within_memory(f, exclude=None) -> list[tuple[str, int]]:
+    """(name, bytes) of the registered solvers that support ``f``, can run here and would
+    solve it, with their default options, within their memory limit."""
+    from . import solvers_for
+    fits = []
+    for s in solvers_for(type(f)):
+        if s is exclude or s.supports(f) is not None or not s.availability()[0]:
+            continue
+        need = s.memory_bytes(f, s.options())
+        if need is not None and need <= memory_limit(s.memory_cap):
+            fits.append((s.name, need))
+    return fits
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes / GIB:.1f} GiB" if nbytes >= GIB / 10 else f"{nbytes / 2**20:.1f} MiB"
+
+
+def _alternatives(solver, f) -> str:
+    fits = within_memory(f, exclude=solver)
+    if not fits:
+        return "no registered solver takes it within memory: use a smaller n."
+    return ("within memory: " + ", ".join(f"--solver {name} (about {_size(need)})"
+                                          for name, need in fits) + ".")
 
 
 def sparse_bytes(nnz: int) -> int:

@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import tolerances as tol
 
+from ..formulations.ncut_mkl import NCutMKL
 from ..formulations.stqp import EXACT_MAX_D, StQP
 from ..result import PointStatus, Result, Termination
 from ..declarations import option
@@ -44,7 +45,7 @@ def _result(f: StQP, solver: str, termination: Termination, alpha: np.ndarray, t
 class ExactStQP(Solver):
     name = "exact"
     kind = "exact"
-    ACCEPTS = {StQP: {}}
+    ACCEPTS = {StQP: {}, NCutMKL: {}}  # N-cut MKL is a StQP (seed 003)
     objective_tol = certificate_tol = tol.STQP_TOL
 
     def supports(self, f) -> str | None:
@@ -78,7 +79,7 @@ class LocalOptions:
 class LocalStQP(Solver):
     name = "local"
     kind = "iterative"
-    ACCEPTS = {StQP: {}}
+    ACCEPTS = {StQP: {}, NCutMKL: {}}  # N-cut MKL is a StQP (seed 003)
     Options = LocalOptions
     objective_tol = certificate_tol = tol.STQP_TOL
 

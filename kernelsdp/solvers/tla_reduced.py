@@ -103,16 +103,12 @@ class SchurReduced(Solver):
 
     name = "schur-reduced"
     kind = "interior-point"
-    ACCEPTS = {NCTLA: {}}
+    ACCEPTS = {NCTLA: {}}  # exactly NC-TLA: LMTL subclasses it but is another problem
     Options = ConicOptions
 
     def __init__(self):
         self._inner = ConicSolver("CLARABEL")
         self.objective_tol, self.certificate_tol = self._inner.objective_tol, self._inner.certificate_tol
-
-    def accepted(self, cls: type):
-        from ..formulations.tla import LMTL
-        return None if issubclass(cls, LMTL) else super().accepted(cls)  # LMTL subclasses NCTLA
 
     def availability(self) -> tuple[bool, str]:
         return self._inner.availability()

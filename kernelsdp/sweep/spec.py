@@ -24,26 +24,34 @@
 ``grid`` may also be an array of tables (``[[grid]]``): the units are then the union, in
 order, without repeats.  A grid key that is an option of some of the listed solvers only
 applies to those (``rank`` does not multiply Clarabel's units).  Every unit is checked
-when the spec is read — names, input flags, option types and ranges — so a typo fails
-before the first solve.  Every setting lives in the unit, so a changed setting is a new
-unit and never reuses a stale record.
+when the spec is read, by the formulation's and the solvers' declarations — names, types,
+ranges (``C = [1.0, -1.0]`` fails on −1 before C = 1 is solved), the one problem source,
+option types and ranges — without reading any data: 10⁴ units take well under a second
+(``tests/test_declared_inputs.py``).  A grid of more than ``MAX_UNITS`` units is refused
+unless the caller raises the limit (``kernelsdp sweep --max-units N``).  Every setting
+lives in the unit, so a changed setting is a new unit and never reuses a stale record.
 """
+
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..errors import InvalidDataError, InvalidParameterError
 from ..runs import unit_key
-from .unit import META, SOLVER_PREFIX, build_args, problem_inputs, solver_option_names, split
+from .unit import META, SOLVER_PREFIX, check_unit, problem_inputs, solver_option_names
 
 BACKENDS = ("loky", "dask", "ray")
 DEFAULT_OUT = os.path.join("out", "sweeps")
 _TOP = ("study", "out", "grid", "options", "cluster")
 _CLUSTER = ("backend", "scheduler", "jobs")
+#: the most units a spec may expand to unless the caller says more (--max-units)
+MAX_UNITS = 10_000
 
 
 @dataclass
@@ -67,42 +75,51 @@ def _values(key: str, v) -> list:
     return vals
 
 
-def expand(grid: dict, options: dict) -> list[dict]:
-    """The units of one grid table (see the module docstring)."""
+def expand(grid: dict, options: dict) -> Iterator[dict]:
+    """The units of one grid table (see the module docstring), one at a time."""
     for key in META:
         if key not in grid:
             raise InvalidParameterError(f"the sweep grid needs the key {key!r}.")
     keys = list(grid)
-    units = []
+    solvers = _values("solver", grid["solver"])
+    own = functools.cache(solver_option_names)
     for combo in itertools.product(*(_values(k, grid[k]) for k in keys)):
         unit = dict(zip(keys, combo))
         inputs = problem_inputs(unit["formulation"])
-        own = solver_option_names(unit["formulation"], unit["solver"])
+        mine = own(unit["formulation"], unit["solver"])
         # drop what only other solvers take
-        others = {o for s in _values("solver", grid["solver"]) if s != unit["solver"]
-                  for o in solver_option_names(unit["formulation"], s)}
+        others = {o for s in solvers if s != unit["solver"] for o in own(unit["formulation"], s)}
         unit = {k: v for k, v in unit.items()
-                if k in META or k in inputs or k in own or k not in others}
+                if k in META or k in inputs or k in mine or k not in others}
         for k, v in options.get(unit["solver"], {}).items():
             k = SOLVER_PREFIX + k if k in inputs else k  # e.g. the solver's seed, not the data's
             if k in unit and unit[k] != v:
                 raise InvalidParameterError(f"the sweep sets {k!r} both in the grid and in "
                                             f"[options.{unit['solver']}].")
             unit[k] = v
-        units.append(unit)
+        yield unit
+
+
+def _units(grids: list[dict], options: dict, max_units: int, where: str) -> list[dict]:
+    """Every unit of the grids, without repeats, each checked; more than ``max_units`` is
+    refused before any is checked."""
+    units, seen = [], set()
+    for g in grids:
+        for u in expand(g, options):
+            k = unit_key(u)
+            if k not in seen:
+                seen.add(k)
+                units.append(u)
+                if len(units) > max_units:
+                    raise InvalidParameterError(
+                        f"{where}: the grid has more than {max_units:,} units; split the study "
+                        f"or raise the limit (kernelsdp sweep --max-units N).")
+    for u in units:
+        check_unit(u)
     return units
 
 
-def check_unit(unit: dict) -> None:
-    """Names, flags, option types and ranges of a unit, without loading any data."""
-    from ..formulations import get_formulation
-    from ..solvers import get_solver
-    _, opts = split(unit)
-    build_args(unit)
-    get_solver(get_formulation(unit["formulation"]).cls, unit["solver"]).options(**opts)
-
-
-def parse_spec(data: dict, where: str = "the sweep spec") -> Spec:
+def parse_spec(data: dict, where: str = "the sweep spec", max_units: int = MAX_UNITS) -> Spec:
     extra = sorted(set(data) - set(_TOP))
     if extra:
         raise InvalidParameterError(f"{where}: unknown key(s) {', '.join(extra)}; the keys are "
@@ -123,14 +140,7 @@ def parse_spec(data: dict, where: str = "the sweep spec") -> Spec:
     if stray:
         raise InvalidParameterError(f"{where}: [options.{stray[0]}] names no solver of the grid "
                                     f"(its solvers: {', '.join(sorted(named)) or 'none'}).")
-    units, seen = [], set()
-    for g in grids:
-        for u in expand(g, options):
-            k = unit_key(u)
-            if k not in seen:
-                seen.add(k)
-                check_unit(u)
-                units.append(u)
+    units = _units(grids, options, max_units, where)
     cluster = data.get("cluster", {})
     bad = sorted(set(cluster) - set(_CLUSTER)) if isinstance(cluster, dict) else ["(not a table)"]
     if bad:
@@ -150,7 +160,7 @@ def parse_spec(data: dict, where: str = "the sweep spec") -> Spec:
     return Spec(study.strip(), units, out, backend, cluster.get("scheduler"), jobs)
 
 
-def read_spec(path: str) -> Spec:
+def read_spec(path: str, max_units: int = MAX_UNITS) -> Spec:
     """The spec in a TOML file (a malformed file is one line naming it)."""
     try:
         with open(path, "rb") as fh:
@@ -159,4 +169,4 @@ def read_spec(path: str) -> Spec:
         raise InvalidDataError(f"{path}: not valid TOML ({exc}).") from None
     except OSError as exc:
         raise InvalidDataError(f"{path}: cannot read the sweep spec ({exc.strerror or exc}).") from None
-    return parse_spec(data, path)
+    return parse_spec(data, path, max_units)

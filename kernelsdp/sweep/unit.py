@@ -1,71 +1,48 @@
 """One unit of a sweep: a problem, a solver and its options, solved and certified.
 
 A unit is a flat dict of JSON values: ``formulation`` and ``solver`` (registry names), then
-any of the formulation's own command-line inputs under their option names (``dataset``,
-``n_points``, ``seed``, ``loss``, ``capacity``, ``C``, ``B`` … for NPKL: see ``kernelsdp
-solve npkl --help``) and any option of that solver (``rank``, ``max_iter``, ``tol`` …).  The
-problem is read by the formulation's own ``add_cli_arguments``/``from_cli``, so a sweep
-accepts exactly what ``kernelsdp solve`` accepts.  The record holds the certificate of the
-answer (verdict, interval, measures), computed from the returned point and duals — never
-the solver's status alone.
+any of the formulation's declared inputs under their names (``dataset``, ``n_points``,
+``seed``, ``loss``, ``capacity``, ``C``, ``B`` … for NPKL: ``Formulation.inputs()``, the same
+declaration ``kernelsdp solve npkl --help`` shows) and any option of that solver (``rank``,
+``max_iter``, ``tol`` …).  The unit is checked by the formulation's own ``check_inputs`` and
+the solver's option declarations — without reading any data, so a whole grid is checked
+before its first solve — and built by ``from_inputs``: a sweep accepts exactly what
+``kernelsdp solve`` accepts.  The record holds the certificate of the answer (verdict,
+interval, measures), computed from the returned point and duals — never the solver's status
+alone.
 """
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import math
 import time
 
-from ..errors import (InvalidParameterError, SolverUnavailableError, TooLargeError,
-                      UnsupportedProblemError)
+from ..errors import (
+    InvalidParameterError,
+    SolverUnavailableError,
+    TooLargeError,
+    UnsupportedProblemError,
+)
 from ..formulations import get_formulation
 from ..runs.runner import RETRY
 from ..solvers import get_solver
+from ..solvers.base import option_inputs
 
 #: the keys every unit has; the others are problem inputs or solver options
 META = ("formulation", "solver")
+#: a solver option that shares its name with a problem input (``seed``) is ``solver_seed``
+#: in a unit, as ``--solver-seed`` on the command line
+SOLVER_PREFIX = "solver_"
 
 
-class _RaisingParser(argparse.ArgumentParser):
-    def error(self, message):
-        raise InvalidParameterError(f"a sweep unit's inputs: {message}.")
-
-
-def _parser(formulation: str) -> _RaisingParser:
-    p = _RaisingParser(add_help=False)
-    get_formulation(formulation).cls.add_cli_arguments(p)
-    return p
-
-
-def problem_inputs(formulation: str) -> dict[str, argparse.Action]:
-    """The formulation's inputs: option name (the argparse dest) → its action."""
-    return {a.dest: a for a in _parser(formulation)._actions if a.option_strings}
+def problem_inputs(formulation: str) -> dict:
+    """The formulation's declared inputs: name → :class:`~kernelsdp.declarations.Input`."""
+    return get_formulation(formulation).cls.inputs()
 
 
 def solver_option_names(formulation: str, solver: str) -> tuple[str, ...]:
     s = get_solver(get_formulation(formulation).cls, solver)
-    return tuple(f.name for f in dataclasses.fields(s.Options))
-
-
-def _argv(actions: dict[str, argparse.Action], inputs: dict) -> list[str]:
-    argv: list[str] = []
-    for key, value in inputs.items():
-        a = actions[key]
-        if a.nargs == 0:  # a switch: true sets it, false leaves it off
-            if value is True:
-                argv.append(a.option_strings[0])
-            elif value is not False:
-                raise InvalidParameterError(f"the sweep key {key!r} is a switch: true or false. "
-                                            f"Got {value!r} instead.")
-        else:
-            argv += [a.option_strings[0], str(value)]
-    return argv
-
-
-#: a solver option that shares its name with a problem input (``seed``) is ``solver_seed``
-#: in a unit, as ``--solver-seed`` on the command line
-SOLVER_PREFIX = "solver_"
+    return tuple(option_inputs(s.Options))
 
 
 def split(unit: dict) -> tuple[dict, dict]:
@@ -73,43 +50,41 @@ def split(unit: dict) -> tuple[dict, dict]:
     for key in META:
         if key not in unit:
             raise InvalidParameterError(f"a sweep unit needs {key!r}; got {sorted(unit)}.")
-    actions = problem_inputs(unit["formulation"])
+    inputs_ = problem_inputs(unit["formulation"])
     options = solver_option_names(unit["formulation"], unit["solver"])
     inputs, opts = {}, {}
     for key, value in unit.items():
         if key in META:
             continue
         bare = key[len(SOLVER_PREFIX):] if key.startswith(SOLVER_PREFIX) else None
-        if key in actions:
+        if key in inputs_:
             inputs[key] = value
         elif key in options:
             opts[key] = value
-        elif bare in options and bare in actions:  # as the CLI's --solver-seed
+        elif bare in options and bare in inputs_:  # as the CLI's --solver-seed
             opts[bare] = value
         else:
             raise InvalidParameterError(
                 f"the sweep key {key!r} is neither an input of {unit['formulation']} nor an "
-                f"option of {unit['solver']} (inputs: {', '.join(actions)}; options: "
+                f"option of {unit['solver']} (inputs: {', '.join(inputs_)}; options: "
                 f"{', '.join(options) or 'none'}).")
     return inputs, opts
 
 
-def build_args(unit: dict) -> argparse.Namespace:
-    """The unit's problem inputs parsed as the command line would (no data loaded)."""
-    inputs, _ = split(unit)
-    p = _parser(unit["formulation"])
-    args = p.parse_args(_argv({a.dest: a for a in p._actions if a.option_strings}, inputs))
-    args.formulation = unit["formulation"]
-    return args
+def check_unit(unit: dict):
+    """(checked problem inputs, solver, validated options) of a unit: names, types, ranges,
+    the one problem source and the solver's options, without reading any data."""
+    entry = get_formulation(unit["formulation"])
+    inputs, opts = split(unit)
+    values = entry.cls.check_inputs(inputs, entry.fixed, unit["formulation"])
+    s = get_solver(entry.cls, unit["solver"])
+    return values, s, s.options(**opts)
 
 
 def build(unit: dict):
     """(formulation instance, solver, validated options) of a unit."""
-    entry = get_formulation(unit["formulation"])
-    _, opts = split(unit)
-    f = entry.cls.from_cli(build_args(unit), entry.fixed)
-    s = get_solver(entry.cls, unit["solver"])
-    return f, s, s.options(**opts)
+    values, s, opts = check_unit(unit)
+    return get_formulation(unit["formulation"]).cls.from_inputs(values), s, opts
 
 
 def _number(x):
