@@ -145,3 +145,185 @@ def test_a_store_from_before_provenance_is_upgraded_in_place(tmp_path):
     assert store.done("s") == {'{"x":1}': {"value": 1}} and store.producers("s") == {'{"x":1}': None}
     summary = run_units("s", [{"x": 1}, {"x": 2}], _square, store=store)
     assert (summary.ran, summary.stale) == (1, 1)
+
+
+# ----- issue #29: stores that are never silently reset, leases, orphans ----------------------
+def _dead_process() -> tuple[int, int]:
+    """(pid, start time) of a process that has ended."""
+    import subprocess
+    import sys
+
+    from kernelsdp.runs.processes import start_time
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.3)"])
+    started = start_time(child.pid)
+    child.wait()
+    return child.pid, started
+
+
+def _store_with_rows(path, rows=200):
+    import sqlite3
+    store = ResultsStore(path)
+    with sqlite3.connect(path) as db:  # one transaction (a put each would sync 200 times)
+        db.executemany("INSERT INTO runs VALUES ('s', ?, ?, 0, NULL)",
+                       [(f'{{"x":{x}}}', '{"value":"' + "y" * 200 + '"}') for x in range(rows)])
+    return store
+
+
+@pytest.mark.parametrize("content, match", [
+    (b"", r"0 bytes"),
+    (b"SQLite format 3\x00" + b"\x00" * 84, "damaged|not a kernelsdp"),
+    (b"x" * 4096, "not an SQLite database"),
+])
+def test_an_existing_file_that_is_not_a_store_is_refused_whatever_its_size(tmp_path, content,
+                                                                           match):
+    path = tmp_path / "r.sqlite"
+    path.write_bytes(content)
+    with pytest.raises(InvalidDataError, match=match) as err:
+        ResultsStore(path)
+    assert "--fresh" in str(err.value) and "\n" not in str(err.value)
+    assert path.read_bytes() == content                       # left as it is
+    assert [p.name for p in tmp_path.iterdir()] == ["r.sqlite"]
+
+
+def test_another_programs_database_is_not_a_store(tmp_path):
+    import sqlite3
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE notes (text TEXT)")
+    before = path.read_bytes()
+    with pytest.raises(InvalidDataError, match="without kernelsdp's runs table"):
+        ResultsStore(path)
+    assert path.read_bytes() == before
+
+
+def test_fresh_sets_an_invalid_store_aside_and_starts_a_new_one(tmp_path):
+    path = tmp_path / "r.sqlite"
+    path.write_bytes(b"")
+    store = ResultsStore(path, replace_invalid=True)
+    assert store.set_aside and os.path.getsize(store.set_aside) == 0   # kept, not deleted
+    assert run_units("s", [{"x": 1}], _square, store=store).ran == 1
+    assert ResultsStore(path).studies() == {"s": 1} and ResultsStore(path).set_aside is None
+
+
+def test_a_damaged_page_is_one_error_at_open_and_during_a_run(tmp_path):
+    path = tmp_path / "r.sqlite"
+    store = _store_with_rows(path)
+    with open(path, "r+b") as fh:  # a leaf page of the runs table (page 11 of 20)
+        fh.seek(4096 * 10)
+        fh.write(b"\xa5" * 4096)
+    with pytest.raises(InvalidDataError, match="results store is damaged.*malformed"):
+        ResultsStore(path)
+    with pytest.raises(InvalidDataError, match="cannot be used .*malformed"):
+        store.records("s")                                     # opened before the damage
+
+
+def test_a_store_in_an_unwritable_folder_says_so(tmp_path, monkeypatch):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    real = os.access
+    # root may write anywhere: the folder is made unwritable to os.access as well
+    monkeypatch.setattr(os, "access", lambda p, mode: False if os.fspath(p) == str(folder)
+                        and mode & os.W_OK else real(p, mode))
+    folder.chmod(0o500)
+    try:
+        with pytest.raises(InvalidDataError, match=r"cannot create the results store: the "
+                                                   r"folder .*ro is not writable"):
+            ResultsStore(folder / "r.sqlite")
+    finally:
+        folder.chmod(0o700)
+    assert list(folder.iterdir()) == []
+
+
+def test_a_store_deleted_during_a_run_is_not_recreated_empty(tmp_path):
+    path = tmp_path / "r.sqlite"
+    store = ResultsStore(path)
+    os.remove(path)
+    with pytest.raises(InvalidDataError, match="cannot be used"):
+        store.put("s", {"x": 1}, {"v": 1})
+    assert not path.exists()
+
+
+def test_a_lease_of_a_dead_run_is_retaken(tmp_path):
+    import sqlite3
+    import socket
+    store = ResultsStore(tmp_path / "r.sqlite")
+    pid, started = _dead_process()
+    with sqlite3.connect(store.path) as db:  # the lease a run killed by kill -9 left behind
+        db.execute("INSERT INTO leases VALUES ('s', ?, ?, ?, ?, 'gone', 0)",
+                   ('{"x":1}', pid, started, socket.gethostname()))
+    summary = run_units("s", [{"x": 1}, {"x": 2}], _square, store=store)
+    assert (summary.ran, summary.others) == (2, 0)
+    with sqlite3.connect(store.path) as db:
+        assert db.execute("SELECT COUNT(*) FROM leases").fetchone() == (0,)
+
+
+def test_a_unit_another_live_run_holds_is_waited_for_not_run(tmp_path):
+    import threading
+
+    from kernelsdp.runs.leases import Owner
+    store = ResultsStore(tmp_path / "r.sqlite")
+    other = Owner.current()                      # another run of this (live) process
+    assert store.claim("s", {"x": 1}, other) == "claimed"
+    calls = []
+
+    def fn(unit):
+        calls.append(unit["x"])
+        return {"value": unit["x"]}
+    finish = threading.Timer(0.3, lambda: store.put("s", {"x": 1}, {"value": "theirs"}, other))
+    finish.start()
+    summary = run_units("s", [{"x": 0}, {"x": 1}], fn, store=store)
+    finish.join()
+    assert calls == [0] and (summary.ran, summary.others) == (1, 1)
+    assert summary.records[1] == {"x": 1, "value": "theirs"}
+
+
+CONCURRENT = """
+import json, os, sys, time
+from kernelsdp.runs import ResultsStore, run_units
+
+def work(unit):
+    with open(sys.argv[2], "a") as log:
+        log.write(json.dumps(unit) + "\\n")
+    time.sleep(0.01)
+    return {"y": 2 * unit["x"]}
+
+if __name__ == "__main__":
+    s = run_units("c", [{"x": x} for x in range(24)], work, store=ResultsStore(sys.argv[1]),
+                  n_jobs=int(sys.argv[3]))
+    print(json.dumps([s.ran, s.skipped, s.others, [r["y"] for r in s.records]]))
+"""
+
+
+def test_two_concurrent_runs_of_one_study_run_each_unit_exactly_once(tmp_path):
+    import json
+    import subprocess
+    import sys
+    script = tmp_path / "run.py"
+    script.write_text(CONCURRENT)
+    store, log = tmp_path / "r.sqlite", tmp_path / "log"
+    ResultsStore(store)
+    runs = [subprocess.Popen([sys.executable, str(script), str(store), str(log), jobs],
+                             stdout=subprocess.PIPE, text=True) for jobs in ("1", "2")]
+    outs = [json.loads(r.communicate(timeout=120)[0].strip().splitlines()[-1]) for r in runs]
+    ran = [json.loads(line)["x"] for line in log.read_text().splitlines()]
+    assert sorted(ran) == list(range(24))               # every unit once, in one run or the other
+    assert sum(o[0] for o in outs) == 24
+    for o in outs:                                       # each run reports every unit
+        assert o[0] + o[1] + o[2] == 24 and o[3] == [2 * x for x in range(24)]
+
+
+def test_orphaned_temporary_files_are_removed_on_the_next_start(tmp_path):
+    from kernelsdp.atomic import PREFIX, remove_orphans
+    from kernelsdp.runs.processes import this_process
+    pid, started = _dead_process()
+    orphan = tmp_path / f"{PREFIX}{pid}-{started}-abc.csv"
+    live = tmp_path / f"{PREFIX}{this_process()[0]}-{this_process()[1]}-def.csv"
+    foreign = tmp_path / f"{PREFIX}notours.csv"
+    for f in (orphan, live, foreign):
+        f.write_text("partial")
+    store = ResultsStore(tmp_path / "r.sqlite")              # the store's own start
+    assert not orphan.exists() and live.exists() and foreign.exists()
+    orphan.write_text("partial")
+    store.export("s", tmp_path, records=[{"x": 1}])          # an export's start
+    assert not orphan.exists() and live.exists()
+    assert remove_orphans(str(tmp_path)) == []

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from ..atomic import write_atomically
+from ..atomic import remove_orphans, write_atomically
 from ..errors import KernelSDPError
 
 
@@ -118,6 +118,7 @@ def check_out_path(path: str | None, inputs: list[str | None], force: bool) -> N
         raise KernelSDPError(f"--out {path} is a folder.")
     if os.path.exists(path) and not force:
         raise KernelSDPError(f"--out {path} exists; pass --force to replace it.")
+    remove_orphans(folder)  # what a run killed while writing there left (issue #29)
 
 
 def write_npz_atomically(path: str, arrays: dict) -> None:

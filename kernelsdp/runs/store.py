@@ -12,7 +12,11 @@ re-run would reuse the old record: the runner says so, one line per study, and `
 runs them again.
 
 The file is ``out/results.sqlite`` under the working directory unless ``KERNELSDP_STORE``
-names another; ``export`` writes a study as CSV and JSON beside a printed table.
+names another; ``export`` writes a study as CSV and JSON beside a printed table.  An
+existing file that is not a valid store — empty, damaged, another program's — is refused
+with one line and left as it is, never reset (:mod:`.store_file`); every SQLite error is
+one :class:`~kernelsdp.errors.InvalidDataError`.  Concurrent runs of one study share its
+units through leases (:mod:`.leases`), so each unit runs once.
 """
 
 from __future__ import annotations
@@ -24,16 +28,18 @@ import math
 import os
 import sqlite3
 import time
+from typing import Callable, TypeVar
 
 import numpy as np
 
 from ..atomic import write_atomically
-from ..errors import InvalidDataError, InvalidParameterError
+from ..errors import InvalidParameterError
+from . import leases
+from .leases import Owner
+from .store_file import connect, damaged, open_store_file
 
 DEFAULT_STORE = os.path.join("out", "results.sqlite")
-_SCHEMA = ("CREATE TABLE IF NOT EXISTS runs (study TEXT NOT NULL, unit TEXT NOT NULL, "
-           "record TEXT NOT NULL, finished REAL NOT NULL, produced_by TEXT, "
-           "PRIMARY KEY (study, unit))")
+T = TypeVar("T")
 
 
 def produced_by() -> dict:
@@ -88,48 +94,74 @@ def unit_key(unit: dict) -> str:
 
 
 class ResultsStore:
-    """Finished units of every study, in one SQLite file (see the module docstring)."""
+    """Finished units of every study, in one SQLite file (see the module docstring and
+    :mod:`.store_file`: an existing file that is not a store is refused, never reset;
+    ``replace_invalid`` sets it aside and starts a new store)."""
 
-    def __init__(self, path: str | os.PathLike | None = None):
+    def __init__(self, path: str | os.PathLike | None = None, *, replace_invalid: bool = False):
         self.path = os.fspath(path) if path is not None else default_store_path()
         if not self.path:
             raise InvalidParameterError("the results store path is empty.")
-        folder = os.path.dirname(os.path.abspath(self.path))
-        try:
-            os.makedirs(folder, exist_ok=True)
-            with self._db() as db:
-                db.execute(_SCHEMA)
-                columns = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
-                if "produced_by" not in columns:  # a store from before the column
-                    db.execute("ALTER TABLE runs ADD COLUMN produced_by TEXT")
-        except OSError as exc:
-            raise InvalidDataError(f"{self.path}: cannot open the results store "
-                                   f"({exc.strerror or exc}).") from None
+        #: where an invalid file at ``path`` was set aside (``replace_invalid``), else None
+        self.set_aside = open_store_file(self.path, replace_invalid)
 
     def _db(self) -> sqlite3.Connection:
         try:
-            db = sqlite3.connect(self.path, timeout=30)
-            db.execute("SELECT name FROM sqlite_master LIMIT 1")
-            return db
+            return connect(self.path)
         except sqlite3.DatabaseError as exc:
-            raise InvalidDataError(f"{self.path}: not a kernelsdp results store ({exc}); "
-                                   "name another with KERNELSDP_STORE.") from None
+            raise damaged(self.path, exc) from None
 
     def _query(self, sql: str, args=()) -> list[tuple]:
         db = self._db()
         try:
             with db:
                 return db.execute(sql, args).fetchall()
-        except sqlite3.OperationalError as exc:
-            raise InvalidDataError(f"{self.path}: the results store cannot be used ({exc}).") from None
+        except sqlite3.DatabaseError as exc:  # a damaged page, a full disk, a lock held too long
+            raise damaged(self.path, exc) from None
         finally:
             db.close()
 
-    def put(self, study: str, unit: dict, record: dict) -> None:
-        """Keep one finished unit (committed at once); a re-run of the same unit replaces it."""
-        self._query("INSERT OR REPLACE INTO runs (study, unit, record, finished, produced_by) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (study, unit_key(unit), to_json(record), time.time(), to_json(produced_by())))
+    def transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """``work(db)`` inside one write transaction taken at once (BEGIN IMMEDIATE), so that
+        what it reads cannot change before it writes (another run waits for it)."""
+        db = self._db()
+        db.isolation_level = None
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            out = work(db)
+            db.execute("COMMIT")
+            return out
+        except sqlite3.DatabaseError as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise damaged(self.path, exc) from None
+        finally:
+            db.close()
+
+    def put(self, study: str, unit: dict, record: dict, owner: Owner | None = None) -> None:
+        """Keep one finished unit (committed at once); a re-run of the same unit replaces it.
+        With ``owner``, its lease on the unit ends in the same transaction."""
+        key = unit_key(unit)
+        row = (study, key, to_json(record), time.time(), to_json(produced_by()))
+
+        def write(db):
+            db.execute("INSERT OR REPLACE INTO runs (study, unit, record, finished, produced_by) "
+                       "VALUES (?, ?, ?, ?, ?)", row)
+            if owner is not None:
+                leases.release(db, study, owner, key)
+        self.transaction(write)
+
+    def claim(self, study: str, unit: dict, owner: Owner) -> str:
+        """Take the lease on a unit for ``owner``: :data:`~.leases.CLAIMED`, or
+        :data:`~.leases.DONE` / :data:`~.leases.HELD` when it is finished or another live
+        run holds it (:mod:`.leases`)."""
+        key = unit_key(unit)
+        return self.transaction(lambda db: leases.claim(db, study, key, owner))
+
+    def release(self, study: str, owner: Owner, unit: dict | None = None) -> None:
+        """End ``owner``'s lease on one unit (all of its leases in the study without ``unit``)."""
+        key = None if unit is None else unit_key(unit)
+        self.transaction(lambda db: leases.release(db, study, owner, key))
 
     def get(self, study: str, unit: dict) -> dict | None:
         rows = self._query("SELECT record FROM runs WHERE study = ? AND unit = ?",
@@ -164,6 +196,7 @@ class ResultsStore:
         """Forget a study's units (a fresh run); returns how many were removed."""
         n = len(self.done(study))
         self._query("DELETE FROM runs WHERE study = ?", (study,))
+        self._query("DELETE FROM leases WHERE study = ?", (study,))
         return n
 
     def export(self, study: str, folder: str | os.PathLike, records: list[dict] | None = None
@@ -177,12 +210,16 @@ class ResultsStore:
         w.writeheader()
         for r in rows:
             w.writerow({k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in r.items()})
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in study)
-        csv_path = os.path.join(os.fspath(folder), safe + ".csv")
-        json_path = os.path.join(os.fspath(folder), safe + ".json")
+        csv_path, json_path = export_paths(study, folder)
         write_text_atomically(csv_path, buf.getvalue())
         write_text_atomically(json_path, json.dumps(rows, indent=1, allow_nan=False) + "\n")
         return csv_path, json_path
+
+
+def export_paths(study: str, folder: str | os.PathLike, exts=("csv", "json")) -> list[str]:
+    """Where :meth:`ResultsStore.export` writes a study (``FOLDER/STUDY.csv``, ``.json``)."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in study)
+    return [os.path.join(os.fspath(folder), f"{safe}.{ext}") for ext in exts]
 
 
 def write_text_atomically(path: str, text: str) -> None:
