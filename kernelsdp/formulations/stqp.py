@@ -49,6 +49,16 @@ FACE_TOL = 1e-12
 BOUNDED_LIFTINGS = ("sdp1", "dnn")
 #: face enumeration visits 2^d − 1 faces: above this d it is refused
 EXACT_MAX_D = 16
+#: an entry of Z* counts as positive (Theorem 1 of seed 003) above this times max |Z*|
+POSITIVE_RTOL = 1e-6
+
+
+def elementwise_positive(Z: np.ndarray) -> bool:
+    """Seed 003, Theorem 1's hypothesis: Z* > 0 elementwise (each entry above POSITIVE_RTOL
+    times the largest), under which the rounding √diag Z* solves the StQP."""
+    Z = np.asarray(Z, dtype=float)
+    return bool(np.min(Z) > POSITIVE_RTOL * max(float(np.max(np.abs(Z))), 1e-300))
+
 
 #: how a StQP is built from a data set: the N-cut surrogate of seed 003 (ncut_mkl.py)
 N_EXAMPLES = Input("n_examples", int, default=10, low=2, only_with="dataset", group=WITH_DATASET,
@@ -116,12 +126,16 @@ class StQP(Formulation):
                           {k: v[0] for k, v in rel.constraints.items() if v}, relaxation=rel)
 
     def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
-        """Round back to the simplex (each scheme, polished on its face) and report."""
-        alpha, _, rep = model.relaxation.invert(feasible=to_simplex, polish=self.polish)
+        """Round back to the simplex (each scheme, polished on its face) and report; the point
+        is the one this solve left in the model (``current=True``)."""
+        rel = model.relaxation
+        rec = rel.recover(feasible=to_simplex, refine=self.polish, current=True)
+        alpha, rep = rec.best.x, rec.report
         return {"objective": self.objective(alpha), "primal": {"alpha": alpha},
                 "info": {"tightness": rep.to_dict(), "rank": rep.rank,
                          "rounding": rep.rounding, "relaxation": self.relaxation,
-                         "theorem1_condition": rep.elementwise_positive}}
+                         "theorem1_condition": elementwise_positive(
+                             rel.lifted_matrix(current=True))}}
 
     # ----- faces --------------------------------------------------------------------------
     def face_point(self, support) -> np.ndarray | None:

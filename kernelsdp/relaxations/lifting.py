@@ -1,30 +1,53 @@
-"""Liftings of a QCQP into a convex CVXPY model, with their maps.
+"""A lifted convex model of a QCQP, with its maps: solve it with one named solver, read its
+proven bound, its multipliers and its point, and recover points of the QCQP.
 
-**Shor** (``shor``): forward map x ↦ Y = [[1, xᵀ], [x, xxᵀ]], relaxed to Y ⪰ 0, Y₀₀ = 1:
-every quadratic xᵀPx + 2qᵀx + r becomes the linear tr(PX) + 2qᵀx + r with X = Y[1:,1:],
-x = Y[1:,0].  Linear constraints stay on x; with ``products=True`` each equality aᵀx = β
-is also multiplied by x (X a = β x), a valid cut that the lifting otherwise loses.
-**DNN tightening** (``dnn=True``, needs x ≥ 0): Y ≥ 0 elementwise (X ≥ 0, x ≥ 0), exact for
-the completely positive cone when d ≤ 4.
+The lifted matrix Y is [[1, xᵀ], [x, X]] (Shor's form, and the top-left block of the
+moment matrix) or, for the homogenised simplex lifting, Z ≈ xxᵀ itself.
+:meth:`Relaxation.solve` runs one solver (``kernelsdp.solvers``) on ``problem`` and
+certifies the answer (``kernelsdp.verify.certify``); :attr:`Relaxation.bound` is then the
+certificate's **proven** end — the lower end of a minimisation, the upper end of a
+maximisation (``Certificate.proven_bound``) — or None when the certificate does not prove
+it.  The point's value (:attr:`Relaxation.value`) is reported beside it and never stands in
+for it.  Everything after a solve (bound, multipliers, recovery) reads that one solve, kept
+as a snapshot, whatever else later solves the same ``problem``.
 
-Inverse (rounding) map: a point of the original problem from (x, X) — see
-:mod:`.rounding`; when rank Y = 1, x itself is optimal.  Duals: the multiplier of each
-lifted quadratic constraint is a Lagrange multiplier of the original constraint (Shor's
-relaxation is the Lagrangian dual's dual), and the multiplier of Y ⪰ 0 certifies the
-bound; ``Relaxation.bound`` is the relaxed optimum, a lower bound on the QCQP's.
+**Multipliers.**  The lifted row of each constraint of the QCQP carries that constraint's
+Lagrange multiplier: Shor's relaxation is the dual of the Lagrangian dual
+L(x, λ, μ) = f(x) + Σλᵢgᵢ(x) + Σμⱼhⱼ(x) (λ ≥ 0; for a maximisation f − Σλᵢgᵢ − …),
+and the multiplier of Y ⪰ 0 is the matrix of L (Shor 1987; Boyd & Vandenberghe, Convex
+Optimization §5.2.4, §B.1).  :meth:`Relaxation.multipliers` returns them by constraint
+group, in CVXPY's sign convention (≥ 0 for an inequality).
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import cvxpy as cp
 import numpy as np
 
 from ..errors import InvalidParameterError
-from .qcqp import QCQP, Quadratic
-from .rounding import best_rounding
-from .tightness import tightness
+from .qcqp import QCQP
+
+#: constraint groups that are constraints of the QCQP itself (their duals are its multipliers)
+QCQP_GROUPS = ("quadratic_inequalities", "quadratic_equalities", "linear_equalities",
+               "linear_inequalities", "lower_bounds", "upper_bounds", "binary", "spin")
+
+
+@dataclass
+class Solved:
+    """One solve of a relaxation: the solver, its Result and certificate, and a snapshot of
+    the lifted point and the duals."""
+
+    solver: str
+    result: Any
+    certificate: Any
+    Y: np.ndarray | None
+    duals: dict[str, list]
+    time_s: float
 
 
 @dataclass
@@ -35,89 +58,97 @@ class Relaxation:
     qcqp: QCQP
     problem: cp.Problem
     Y: cp.Variable
-    homogeneous: bool
+    homogeneous: bool = False
     constraints: dict[str, list] = field(default_factory=dict)
+    #: redundant rows stated so that the certificate finds a-priori bounds: group → what
+    a_priori: dict[str, str] = field(default_factory=dict)
+    solved: Solved | None = None
 
-    def solution(self) -> tuple[np.ndarray, np.ndarray]:
-        """(x, X) after solving: first moment and second moment of the lifted point.
+    # ----- one solve, certified ---------------------------------------------------------------
+    def solve(self, solver: str = "clarabel", **options) -> Relaxation:
+        """Solve the lifted model with the named solver and certify the answer; returns self."""
+        from ..solvers import solve as run_solver
+        from ..verify import certify
+        t0 = time.perf_counter()
+        result = run_solver(self.problem, solver, **options)
+        elapsed = time.perf_counter() - t0
+        cert = certify(self.problem, result)
+        Y = None if self.Y.value is None or not result.ok else np.array(self.Y.value, dtype=float)
+        duals = {k: [None if c.dual_value is None else np.array(c.dual_value, dtype=float)
+                     for c in group] for k, group in self.constraints.items()}
+        self.solved = Solved(result.solver, result, cert, Y, duals, elapsed)
+        return self
 
-        For the homogeneous (simplex) form there is no first-moment row: x is read from
-        X by the square-root-of-diagonal map and X = Y.
-        """
-        Y = np.asarray(self.Y.value, dtype=float)
+    @property
+    def solver(self) -> str | None:
+        return None if self.solved is None else self.solved.solver
+
+    @property
+    def certificate(self):
+        return None if self.solved is None else self.solved.certificate
+
+    @property
+    def bound(self) -> float | None:
+        """The certificate's proven end (lower for a minimisation, upper for a maximisation)
+        of the last :meth:`solve`; None before a solve or when it is not a proof."""
+        if self.solved is None:
+            return None
+        return self.solved.certificate.proven_bound(self.qcqp.maximize)
+
+    @property
+    def value(self) -> float | None:
+        """The lifted model's value at the solver's point: reported, never a bound."""
+        return None if self.solved is None else self.solved.result.objective
+
+    # ----- the lifted point -------------------------------------------------------------------
+    def lifted_matrix(self, current: bool = False) -> np.ndarray | None:
+        """Y of the last :meth:`solve` (``current``: whatever ``Y`` holds now)."""
+        if current or self.solved is None:
+            return None if self.Y.value is None else np.array(self.Y.value, dtype=float)
+        return self.solved.Y
+
+    def solution(self, current: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(x, X): first and second moments of the lifted point.  For the homogeneous form
+        x = √diag Z and X = Z."""
+        Y = self.lifted_matrix(current)
+        if Y is None:
+            raise InvalidParameterError(f"relaxation {self.name!r} has no lifted point: "
+                                        "call solve() first (or its solver returned none).")
         Y = (Y + Y.T) / 2
         if self.homogeneous:
             return np.sqrt(np.maximum(np.diag(Y), 0.0)), Y
-        return Y[1:, 0].copy(), Y[1:, 1:].copy()
+        d = self.qcqp.d
+        return Y[1:d + 1, 0].copy(), Y[1:d + 1, 1:d + 1].copy()
 
-    @property
-    def bound(self) -> float:
-        """Relaxed optimum: a lower bound on the QCQP's minimum."""
-        return float(self.problem.value)
+    def multipliers(self) -> dict[str, np.ndarray]:
+        """The QCQP's Lagrange multipliers read from the lifted duals of the last solve:
+        group → one value per constraint (see the module docstring for the signs)."""
+        if self.solved is None:
+            raise InvalidParameterError("multipliers come from a solve: call solve() first.")
+        out = {}
+        for k in QCQP_GROUPS:
+            vals = self.solved.duals.get(k)
+            if vals and all(v is not None for v in vals):
+                out[k] = np.concatenate([np.ravel(v) for v in vals])
+        return out
 
-    def invert(self, feasible=None, polish=None):
-        """The inverse map, after a solve: (point of the original problem, its value, the
-        tightness report).  ``feasible`` maps a proposal into the feasible set (e.g. the
-        simplex normalisation), ``polish`` may improve the chosen point (e.g. on its face)."""
-        x, X = self.solution()
-        point, scheme, values = best_rounding(self.qcqp, x, X, self.homogeneous, feasible=feasible)
-        if point is not None and polish is not None:
-            better = polish(point)
-            if self.qcqp.value(better) < self.qcqp.value(point):
-                point, scheme = better, scheme + "+polish"
-                values[scheme] = self.qcqp.value(point)
-        value = None if point is None else self.qcqp.value(point)
-        report = tightness(self.name, self.bound, X if self.homogeneous else
-                           np.asarray(self.Y.value, dtype=float), point, value, scheme, values)
-        return point, value, report
+    # ----- back to the QCQP -------------------------------------------------------------------
+    def recover(self, *, draws: int = 64, seed: int = 0, polish: bool = True, keep: int = 8,
+                feasible: Callable | None = None, refine: Callable | None = None,
+                current: bool = False):
+        """Points of the QCQP from the lifted point (:func:`.recovery.recover`): the last
+        :meth:`solve`'s, after a Clarabel solve if there was none; ``current=True`` rounds
+        what ``Y`` holds now (a solve run elsewhere, e.g. by a formulation's solver)."""
+        from .recovery import recover
+        if self.solved is None and not current:
+            self.solve()
+        return recover(self, draws=draws, seed=seed, polish=polish, keep=keep,
+                       feasible=feasible, refine=refine, current=current)
 
-
-def lifted(quad: Quadratic, x, X):
-    """tr(PX) + 2qᵀx + r: the linearisation of xᵀPx + 2qᵀx + r."""
-    return cp.trace(quad.P @ X) + 2 * quad.q @ x + quad.r
-
-
-def shor(qcqp: QCQP, dnn: bool = False, products: bool = False) -> Relaxation:
-    """The Shor relaxation of a QCQP, optionally tightened to doubly nonnegative."""
-    if dnn and not qcqp.nonneg:
-        raise InvalidParameterError("the DNN tightening (X >= 0) needs x >= 0 in the QCQP.")
-    d = qcqp.d
-    Y = cp.Variable((d + 1, d + 1), symmetric=True, name="Y")
-    x, X = Y[1:, 0], Y[1:, 1:]
-    cons: dict[str, list] = {"psd": [Y >> 0], "homogenising": [Y[0, 0] == 1]}
-    cons["quadratic_inequalities"] = [lifted(c, x, X) <= 0 for c in qcqp.inequalities]
-    cons["quadratic_equalities"] = [lifted(c, x, X) == 0 for c in qcqp.equalities]
-    if qcqp.A is not None:
-        cons["linear_equalities"] = [qcqp.A @ x == qcqp.b]
-        if products:
-            cons["equality_products"] = [X @ qcqp.A.T == cp.reshape(x, (d, 1), order="F") @ qcqp.b[None, :]]
-    if qcqp.G is not None:
-        cons["linear_inequalities"] = [qcqp.G @ x <= qcqp.h]
-    if qcqp.nonneg:
-        cons["nonnegativity"] = [x >= 0]
-    if dnn:
-        cons["dnn"] = [X >= 0]
-    flat = [c for group in cons.values() for c in group]
-    problem = cp.Problem(cp.Minimize(lifted(qcqp.objective, x, X)), flat)
-    return Relaxation("shor+dnn" if dnn else "shor", qcqp, problem, Y, False, cons)
-
-
-def simplex_dnn(Q: np.ndarray) -> Relaxation:
-    """SDP₁ of seed 003: min tr(QZ) s.t. 1ᵀZ1 = 1, Z ⪰ 0, Z ≥ 0.
-
-    This is the DNN lifting of the *homogenised* standard QP min αᵀQα, 1ᵀα = 1, α ≥ 0:
-    forward map α ↦ Z = ααᵀ (the constraint (1ᵀα)² = 1 becomes 1ᵀZ1 = 1), no first-moment
-    row.  Inverse map: α = √diag(Z) normalised (the paper's rounding), exact when
-    Z* > 0 elementwise (Theorem 1).  Dual: max t s.t. Q − t·11ᵀ ∈ (PSD + nonnegative), the
-    copositive-programming bound of Bomze et al.
-    """
-    Q = np.asarray(Q, dtype=float)
-    d = Q.shape[0]
-    Z = cp.Variable((d, d), symmetric=True, name="Z")
-    # tr Z ≤ 1 is implied (Z ≥ 0, 1ᵀZ1 = 1) and redundant; stated, it is the a-priori bound
-    # that makes the certificate's lower bound rigorous (kernelsdp.certificate.bounds)
-    cons = {"psd": [Z >> 0], "nonnegativity": [Z >= 0], "normalisation": [cp.sum(Z) == 1],
-            "implied_trace": [cp.trace(Z) <= 1]}
-    problem = cp.Problem(cp.Minimize(cp.trace(Q @ Z)), [c for g in cons.values() for c in g])
-    qcqp = QCQP.build(Q, A=np.ones((1, d)), b=[1.0], nonneg=True)
-    return Relaxation("sdp1", qcqp, problem, Z, True, cons)
+    def invert(self, feasible: Callable | None = None, polish: Callable | None = None):
+        """(point, value, tightness report): :meth:`recover`'s best point, for callers of the
+        first version (``polish`` there is a problem-specific refinement)."""
+        rec = self.recover(feasible=feasible, refine=polish)
+        best = rec.best
+        return (None if best is None else best.x), (None if best is None else best.value), \
+            rec.report

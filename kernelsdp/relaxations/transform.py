@@ -1,96 +1,88 @@
-"""Relaxations as transforms, chosen by name from outside a formulation.
+"""Relaxations chosen by name: the registry, what applies to a QCQP, and ``relax``.
 
-The contract (cvxpy's reductions, MathOptInterface's bridges): a :class:`Lifting` declares
-which QCQPs it ``accepts``; ``apply(qcqp)`` returns the lifted convex model
-(:class:`~.lifting.Relaxation`, whose ``problem`` any conic solver takes and the certificate
-layer certifies); after a solve, ``Relaxation.invert()`` maps the lifted point back to a
-point of the original problem and reports how tight the relaxation was.  The registry is
-ordered by tightness, strongest first:
+The registry is one ordered dict literal, one line per relaxation, in the order of the
+standard hierarchy (docs/relaxations.md).  A relaxation written elsewhere joins it at run
+time with ``RELAXATIONS["mine"] = Mine()`` and is then named in ``relax(q, "mine")``,
+``applicable(q)`` and ``kernelsdp relax --relaxation mine`` like the others.
 
-- ``sdp1``: the doubly nonnegative lifting of the *homogenised* standard QP
-  (min xᵀPx, 1ᵀx = 1, x ≥ 0 only): Z ⪰ 0, Z ≥ 0, 1ᵀZ1 = 1 (seed 003);
-- ``dnn``: Shor's lifting with Y ≥ 0 elementwise (needs x ≥ 0);
-- ``shor``: Shor's lifting, [[1, xᵀ], [x, X]] ⪰ 0.
-
-Both Shor liftings add the products of the linear equalities with x (X a = β x), a valid cut
-the lifting otherwise loses; without it the lifted standard QP is unbounded.  Whether a
-lifting's model is *bounded* is the formulation's to say: the standard QP takes ``sdp1`` and
-``dnn`` (plain ``shor`` lets X grow along Q's negative directions orthogonal to 1).
-
-A formulation declares its nonconvex problem once (``original()`` → QCQP) and takes the
-relaxation as a parameter; a user's own QCQP goes through the same path:
-``relax(qcqp, "dnn")`` → solve or verify its ``.problem`` → ``.invert()``.
+``relax`` refuses a lifting that does not apply (:class:`UnsupportedProblemError`) and,
+unless ``allow_unbounded=True``, a lifting whose model may be unbounded while the QCQP's own
+feasible set is bounded (:class:`UnboundedProblemError`): a bound of −∞ from a weak lifting
+of a perfectly bounded problem is what a user should hear about before solving, not after.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from dataclasses import dataclass
 
-import numpy as np
-
-from ..errors import UnknownNameError, UnsupportedProblemError
-from .lifting import Relaxation, shor, simplex_dnn
+from ..errors import UnboundedProblemError, UnknownNameError, UnsupportedProblemError
+from .base import Lifting
+from .boundedness import feasible_set_bounded
+from .dnn import DNN
+from .lifting import Relaxation
+from .moment import Moment2
 from .qcqp import QCQP
+from .rlt import RLT
+from .sdp1 import SDP1
+from .shor import Shor
+from .shor_rlt import ShorRLT
+
+#: the relaxations by name, in the order of the hierarchy
+RELAXATIONS: dict[str, Lifting] = {
+    "shor": Shor(),
+    "rlt": RLT(),
+    "shor+rlt": ShorRLT(),
+    "dnn": DNN(),
+    "sdp1": SDP1(),
+    "moment2": Moment2(),
+}
 
 
-class Lifting:
-    name: ClassVar[str] = ""
+@dataclass(frozen=True)
+class Applicability:
+    """Whether a relaxation applies to a QCQP and whether its model is bounded, with why."""
 
-    def accepts(self, qcqp: QCQP) -> str | None:
-        """None when this lifting applies to the QCQP, else why not."""
-        return None
+    name: str
+    applies: bool
+    bounded: bool
+    why: str = ""
 
-    def apply(self, qcqp: QCQP) -> Relaxation:
-        raise NotImplementedError
+    @property
+    def ok(self) -> bool:
+        return self.applies and self.bounded
 
-
-class Shor(Lifting):
-    name = "shor"
-
-    def apply(self, qcqp: QCQP) -> Relaxation:
-        return shor(qcqp, products=True)
-
-
-class DNN(Lifting):
-    name = "dnn"
-
-    def accepts(self, qcqp: QCQP) -> str | None:
-        return None if qcqp.nonneg else "the DNN tightening needs x >= 0"
-
-    def apply(self, qcqp: QCQP) -> Relaxation:
-        return shor(qcqp, dnn=True, products=True)
+    def __str__(self) -> str:
+        return f"{self.name}: ok" if self.ok else self.why
 
 
-class SDP1(Lifting):
-    name = "sdp1"
-
-    def accepts(self, qcqp: QCQP) -> str | None:
-        simplex = (qcqp.nonneg and qcqp.A is not None and qcqp.A.shape[0] == 1
-                   and np.all(qcqp.A == 1) and np.allclose(qcqp.b, 1) and qcqp.G is None
-                   and not qcqp.inequalities and not qcqp.equalities
-                   and not np.any(qcqp.objective.q) and qcqp.objective.r == 0)
-        return None if simplex else ("SDP1 lifts the standard QP only (min xᵀPx, 1ᵀx = 1, "
-                                     "x >= 0, nothing else)")
-
-    def apply(self, qcqp: QCQP) -> Relaxation:
-        return simplex_dnn(qcqp.objective.P)
+def check(qcqp: QCQP, name: str) -> Applicability:
+    lifting = RELAXATIONS[name]
+    why = lifting.accepts(qcqp)
+    if why is not None:
+        return Applicability(name, False, False, f"{lifting.label or name}: {why}")
+    why = lifting.bounded(qcqp)
+    return Applicability(name, True, why is None, why or "")
 
 
-#: the relaxations by name, strongest first
-RELAXATIONS: dict[str, Lifting] = {r.name: r for r in (SDP1(), DNN(), Shor())}
+def applicable(qcqp: QCQP) -> dict[str, Applicability]:
+    """Every registered relaxation → whether it applies to ``qcqp`` and its model is bounded
+    (``str()`` of each says why not: "Shor: no bound on x[0]; add bounds or use rlt")."""
+    return {name: check(qcqp, name) for name in RELAXATIONS}
 
 
-def applicable(qcqp: QCQP) -> list[str]:
-    return [name for name, r in RELAXATIONS.items() if r.accepts(qcqp) is None]
-
-
-def relax(qcqp: QCQP, name: str) -> Relaxation:
-    """The named relaxation of a QCQP (a clear error when it does not apply)."""
+def relax(qcqp: QCQP, name: str, allow_unbounded: bool = False) -> Relaxation:
+    """The named relaxation of a QCQP, with a clear error when it does not apply or (unless
+    ``allow_unbounded``) when its model may be unbounded on a bounded problem."""
     if name not in RELAXATIONS:
         raise UnknownNameError(f"unknown relaxation {name!r}; choose one of "
                                f"{', '.join(RELAXATIONS)}.")
-    why = RELAXATIONS[name].accepts(qcqp)
-    if why is not None:
-        raise UnsupportedProblemError(f"relaxation {name!r} does not apply: {why}; this "
-                                      f"problem takes {', '.join(applicable(qcqp))}.")
+    verdict = check(qcqp, name)
+    if not verdict.applies:
+        fits = [k for k, v in applicable(qcqp).items() if v.applies]
+        raise UnsupportedProblemError(f"relaxation {name!r} does not apply: {verdict.why}; "
+                                      f"this problem takes {', '.join(fits) or 'none'}.")
+    if not verdict.bounded and not allow_unbounded and feasible_set_bounded(qcqp):
+        raise UnboundedProblemError(
+            f"{verdict.why}. The QCQP's feasible set is bounded but this model may not be "
+            "(its bound could be infinite); pass allow_unbounded=True to build it anyway.")
     return RELAXATIONS[name].apply(qcqp)

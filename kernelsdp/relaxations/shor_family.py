@@ -1,0 +1,138 @@
+"""The Shor-type liftings of a QCQP — Shor, RLT, Shor+RLT, DNN — built by one function.
+
+Forward map x ↦ Y = [[1, xᵀ], [x, xxᵀ]], relaxed: Y₀₀ = 1, X = Y[1:, 1:] free of
+X = xxᵀ, so that every quadratic xᵀPx + qᵀx + r becomes the linear ⟨P, X⟩ + qᵀx + r.
+The pieces, by constraint group (``Relaxation.constraints``):
+
+- ``psd``: Y ⪰ 0 (Shor 1987) — Shor, Shor+RLT, DNN;
+- the QCQP's own constraints, lifted: quadratic (in)equalities, ``A x = b``, ``G x ≤ h``,
+  bounds, ``binary`` (x_i² = x_i ↦ X_ii = x_i), ``spin`` (x_i² = 1 ↦ X_ii = 1);
+- ``equality_products``: A X = b xᵀ, each equality times x — with Y ⪰ 0 this is the lifted
+  squared equality (aᵀx − β)² = 0; without it the lifted simplex QP is unbounded;
+- ``bound_products`` (Shor): (x_i − l_i)(u_i − x_i) ≥ 0 ↦ X_ii ≤ (l_i + u_i)x_i − l_iu_i,
+  for each variable with both bounds finite (diag(X) ≤ x on [0, 1]ⁿ, as in the SDP
+  relaxation of box QPs of Vandenbussche & Nemhauser 2005 and Anstreicher 2009);
+- ``rlt_products`` (RLT): every pairwise product of the linear inequalities and bounds,
+  (hᵢ − gᵢᵀx)(hⱼ − gⱼᵀx) ≥ 0 ↦ cᵢᵀYcⱼ ≥ 0 (Sherali & Adams 1990; Sherali & Tuncbilek 1992;
+  McCormick 1976 on a box), one sparse matrix (cᵢ ⊗ cⱼ rows) built once;
+- ``dnn``: Y ≥ 0 elementwise (x ≥ 0 needed; Burer 2009);
+- ``a_priori_*``: redundant rows that state bounds the model implies, so that the
+  certificate (:mod:`kernelsdp.certificate.bounds`) finds them — ``a_priori_diagonal``
+  X_ii ≤ max(l_i², u_i²) (an a-priori trace bound on the PSD block), and for the LP
+  (RLT without Y ⪰ 0) ``a_priori_box``, every Y_ab between the products of the bounds.
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import check_memory
+from . import boundedness as bd
+from .lifting import Relaxation
+from .qcqp import QCQP, Quadratic
+
+
+def lifted(quad: Quadratic, x, X):
+    """⟨P, X⟩ + qᵀx + r: the linearisation of xᵀPx + qᵀx + r."""
+    return cp.sum(cp.multiply(quad.P, X)) + quad.q @ x + quad.r
+
+
+def _own_constraints(q: QCQP, x, X) -> dict[str, list]:
+    cons: dict[str, list] = {
+        "quadratic_inequalities": [lifted(c, x, X) <= 0 for c in q.inequalities],
+        "quadratic_equalities": [lifted(c, x, X) == 0 for c in q.equalities]}
+    if q.A is not None:
+        cons["linear_equalities"] = [q.A @ x == q.b]
+        cons["equality_products"] = [np.reshape(q.b, (-1, 1)) @ cp.reshape(
+            x, (1, q.d), order="F") == q.A @ X]
+    if q.G is not None:
+        cons["linear_inequalities"] = [q.G @ x <= q.h]
+    lo, hi = np.flatnonzero(np.isfinite(q.lb)), np.flatnonzero(np.isfinite(q.ub))
+    if lo.size:
+        cons["lower_bounds"] = [x[lo] >= q.lb[lo]]
+    if hi.size:
+        cons["upper_bounds"] = [x[hi] <= q.ub[hi]]
+    if q.binary.size:
+        cons["binary"] = [cp.diag(X)[q.binary] == x[q.binary]]
+    if q.spin.size:
+        cons["spin"] = [cp.diag(X)[q.spin] == 1]
+    return cons
+
+
+def _bound_products(q: QCQP, x, X) -> list:
+    both = np.isfinite(q.lb) & np.isfinite(q.ub)
+    both[q.integer] = False  # X_ii = x_i or X_ii = 1 already
+    i = np.flatnonzero(both)
+    if not i.size:
+        return []
+    l, u = q.lb[i], q.ub[i]
+    return [cp.diag(X)[i] <= cp.multiply(l + u, x[i]) - l * u]
+
+
+def rlt_matrix(q: QCQP) -> sp.csr_matrix:
+    """The rows cᵢ ⊗ cⱼ (i ≤ j) acting on vec(Y) (column-major): cᵢᵀYcⱼ for every pair of
+    linear inequalities and bounds (:meth:`QCQP.linear_rows`)."""
+    C = sp.csr_matrix(q.linear_rows()[0])
+    m = C.shape[0]
+    nnz = np.diff(C.indptr).astype(float)
+    check_memory(40.0 * (nnz.sum() ** 2) / 2, f"the RLT products of {m} linear constraints",
+                 "use shor, or fewer linear constraints")
+    K = sp.kron(C, C, format="csr")  # row p·m + r is c_p ⊗ c_r: c_rᵀ Y c_p on vec_F(Y)
+    p, r = np.divmod(np.arange(m * m), m)
+    return K[np.flatnonzero(r <= p)]
+
+
+def _a_priori(q: QCQP, Y, diagonal: np.ndarray, box: bool) -> tuple[dict, dict]:
+    """Redundant rows the certificate can read: X_ii ≤ bound_i, and (``box``) every Y_ab
+    between the extreme products of the implied bounds."""
+    cons, said = {}, {}
+    fin = np.flatnonzero(np.isfinite(diagonal))
+    fin = np.setdiff1d(fin, q.spin)  # X_ii = 1 is stated already
+    if fin.size:
+        cons["a_priori_diagonal"] = [cp.diag(Y)[fin + 1] <= diagonal[fin]]
+        said["a_priori_diagonal"] = (f"X_ii <= max(lb_i², ub_i²) for {fin.size} of {q.d} "
+                                     "variables (a trace bound on the lifted block)")
+    if box:
+        lo, hi = bd.implied_box(q)
+        lo1, hi1 = np.r_[1.0, lo], np.r_[1.0, hi]
+        with np.errstate(invalid="ignore"):
+            prods = np.stack([np.multiply.outer(a, b) for a in (lo1, hi1) for b in (lo1, hi1)])
+        L, U = prods.min(axis=0), prods.max(axis=0)
+        n = q.d + 1
+        a, b = np.triu_indices(n)
+        finite = np.isfinite(lo1) & np.isfinite(hi1)
+        keep = finite[a] & finite[b]
+        idx = (a + n * b)[keep]
+        if idx.size:
+            vec = cp.vec(Y, order="F")[idx]
+            cons["a_priori_box"] = [vec >= L[a, b][keep], vec <= U[a, b][keep]]
+            said["a_priori_box"] = f"box rows on {idx.size} entries of Y (products of the bounds)"
+    return cons, said
+
+
+def shor_family(q: QCQP, name: str, *, psd: bool = True, rlt: bool = False,
+                dnn: bool = False, diagonal: np.ndarray | None = None) -> Relaxation:
+    """The lifted model with the named pieces (module docstring); ``diagonal`` are the X_ii
+    bounds this model implies (stated as ``a_priori_diagonal``)."""
+    d = q.d
+    Y = cp.Variable((d + 1, d + 1), symmetric=True, name="Y")
+    x, X = Y[1:, 0], Y[1:, 1:]
+    cons: dict[str, list] = {"homogenising": [Y[0, 0] == 1]}
+    if psd:
+        cons["psd"] = [Y >> 0]
+    cons.update(_own_constraints(q, x, X))
+    if rlt:
+        cons["rlt_products"] = [rlt_matrix(q) @ cp.vec(Y, order="F") >= 0]
+    elif psd:
+        cons["bound_products"] = _bound_products(q, x, X)
+    if dnn:
+        cons["dnn"] = [Y >= 0]
+    extra, said = _a_priori(q, Y, bd.shor_diagonal(q) if diagonal is None else diagonal,
+                            box=rlt and not psd)
+    cons.update(extra)
+    cons = {k: v for k, v in cons.items() if v}
+    sense = cp.Maximize if q.maximize else cp.Minimize
+    problem = cp.Problem(sense(lifted(q.objective, x, X)), [c for g in cons.values() for c in g])
+    return Relaxation(name, q, problem, Y, False, cons, said)
