@@ -6,6 +6,7 @@
     kernelsdp certify FILE|FOLDER [--solvers A,B] [--json] [--time-limit S] [--tol T]
     kernelsdp reproduce PAPER [--quick]
     kernelsdp sweep SPEC.toml [--jobs N] [--backend loky|dask|ray --scheduler ADDRESS] [--fresh]
+    kernelsdp relax FILE --relaxation shor+rlt[,moment2] [--maximize] [--solvers A,B] [--json]
     kernelsdp --version
 
 A user mistake prints one line ``kernelsdp: error: ...`` on stderr and exits 2; a failed
@@ -27,6 +28,8 @@ import sys
 import warnings
 
 from ..tolerances import CERTIFY_TOL
+from .relax import add_parser as add_relax_parser
+from .relax import cmd_relax
 from .sweep import add_parser as add_sweep_parser
 
 #: the exit status of a run whose reader closed the pipe (128 + SIGPIPE, as a shell reports it)
@@ -111,6 +114,7 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("paper", metavar="PAPER", help="one of: " + ", ".join(_papers()))
     p.add_argument("--quick", action="store_true", help="small, fast version")
     add_sweep_parser(sub)
+    add_relax_parser(sub, keys=command in (None, "relax"))  # the keys import CVXPY
     return ap
 
 
@@ -292,7 +296,8 @@ def cmd_reproduce(args) -> int:
 
 
 COMMANDS = {"solvers": cmd_solvers, "solve": cmd_solve, "verify": cmd_verify,
-            "certify": cmd_certify, "reproduce": cmd_reproduce, "sweep": cmd_sweep}
+            "certify": cmd_certify, "reproduce": cmd_reproduce, "sweep": cmd_sweep,
+            "relax": cmd_relax}
 
 
 def _papers() -> list[str]:
