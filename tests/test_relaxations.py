@@ -333,7 +333,7 @@ def test_stqp_recovered_points_agree_with_the_exact_oracle():
 
 
 def test_moment2_is_exact_where_shor_is_not():
-    """MaxCut of C₅ (optimum 4; Shor 5/8·5(1 + cos π/5) ≈ 4.5225) and the bilinear problem
+    """MaxCut of C₅ (optimum 4; Shor (5/2)(1 + cos π/5) ≈ 4.5225) and the bilinear problem
     min −x₁ − x₂ s.t. x₁x₂ ≤ 4, 0 ≤ x ≤ (6, 4) (optimum −20/3 at (6, 2/3); Shor ≈ −6.814):
     moment2's proven bound meets the recovered point."""
     x = cp.Variable(2)
