@@ -1,17 +1,22 @@
 """Reading a user's problem files, safely: a ``.npz`` of named arrays, a pairs CSV with the
-header ``i,j,label``, a Laplacian saved by ``scipy.sparse.save_npz``.
+header ``i,j,label`` (:mod:`.pairs_csv`), a Laplacian saved by ``scipy.sparse.save_npz``.
 
 A ``.npz`` is opened as the zip archive it is and each array's ``.npy`` header is read
 before its data: an array is loaded only when a formulation asks for its key, never
-unpickled (object dtypes are refused from the header), and refused when its declared size
-exceeds the per-array budget ``KERNELSDP_MAX_ARRAY_GIB`` (default
-:data:`DEFAULT_MAX_ARRAY_GIB`), so a 1 KB file declaring a 10⁵ × 10⁵ array costs nothing.
-Every malformed file is an :class:`InvalidDataError` naming the file."""
+unpickled (object dtypes are refused from the header, and so are complex ones, whose
+imaginary part a real model would drop), and refused when its declared size exceeds the
+per-array budget ``KERNELSDP_MAX_ARRAY_GIB`` (default :data:`DEFAULT_MAX_ARRAY_GIB`) or,
+with the arrays already read, the memory limit ``KERNELSDP_MEMORY_GIB``
+(:func:`kernelsdp.errors.check_memory`), so a 1 KB file declaring a 10⁵ × 10⁵ array costs
+nothing.  A sparse matrix is checked the same way from the shape it declares (two
+integers, parsed strictly: ``[30.7, 30.2]`` is refused, not truncated) and its stored
+entries, before it is built: a COO file declaring 4·10⁹ × 4·10⁹ is refused with the GiB its
+row pointers would take (:func:`sparse_bytes`).  Every malformed file is an
+:class:`InvalidDataError` naming the file (a size over the limit: :class:`TooLargeError`)."""
 
 from __future__ import annotations
 
 import collections.abc
-import csv
 import math
 import os
 import zipfile
@@ -19,11 +24,20 @@ import zipfile
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import InvalidDataError
-from .pairs import PairwiseConstraints
+from ..errors import InvalidDataError, check_memory
+from .pairs_csv import read_pairs_csv  # noqa: F401  (read here by callers)
 
 #: the largest array (GiB) read from a user's file unless KERNELSDP_MAX_ARRAY_GIB says more
 DEFAULT_MAX_ARRAY_GIB = 4.0
+#: dtype kinds read from a file: booleans, integers, reals, and byte or text strings (names)
+READ_KINDS = "biufSU"
+#: bytes a CSR matrix built here takes per stored entry (float64 value, int64 column) and
+#: per row (int64 pointer)
+CSR_ENTRY_BYTES, CSR_ROW_BYTES = 16, 8
+#: CSR-sized arrays held at once while a user's Laplacian is built and validated: the file's
+#: arrays, the matrix built from them, Lᵀ, |L − Lᵀ| and (L + Lᵀ)/2
+#: (:func:`kernelsdp.data.graph.validate_laplacian`)
+LAPLACIAN_COPIES = 5
 
 
 def max_array_gib() -> float:
@@ -53,13 +67,20 @@ def _header(fh, path: str, key: str):
     if dtype.hasobject:
         raise InvalidDataError(f"{path}: the array {key!r} holds Python objects; kernelsdp reads "
                                "plain numeric arrays only and never unpickles.")
-    gib = math.prod(shape) * dtype.itemsize / 2**30
+    if dtype.kind == "c":
+        raise InvalidDataError(f"{path}: the array {key!r} holds complex numbers ({dtype}); "
+                               "kernelsdp reads real arrays (the imaginary part would be lost).")
+    if dtype.kind not in READ_KINDS:
+        raise InvalidDataError(f"{path}: the array {key!r} holds {dtype} values; kernelsdp reads "
+                               "numbers and names only.")
+    nbytes = math.prod(shape) * dtype.itemsize
     budget = max_array_gib()
-    if gib > budget:
+    if nbytes / 2**30 > budget:
         raise InvalidDataError(
-            f"{path}: the array {key!r} declares shape {tuple(shape)} {dtype}, {gib:.1f} GiB, over "
-            f"the {budget:g} GiB budget for one array; raise it with KERNELSDP_MAX_ARRAY_GIB=N "
-            "if this machine has the memory.")
+            f"{path}: the array {key!r} declares shape {tuple(shape)} {dtype}, "
+            f"{nbytes / 2**30:.1f} GiB, over the {budget:g} GiB budget for one array; raise it "
+            "with KERNELSDP_MAX_ARRAY_GIB=N if this machine has the memory.")
+    check_memory(nbytes, f"{path}: the array {key!r} (shape {tuple(shape)} {dtype})")
     return shape, dtype
 
 
@@ -70,23 +91,37 @@ class NpzArchive(collections.abc.Mapping):
         self.path = os.fspath(path)
         if os.path.isdir(self.path):
             raise InvalidDataError(f"{self.path}: is a folder, not a .npz file.")
+        self._declared: dict[str, tuple[tuple, np.dtype]] = {}
         try:
             with zipfile.ZipFile(self.path) as z:
                 members = [m for m in z.namelist() if m.endswith(".npy")]
                 for m in members:
                     with z.open(m) as fh:
-                        _header(fh, self.path, m[:-4])
-        except FileNotFoundError:
+                        self._declared[m[:-4]] = _header(fh, self.path, m[:-4])
+        except (FileNotFoundError, InvalidDataError):
             raise
         except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
             raise InvalidDataError(f"{self.path}: not a .npz archive of named arrays ({exc}).") from None
         self._members = {m[:-4]: m for m in members}
         self._cache: dict[str, np.ndarray] = {}
 
+    def declared(self, key: str) -> tuple[tuple, np.dtype]:
+        """(shape, dtype) of an array as its header declares them, without reading it."""
+        if key not in self._declared:
+            raise KeyError(key)
+        return self._declared[key]
+
+    def nbytes(self, key: str) -> int:
+        shape, dtype = self.declared(key)
+        return math.prod(shape) * dtype.itemsize
+
     def __getitem__(self, key: str) -> np.ndarray:
         if key not in self._members:
             raise KeyError(key)
         if key not in self._cache:
+            held = sum(a.nbytes for a in self._cache.values())
+            check_memory(held + self.nbytes(key), f"{self.path}: the array {key!r} with the "
+                         f"{held / 2**30:.2f} GiB of arrays read before it")
             try:
                 with zipfile.ZipFile(self.path) as z, z.open(self._members[key]) as fh:
                     self._cache[key] = np.lib.format.read_array(fh, allow_pickle=False)
@@ -106,50 +141,70 @@ def load_npz(path: str) -> NpzArchive:
     return NpzArchive(path)
 
 
-def csr_from_arrays(data, indices, indptr, shape, where: str) -> sp.csr_matrix:
-    """A CSR matrix from its three arrays and shape, every index checked (full check)."""
+def declared_shape(value, where: str) -> tuple[int, int]:
+    """A matrix's shape as a file stores it: two non-negative integers in an integer array
+    (a float shape such as ``[30.7, 30.2]`` is refused, never truncated)."""
+    a = np.asarray(value)
+    if a.size != 2 or a.dtype.kind not in "iu":
+        shown = np.array2string(a.ravel()[:4], separator=", ") + (" ..." if a.size > 4 else "")
+        raise InvalidDataError(f"{where}: the matrix shape must be two non-negative integers; "
+                               f"got {a.dtype} {shown}.")
+    rows, cols = (int(v) for v in a.ravel())
+    if min(rows, cols) < 0:
+        raise InvalidDataError(f"{where}: the matrix shape must be two non-negative integers; "
+                               f"got ({rows}, {cols}).")
+    return rows, cols
+
+
+def sparse_bytes(shape: tuple[int, int], nnz: int) -> int:
+    """Bytes of a CSR matrix of this shape and number of stored entries, built here."""
+    return CSR_ENTRY_BYTES * nnz + CSR_ROW_BYTES * (max(shape) + 1)
+
+
+def check_sparse(shape: tuple[int, int], nnz: int, where: str, copies: int = 1) -> None:
+    """Refuse, before building it, a sparse matrix whose ``copies`` would exceed the limit."""
+    check_memory(copies * sparse_bytes(shape, nnz),
+                 f"{where}: the {shape[0]:,} × {shape[1]:,} sparse matrix it declares "
+                 f"({nnz:,} stored entries{', built and validated' if copies > 1 else ''})")
+
+
+def _real_entries(kind: str, where: str) -> None:
+    if kind == "c":
+        raise InvalidDataError(f"{where}: the matrix holds complex numbers; kernelsdp reads "
+                               "real matrices (the imaginary part would be lost).")
+    if kind not in "biuf":
+        raise InvalidDataError(f"{where}: the matrix entries must be numbers.")
+
+
+def csr_from_arrays(data, indices, indptr, shape, where: str,
+                    copies: int = LAPLACIAN_COPIES) -> sp.csr_matrix:
+    """A CSR matrix from its three arrays and shape: the shape parsed strictly, the entries
+    real, the index arrays integers of the right lengths, the memory checked (``copies``
+    of the matrix: a Laplacian is validated next), every index checked (full check)."""
+    shape = declared_shape(shape, where)
+    data, indices, indptr = np.asarray(data), np.asarray(indices), np.asarray(indptr)
+    _real_entries(data.dtype.kind, where)
+    if indices.dtype.kind not in "iu" or indptr.dtype.kind not in "iu":
+        raise InvalidDataError(f"{where}: malformed CSR arrays (indices and indptr must be "
+                               f"integers; got {indices.dtype} and {indptr.dtype}).")
+    if data.ndim != 1 or indices.shape != data.shape or indptr.shape != (shape[0] + 1,):
+        raise InvalidDataError(
+            f"{where}: malformed CSR arrays (data {data.shape}, indices {indices.shape} and "
+            f"indptr {indptr.shape} for shape {shape}: indptr needs {shape[0] + 1:,} entries).")
+    check_sparse(shape, data.size, where, copies)
     try:
-        shape = tuple(int(s) for s in np.asarray(shape).ravel())
-        if len(shape) != 2 or min(shape) < 0:
-            raise ValueError(f"shape {shape} is not two sizes")
-        M = sp.csr_matrix((np.asarray(data, dtype=float), np.asarray(indices), np.asarray(indptr)),
-                          shape=shape)
+        M = sp.csr_matrix((data.astype(float, copy=False), indices, indptr), shape=shape)
         M.check_format(full_check=True)
     except (ValueError, TypeError, IndexError, OverflowError) as exc:
         raise InvalidDataError(f"{where}: malformed CSR arrays ({exc}).") from None
     return M
 
 
-def read_pairs_csv(path: str, n: int) -> PairwiseConstraints:
-    """Pairs from a UTF-8 CSV with the header ``i,j,label`` (label ±1) over n points."""
-    if os.path.isdir(path):
-        raise InvalidDataError(f"{path}: is a folder, not a CSV file.")
-    try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            rows = list(csv.reader(fh))
-    except UnicodeDecodeError as exc:
-        raise InvalidDataError(f"{path}: not UTF-8 text (byte {exc.start}); save the CSV as UTF-8.") from None
-    except csv.Error as exc:
-        raise InvalidDataError(f"{path}: not a readable CSV ({exc}).") from None
-    if not rows or [c.strip().lower() for c in rows[0]] != ["i", "j", "label"]:
-        raise InvalidDataError(f"{path}: the first line must be the header 'i,j,label'.")
-    try:
-        data = np.array([[float(c) for c in r] for r in rows[1:] if r], dtype=float)
-    except ValueError as exc:
-        raise InvalidDataError(f"{path}: every row must hold three numbers ({exc}).") from None
-    if data.size == 0 or data.ndim != 2 or data.shape[1] != 3:
-        raise InvalidDataError(f"{path}: expected rows 'i,j,label' with three numbers each.")
-    return PairwiseConstraints.from_arrays(data[:, :2], data[:, 2], n)
-
-
 _SCIPY_KEYS = {"csr": ("data", "indices", "indptr"), "csc": ("data", "indices", "indptr"),
                "coo": ("data", "row", "col")}
 
 
-def read_laplacian_npz(path: str) -> sp.csr_matrix:
-    """A square sparse matrix saved by ``scipy.sparse.save_npz`` (csr, csc or coo), read
-    through :class:`NpzArchive` and with every index checked."""
-    z = NpzArchive(path)
+def _sparse_format(z: NpzArchive, path: str) -> str:
     if "format" not in z or "shape" not in z:
         raise InvalidDataError(f"{path}: not a scipy.sparse .npz (save it with "
                                "scipy.sparse.save_npz; the keys format and shape are missing).")
@@ -163,16 +218,43 @@ def read_laplacian_npz(path: str) -> sp.csr_matrix:
     missing = [k for k in _SCIPY_KEYS[fmt] if k not in z]
     if missing:
         raise InvalidDataError(f"{path}: a {fmt} matrix needs the keys " + ", ".join(missing) + ".")
+    return fmt
+
+
+def _coo(z: NpzArchive, shape: tuple[int, int], path: str) -> sp.csr_matrix:
+    entries = z.declared("data")[0]
+    if any(z.declared(k)[1].kind not in "iu" for k in ("row", "col")):
+        raise InvalidDataError(f"{path}: malformed COO arrays (row and col must be integers).")
+    if len(entries) != 1 or z.declared("row")[0] != entries or z.declared("col")[0] != entries:
+        raise InvalidDataError(f"{path}: malformed COO arrays (data, row and col must be "
+                               "vectors of one length).")
+    try:
+        return sp.coo_matrix((z["data"].astype(float, copy=False), (z["row"], z["col"])),
+                             shape=shape).tocsr()
+    except (ValueError, TypeError, IndexError, OverflowError) as exc:
+        raise InvalidDataError(f"{path}: malformed COO arrays ({exc}).") from None
+
+
+def read_laplacian_npz(path: str) -> sp.csr_matrix:
+    """A square sparse matrix saved by ``scipy.sparse.save_npz`` (csr, csc or coo), read
+    through :class:`NpzArchive`: its shape parsed strictly, its entries real, the memory of
+    building and validating it checked from the declared sizes before any entry is read
+    (:data:`LAPLACIAN_COPIES`), and every index checked."""
+    z = NpzArchive(path)
+    fmt = _sparse_format(z, path)
+    if z.declared("shape")[0] not in ((2,), (1, 2), (2, 1)):
+        raise InvalidDataError(f"{path}: the matrix shape must be two non-negative integers; "
+                               f"got an array of shape {z.declared('shape')[0]}.")
+    shape = declared_shape(z["shape"], path)
+    _real_entries(z.declared("data")[1].kind, path)
+    check_sparse(shape, math.prod(z.declared("data")[0]), path, LAPLACIAN_COPIES)
     if fmt == "coo":
-        try:
-            shape = tuple(int(s) for s in z["shape"])
-            L = sp.coo_matrix((z["data"], (z["row"], z["col"])), shape=shape).tocsr()
-        except (ValueError, TypeError, IndexError) as exc:
-            raise InvalidDataError(f"{path}: malformed COO arrays ({exc}).") from None
+        L = _coo(z, shape, path)
+    elif fmt == "csc":
+        L = csr_from_arrays(z["data"], z["indices"], z["indptr"], np.array(shape[::-1]), path)
+        L = L.T.tocsr()
     else:
-        shape = tuple(np.asarray(z["shape"]).ravel()[::-1]) if fmt == "csc" else z["shape"]
-        L = csr_from_arrays(z["data"], z["indices"], z["indptr"], shape, path)
-        L = L.T.tocsr() if fmt == "csc" else L
-    if L.ndim != 2 or L.shape[0] != L.shape[1]:
+        L = csr_from_arrays(z["data"], z["indices"], z["indptr"], np.array(shape), path)
+    if L.shape[0] != L.shape[1]:
         raise InvalidDataError(f"{path}: the Laplacian must be square; got shape {L.shape}.")
     return L

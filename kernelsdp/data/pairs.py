@@ -33,7 +33,6 @@ class PairwiseConstraints:
     @classmethod
     def from_arrays(cls, pairs, labels, n: int) -> "PairwiseConstraints":
         """Validate, canonicalise (i < j), merge duplicates; reject contradictions."""
-        n = int(n)
         P = np.asarray(pairs)
         y = np.asarray(labels)
         if P.ndim != 2 or P.shape[1] != 2:
@@ -41,43 +40,36 @@ class PairwiseConstraints:
         if y.shape != (P.shape[0],):
             raise InvalidDataError(
                 f"labels must have one entry per pair: {P.shape[0]} pairs, labels of shape {y.shape}.")
-        if P.size and not np.all(np.isfinite(P.astype(float))):
-            raise InvalidDataError("pairs contain NaN or infinite indices.")
-        if P.size and not np.all(P.astype(float) == np.round(P.astype(float))):
-            raise InvalidDataError("pair indices must be integers.")
-        if y.size and not np.all(np.isfinite(y.astype(float))):
-            raise InvalidDataError("pair labels contain NaN.")
-        P = P.astype(np.int64)
-        yf = y.astype(float)
-        bad = ~np.isin(yf, (-1.0, 1.0))
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            raise InvalidDataError(f"pair labels must be +1 (must-link) or -1 (cannot-link); "
-                                   f"row {k} has label {y[k]!r}.")
-        if P.size and (P.min() < 0 or P.max() >= n):
-            k = int(np.flatnonzero((P < 0).any(1) | (P >= n).any(1))[0])
-            raise InvalidDataError(f"pair index out of range: row {k} is ({P[k, 0]}, {P[k, 1]}) "
-                                   f"but there are only n = {n} points (indices 0..{n - 1}).")
-        same = P[:, 0] == P[:, 1]
+        return cls.from_columns(P[:, 0], P[:, 1], y, n)
+
+    @classmethod
+    def from_columns(cls, i, j, labels, n: int) -> "PairwiseConstraints":
+        """:meth:`from_arrays` on the three columns (no (m, 2) copy): every index checked in
+        its own type before any cast, so 1e19 or 2⁶⁴ − 1 is out of range, never wrapped.
+        Holds about :data:`PAIR_BYTES` bytes a pair at its peak, the columns included."""
+        n = int(n)
+        i, j = _checked_index(np.asarray(i), np.asarray(j), n)
+        t = _checked_labels(np.asarray(labels))
+        lo, hi = np.minimum(i, j), np.maximum(i, j)
+        del i, j
+        same = lo == hi
         if same.any():
             k = int(np.flatnonzero(same)[0])
-            raise InvalidDataError(f"pair ({P[k, 0]}, {P[k, 1]}) at row {k} links a point to itself.")
-        lo, hi = np.minimum(P[:, 0], P[:, 1]), np.maximum(P[:, 0], P[:, 1])
-        key = lo * n + hi
-        order = np.lexsort((yf, key))
-        key, lo, hi, yf = key[order], lo[order], hi[order], yf[order]
-        first = np.ones(key.size, dtype=bool)
-        first[1:] = key[1:] != key[:-1]
-        # contradiction: same key, both labels (after sort the labels of one key are grouped)
-        last = np.ones(key.size, dtype=bool)
-        last[:-1] = key[1:] != key[:-1]
-        group_min, group_max = yf[first], yf[last]
-        clash = group_min != group_max
+            raise InvalidDataError(f"pair ({lo[k]}, {hi[k]}) at row {k} links a point to itself.")
+        del same
+        order = np.lexsort((t, hi, lo))
+        lo, hi, t = lo[order], hi[order], t[order]
+        del order
+        first = np.ones(lo.size, dtype=bool)  # the first row of each pair, sorted by label
+        first[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
+        last = np.ones(lo.size, dtype=bool)   # and its last: both labels if they differ
+        last[:-1] = first[1:]
+        clash = t[first] != t[last]
         if clash.any():
             k = int(np.flatnonzero(clash)[0])
             a, b = lo[first][k], hi[first][k]
             raise InvalidDataError(f"pair ({a}, {b}) is given both as a must-link and as a cannot-link.")
-        return cls(n=n, i=lo[first].copy(), j=hi[first].copy(), t=yf[first].copy())
+        return cls(n=n, i=lo[first], j=hi[first], t=t[first])
 
     @classmethod
     def from_labels(cls, y, ratio: float = 0.7, seed: int | None = 0,
@@ -162,3 +154,46 @@ class PairwiseConstraints:
     def subset(self, mask: np.ndarray) -> "PairwiseConstraints":
         mask = np.asarray(mask, dtype=bool)
         return PairwiseConstraints(self.n, self.i[mask], self.j[mask], self.t[mask])
+
+
+#: bytes a pair that :meth:`PairwiseConstraints.from_columns` holds at its peak, its int64
+#: columns and float labels included: the columns (24), the ordered pair (16), the sort
+#: order and lexsort's own index (16), the sorted copies (24) and the masks (3), rounded up
+#: (tests/test_bad_inputs.py measures it with tracemalloc)
+PAIR_BYTES = 96
+
+
+def _checked_index(i: np.ndarray, j: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The index columns as int64, after checking in their own dtype that every index is an
+    integer in [0, n) (a float or a uint64 is compared before it is cast)."""
+    for col in (i, j):
+        if col.dtype.kind not in "iuf":
+            raise InvalidDataError(f"pair indices must be integers; got {col.dtype} values.")
+        if col.dtype.kind == "f" and col.size:
+            if not np.isfinite(col).all():
+                raise InvalidDataError("pairs contain NaN or infinite indices.")
+            if (col != np.round(col)).any():
+                raise InvalidDataError("pair indices must be integers.")
+    outside = (i < 0) | (i >= n) | (j < 0) | (j >= n)
+    if outside.any():
+        k = int(np.flatnonzero(outside)[0])
+        a, b = (x.item() for x in (i[k], j[k]))
+        raise InvalidDataError(f"pair index out of range: row {k} is ({a}, {b}) but there are "
+                               f"only n = {n} points (indices 0..{n - 1}).")
+    return i.astype(np.int64, copy=False), j.astype(np.int64, copy=False)
+
+
+def _checked_labels(y: np.ndarray) -> np.ndarray:
+    """The labels as floats, each +1 or -1."""
+    if y.dtype.kind not in "biuf":
+        raise InvalidDataError(f"pair labels must be +1 or -1; got {y.dtype} values.")
+    t = y.astype(float)
+    if np.isnan(t).any():
+        k = int(np.flatnonzero(np.isnan(t))[0])
+        raise InvalidDataError(f"pair labels contain NaN (row {k}).")
+    bad = (t != 1.0) & (t != -1.0)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise InvalidDataError(f"pair labels must be +1 (must-link) or -1 (cannot-link); "
+                               f"row {k} has label {y[k].item()!r}.")
+    return t
