@@ -52,6 +52,8 @@ _TOP = ("study", "out", "grid", "options", "cluster")
 _CLUSTER = ("backend", "scheduler", "jobs")
 #: the most units a spec may expand to unless the caller says more (--max-units)
 MAX_UNITS = 10_000
+#: the largest spec file read (a spec is written by hand; its grid multiplies values)
+MAX_SPEC_BYTES = 2**20
 
 
 @dataclass
@@ -164,7 +166,13 @@ def read_spec(path: str, max_units: int = MAX_UNITS) -> Spec:
     """The spec in a TOML file (a malformed file is one line naming it)."""
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+            raw = fh.read(MAX_SPEC_BYTES + 1)
+        if len(raw) > MAX_SPEC_BYTES:
+            raise InvalidDataError(f"{path}: a sweep spec of more than {MAX_SPEC_BYTES // 2**20} "
+                                   "MiB is not read; list fewer values.")
+        data = tomllib.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise InvalidDataError(f"{path}: not UTF-8 text (byte {exc.start}); TOML is UTF-8.") from None
     except tomllib.TOMLDecodeError as exc:
         raise InvalidDataError(f"{path}: not valid TOML ({exc}).") from None
     except OSError as exc:
