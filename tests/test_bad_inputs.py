@@ -95,6 +95,30 @@ BAD = [
     ("sweep not TOML", "sweep {d}/pairs.csv", "not valid TOML"),
     ("sweep zero jobs", "sweep {d}/sweep.toml --jobs 0", "'n_jobs' parameter"),
     ("sweep unknown solver", "sweep {d}/sweep_nosuch.toml", "unknown solver 'nosuch'"),
+    # --- issue #29: memory priced from what a file declares, numbers parsed strictly
+    ("COO declaring 4e9 x 4e9", "solve npkl --laplacian {d}/coo_huge.npz --pairs {d}/pairs.csv",
+     r"4,000,000,000 × 4,000,000,000 sparse matrix .* GiB; the limit is"),
+    ("CSR shape of floats", "solve npkl --laplacian {d}/frac_shape.npz --pairs {d}/pairs.csv",
+     r"shape must be two non-negative integers; got float64 \[30\.7, 30\.2\]"),
+    ("CSR L_shape of floats", "solve npkl --problem {d}/frac_L_shape.npz", "two non-negative integers"),
+    ("complex CSR data", "solve npkl --laplacian {d}/complex_L.npz --pairs {d}/pairs.csv",
+     "complex numbers"),
+    ("pair index 1e19", "solve npkl --laplacian {d}/L.npz --pairs {d}/index_1e19.csv",
+     "line 2: pair indices must be integers; got '1e19'"),
+    ("pair index of 20 digits", "solve npkl --laplacian {d}/L.npz --pairs {d}/index_20digits.csv",
+     "line 2: pair index 10000000000000000000 is out of range"),
+    ("pair index 1_000", "solve npkl --laplacian {d}/L.npz --pairs {d}/index_underscore.csv",
+     "line 3: every row must hold three numbers"),
+    ("pair index 1e19 in a .npz", "solve npkl --problem {d}/pairs_1e19.npz", r"out of range: row 0 is \(0\.0, 1e\+19\)"),
+    ("pair index 2**64-1 in a .npz", "solve npkl --problem {d}/pairs_uint64.npz",
+     "out of range: row 0 is \\(0, 18446744073709551615\\)"),
+    ("--max-iter 1e21 (clarabel)", "solve npkl --dataset iris --solver clarabel --max-iter "
+     "1000000000000000000000", r"'max_iter' option of clarabel .*\[1, 1e\+09\]"),
+    ("--max-iter 1e21 (scs)", "solve npkl --dataset iris --solver scs --max-iter "
+     "1000000000000000000000", r"'max_iter' option of scs .*\[1, 1e\+09\]"),
+    ("sweep out names a file", "sweep {d}/sweep_out_file.toml", "is a file, not a folder.*Nothing was run"),
+    ("sweep out under a file", "sweep {d}/sweep_out_under_file.toml", "pairs.csv is a file, not a folder"),
+    ("sweep spec not UTF-8", "sweep {d}/sweep_latin1.toml", r"not UTF-8 text \(byte \d+\)"),
 ]
 
 
@@ -166,10 +190,34 @@ def folder(tmp_path, iris_small):
     (d / "sweep.toml").write_text('study = "t"\n[grid]\nformulation = ["npkl"]\nsolver = ["clarabel"]\n'
                                   'dataset = ["iris"]\nn_points = [20]\n')
     (d / "sweep_nosuch.toml").write_text((d / "sweep.toml").read_text().replace("clarabel", "nosuch"))
+    _issue_29_files(d, L, pairs)
     (d / "bad.dat-s").write_text("2\n1\n3\n1.0 2.0\n0 1 1 1 oops\n")
     (d / "badfolder").mkdir()
     (d / "badfolder" / "bad.dat-s").write_text("2\n1\n3\n1.0 2.0\n0 1 1 1 oops\n")
     return d
+
+
+def _issue_29_files(d, L, pairs):
+    n = L.shape[0]
+    np.savez(d / "coo_huge.npz", data=np.ones(3), row=np.arange(3), col=np.arange(3),
+             format=np.array("coo"), shape=np.array([4_000_000_000] * 2))
+    np.savez(d / "frac_shape.npz", data=L.data, indices=L.indices, indptr=L.indptr,
+             format=np.array("csr"), shape=np.array([30.7, 30.2]))
+    np.savez(d / "frac_L_shape.npz", L_data=L.data, L_indices=L.indices, L_indptr=L.indptr,
+             L_shape=np.array([n + 0.7, n + 0.2]), pairs=np.c_[pairs.i, pairs.j], labels=pairs.t)
+    np.savez(d / "complex_L.npz", data=L.data * (1 + 1e-3j), indices=L.indices,
+             indptr=L.indptr, format=np.array("csr"), shape=np.array(L.shape))
+    (d / "index_1e19.csv").write_text("i,j,label\n0,1e19,1\n")
+    (d / "index_20digits.csv").write_text("i,j,label\n0,10000000000000000000,1\n")
+    (d / "index_underscore.csv").write_text("i,j,label\n0,1,1\n0,1_000,1\n")
+    dense = L.toarray()
+    np.savez(d / "pairs_1e19.npz", L=dense, pairs=np.array([[0.0, 1e19]]), labels=np.ones(1))
+    np.savez(d / "pairs_uint64.npz", L=dense, pairs=np.array([[0, 2**64 - 1]], dtype=np.uint64),
+             labels=np.ones(1))
+    spec = (d / "sweep.toml").read_text()
+    (d / "sweep_out_file.toml").write_text(f'out = "{d}/pairs.csv"\n' + spec)
+    (d / "sweep_out_under_file.toml").write_text(f'out = "{d}/pairs.csv/res"\n' + spec)
+    (d / "sweep_latin1.toml").write_bytes(("# caf\xe9\n" + spec).encode("latin-1"))
 
 
 def _snapshot(d):
@@ -236,3 +284,73 @@ def test_a_full_disk_names_the_users_file(folder, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert code == 2 and err.startswith(f"kernelsdp: error: cannot write {folder}/K.npz: No space left")
     assert ".kernelsdp-" not in err and _snapshot(folder) == before
+
+
+def _damaged_store(path):
+    import sqlite3
+
+    from kernelsdp.runs import ResultsStore
+    ResultsStore(path)
+    with sqlite3.connect(path) as db:
+        db.executemany("INSERT INTO runs VALUES ('s', ?, ?, 0, NULL)",
+                       [(f'{{"x":{x}}}', '{"v":"' + "y" * 200 + '"}') for x in range(200)])
+    with open(path, "r+b") as fh:  # a leaf page of the runs table
+        fh.seek(4096 * 10)
+        fh.write(b"\xa5" * 4096)
+
+
+@pytest.mark.parametrize("store, message", [
+    ("empty", r"not a kernelsdp results store \(an empty file \(0 bytes\)\); it was left as it is: "
+              r"`kernelsdp sweep --fresh`"),
+    ("damaged", r"the results store is damaged: database disk image is malformed"),
+    ("text", r"not a kernelsdp results store \(not an SQLite database\)"),
+])
+def test_a_sweep_on_a_store_that_is_not_one_is_one_line_and_runs_nothing(
+        folder, capsys, monkeypatch, store, message):
+    """Issue #29: a store truncated to 0 bytes is not silently a new one, and a damaged page
+    (sqlite3.DatabaseError) is one line, not a traceback; nothing runs, nothing changes."""
+    import kernelsdp.sweep as sweep_module
+    path = folder / "store.sqlite"
+    {"empty": lambda: path.write_bytes(b""), "damaged": lambda: _damaged_store(path),
+     "text": lambda: path.write_text("results\n")}[store]()
+    monkeypatch.setenv("KERNELSDP_STORE", str(path))
+    monkeypatch.setattr(sweep_module, "run_unit", lambda unit: pytest.fail("a unit ran"))
+    before = _snapshot(folder)
+    assert main(["sweep", f"{folder}/sweep.toml"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("kernelsdp: error: ")
+    import re
+    assert re.search(message, err[0]), err[0]
+    assert _snapshot(folder) == before
+
+
+def test_a_store_in_an_unwritable_folder_is_one_line_that_says_so(folder, capsys, monkeypatch):
+    ro = folder / "ro"
+    ro.mkdir()
+    real = os.access
+    # root writes anywhere: the folder is unwritable to os.access as well as to its mode
+    monkeypatch.setattr(os, "access", lambda p, mode: False if os.fspath(p) == str(ro)
+                        and mode & os.W_OK else real(p, mode))
+    ro.chmod(0o500)
+    monkeypatch.setenv("KERNELSDP_STORE", str(ro / "r.sqlite"))
+    try:
+        assert main(["sweep", f"{folder}/sweep.toml"]) == 2
+    finally:
+        ro.chmod(0o700)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the folder" in err[0] and "is not writable" in err[0], err
+    assert "not a kernelsdp results store" not in err[0] and list(ro.iterdir()) == []
+
+
+def test_sweep_fresh_sets_an_empty_store_aside_and_says_so(folder, capsys, monkeypatch):
+    import kernelsdp.sweep as sweep_module
+    path = folder / "store.sqlite"
+    path.write_bytes(b"")
+    monkeypatch.setenv("KERNELSDP_STORE", str(path))
+    monkeypatch.chdir(folder)
+    monkeypatch.setattr(sweep_module, "run_unit", lambda unit: {"status": "optimal", "passed": True})
+    assert main(["sweep", f"{folder}/sweep.toml", "--fresh"]) == 0
+    err = capsys.readouterr().err
+    assert "was not a results store; it is kept as" in err
+    aside = [p for p in os.listdir(folder) if p.startswith("store.sqlite.invalid-")]
+    assert len(aside) == 1 and os.path.getsize(folder / aside[0]) == 0

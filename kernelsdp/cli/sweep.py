@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 #: a spec expanding to more units than this is refused unless --max-units says otherwise
 #: (kept in step with kernelsdp.sweep.spec.MAX_UNITS, without importing it for --help)
@@ -24,7 +25,8 @@ def add_parser(sub) -> None:
                    help="where units run: local processes, a Dask or a Ray cluster")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="the cluster's scheduler address (dask: tcp://HOST:8786)")
-    p.add_argument("--fresh", action="store_true", help="forget the study's finished units first")
+    p.add_argument("--fresh", action="store_true", help="forget the study's finished units "
+                   "first; a store file that is not a valid store is set aside, not reused")
     p.add_argument("--json", action="store_true", help="print the records as JSON")
     p.add_argument("--max-units", type=int, default=MAX_UNITS, metavar="N",
                    help=f"refuse a grid of more units than this (default {MAX_UNITS:,}); every "
@@ -32,11 +34,18 @@ def add_parser(sub) -> None:
 
 
 def cmd_sweep(args) -> int:
+    from ..atomic import remove_orphans
     from ..runs import ResultsStore
     from ..sweep import plot, read_spec, run_sweep, spec_keys, table
+    from ..sweep.summary import check_out
     from .output import clean
     spec = read_spec(args.spec, max_units=args.max_units)
-    store = ResultsStore()
+    check_out(spec.study, spec.out)  # before any unit runs (issue #29)
+    remove_orphans(os.path.abspath(spec.out))  # temporary files of a killed run's exports
+    store = ResultsStore(replace_invalid=args.fresh)
+    if store.set_aside:
+        sys.stderr.write(f"kernelsdp: {store.path} was not a results store; it is kept as "
+                         f"{store.set_aside} and a new store was started (--fresh).\n")
     summary = run_sweep(spec, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                         fresh=args.fresh, store=store)
     csv_path, json_path = store.export(spec.study, spec.out, records=summary.records)
@@ -46,6 +55,8 @@ def cmd_sweep(args) -> int:
     else:
         print(table(summary.records, spec_keys(spec)))
         stale = f" ({summary.stale} from another kernelsdp)" if summary.stale else ""
-        print(f"{summary.ran} run, {summary.skipped} already in {summary.store_path}{stale}; "
+        others = f", {summary.others} by another run meanwhile" if summary.others else ""
+        print(f"{summary.ran} run, {summary.skipped} already in {summary.store_path}{stale}"
+              f"{others}; "
               f"wrote {csv_path}, {json_path}, {png}")
     return 0 if all(r.get("passed") or r.get("status") == "refused" for r in summary.records) else 1

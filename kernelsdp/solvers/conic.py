@@ -92,7 +92,9 @@ def backend(cvxpy_name: str) -> Backend:
 class ConicOptions:
     verbose: bool = option(False, help="the solver's own log")
     time_limit: float | None = option(None, low=0.0, open_low=True, help="wall-clock limit, seconds")
-    max_iter: int | None = option(None, low=1, help="iteration limit")
+    max_iter: int | None = option(None, low=1, high=10**9,
+                                  help="iteration limit (at most 1e9: Clarabel takes a u32, "
+                                       "MOSEK an int32)")
     tol: float | None = option(None, low=0.0, open_low=True,
                                help="the solver's gap and feasibility tolerances")
     solver_options: dict = field(default_factory=dict, metadata={

@@ -12,6 +12,10 @@ from __future__ import annotations
 import math
 import os
 
+from ..atomic import write_atomically
+from ..errors import InvalidParameterError
+from ..runs.store import export_paths
+
 #: record fields shown in the table, after the varying unit keys
 COLUMNS = ("status", "verdict", "objective", "relative_gap", "solve_time_s")
 
@@ -72,6 +76,33 @@ def plot(records: list[dict], path: str, title: str) -> str:
         ax.legend(fontsize=7)
     fig.tight_layout()
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=120, format="png"), suffix=".png")
+    finally:
+        plt.close(fig)
     return path
+
+
+def output_paths(study: str, out: str) -> list[str]:
+    """The files a sweep writes under ``out``: ``STUDY.csv``, ``.json`` and ``.png``."""
+    return export_paths(study, out, ("csv", "json", "png"))
+
+
+def check_out(study: str, out: str) -> None:
+    """Refuse, before any unit runs, an ``out`` that cannot hold the sweep's files: a file
+    (or a file above it), a folder that is not writable, or a folder where a file goes."""
+    folder = os.path.abspath(out)
+    parent = folder
+    while not os.path.isdir(parent):
+        if os.path.lexists(parent):
+            where = f"the sweep's out {out}" + ("" if parent == folder else f": {parent}")
+            raise InvalidParameterError(f"{where} is a file, not a folder; name a folder in "
+                                        "the spec's out. Nothing was run.")
+        parent = os.path.dirname(parent)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InvalidParameterError(f"the sweep's out {out}: the folder {parent} is not "
+                                    "writable. Nothing was run.")
+    for path in output_paths(study, out):
+        if os.path.isdir(path):
+            raise InvalidParameterError(f"the sweep writes {path}, which is a folder. Nothing "
+                                        "was run.")
