@@ -104,6 +104,17 @@ def test_a_closed_pipe_ends_the_run_silently(capsys, monkeypatch):
     assert code == 141 and capsys.readouterr().err == ""
 
 
+def test_a_reader_that_stops_early_gets_no_traceback():
+    """A real pipe whose reader is gone before the first write (`| head -0`)."""
+    import subprocess
+    import sys
+    p = subprocess.Popen([sys.executable, "-m", "kernelsdp.cli", "solvers", "--json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()
+    err = p.stderr.read()
+    assert p.wait() == 141 and err == b""
+
+
 def test_a_memory_refusal_names_the_solvers_that_fit(capsys, monkeypatch):
     """npkl l2/frobenius on wine: Clarabel's scaling block does not fit; SCS does."""
     code, _, err = run(capsys, "solve", "npkl", "--loss", "l2", "--capacity", "frobenius",

@@ -86,6 +86,9 @@ def test_a_grid_beyond_the_unit_limit_is_refused_unless_asked():
 
 def test_the_cli_passes_max_units(tmp_path, capsys):
     from kernelsdp.cli import main
+    from kernelsdp.cli.sweep import MAX_UNITS as cli_default
+    from kernelsdp.sweep.spec import MAX_UNITS
+    assert cli_default == MAX_UNITS  # kept apart so that --help does not import the sweep
     spec = tmp_path / "s.toml"
     spec.write_text('study = "m"\n[grid]\nformulation = "npkl"\nsolver = "admm"\n'
                     'dataset = "iris"\nC = [0.5, 1.0, 2.0]\n')
