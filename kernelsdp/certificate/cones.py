@@ -125,22 +125,26 @@ class Block:
             x, y = x / self.alpha, y / (1.0 - self.alpha)
         return -pow_distance(x, y, z, self.alpha)
 
-    def project(self, v: np.ndarray) -> np.ndarray:
-        """The nearest point of this (self-dual) cone: nonneg, soc, psd only."""
+    def project(self, v: np.ndarray, floor: float = 0.0) -> np.ndarray:
+        """The nearest point of this (self-dual) cone shifted inside by ``floor`` (λ_min ≥
+        floor): nonneg, soc, psd only."""
         if self.kind == "nonneg":
-            return np.maximum(v, 0.0)
+            return np.maximum(v, floor)
         if self.kind == "soc":
-            t, x = float(v[0]), v[1:]
+            lift = np.sqrt(2.0) * floor  # λ_min = (t − ‖x‖)/√2 ≥ floor ⇔ t − ‖x‖ ≥ √2·floor
+            t, x = float(v[0]) - lift, v[1:]
             nx_ = float(np.linalg.norm(x))
             if nx_ <= t:
-                return v.copy()
-            if nx_ <= -t:
-                return np.zeros_like(v)
-            a = (t + nx_) / 2
-            return np.concatenate([[a], a * x / nx_])
+                out = v.copy()
+            elif nx_ <= -t:
+                out = np.concatenate([[lift], np.zeros_like(x)])
+            else:
+                a = (t + nx_) / 2
+                out = np.concatenate([[a + lift], a * x / nx_])
+            return out
         if self.kind == "psd":  # (a dual block: held out of the bound, its pairing kept)
             w, V = np.linalg.eigh(self.matrix(v, dual=True))
-            P = (V * np.maximum(w, 0.0)) @ V.T
+            P = (V * np.maximum(w, floor)) @ V.T
             return self.vector(P, dual=True)
         raise ValueError(f"no projection onto the {self.kind} cone here")
 

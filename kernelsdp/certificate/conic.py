@@ -3,58 +3,47 @@
 With the canonical pair of :mod:`.canonical` (s = Ax + b ∈ K, multipliers y, g = Px + c),
 p = ½xᵀPx + cᵀx + d and q = d − bᵀy − ½xᵀPx (the Lagrangian's value where it is
 stationary), the DIMACS error measures (Mittelmann's benchmarks, after the 7th DIMACS
-challenge) are
+challenge) are reported, each relative to the size of what it measures so that scaling the
+objective or a row leaves it unchanged:
 
-    err1 = ‖s_zero‖₂ / (1 + ‖b‖_∞)                 primal equalities
-    err2 = max(0, −min_j λ_min(s_j)) / (1 + ‖b‖_∞)   primal cones
-    err3 = ‖g − Aᵀy‖₂ / (1 + ‖c‖_∞)                stationarity of the Lagrangian
-    err4 = max(0, −min_j λ_min(y_j)) / (1 + ‖c‖_∞)   dual cones (K*)
-    err5 = (p − q) / (1 + |p| + |q|)                 duality gap
-    err6 = Σ_j ⟨s_j, y_j⟩ / (1 + |p| + |q|)          complementarity (cones, not equalities)
+    err1 = ‖s_zero‖₂ / ‖|A_Z||x| + |b_Z|‖₂                primal equalities
+    err2 = max_j max(0, −λ_min(s_j)) / ‖s‖_∞               primal cones
+    err3 = ‖g − Aᵀy‖₂ / ‖|g| + |A|ᵀ|y|‖₂                   stationarity of the Lagrangian
+    err4 = max_j max(0, −λ_min(y_j)) / ‖y‖_∞               dual cones (K*)
+    err5 = (p − q) / max(|p|, |q|, σ)                      duality gap
+    err6 = Σ_j ⟨s_j, y_j⟩ / max(|p|, |q|, σ)               complementarity (cones)
 
-with λ_min per cone as in :mod:`.cones`.  DIMACS states them for the standard-form pair
-(min ⟨C, X⟩, A(X) = b, X ∈ K); here the user's problem (P) is the "primal", which is
-DIMACS's *dual* form: read our err1–err2 as the user's constraints and err3–err4 as the
-multipliers'.  Each is checked at the tolerance; err5 and err6 by magnitude.
+with σ = Σ|cᵢxᵢ| + ½|x|ᵀ|P||x| + |d| and Σ|bᵢyᵢ| (the larger), the objective's own size.
+err1–err2 (the returned point's own feasibility) are judged at tol; the others are shown,
+not judged: **the verdict rests on the interval** — both ends proofs
+(:mod:`.ends`: a verified dual bound and a verified feasible point, rounding included),
+lower ≤ upper, width (upper − lower)/max(|lower|, |upper|, σ) ≤ tol.  When an end fails
+because the point sits on a cone's boundary, one re-solve with the cones shrunk
+(:mod:`.perturbed`) looks for a strictly feasible pair and the better proof of each end is
+kept; where none exists the end says so and the upper end is +∞.
 
-**The interval.**  upper = p, the value of the returned point (its infeasibility is err1–2).
-lower: y is first corrected to satisfy stationarity exactly — the weighted least-norm δ with
-Aᵀδ = g − Aᵀy, moving free (zero-cone) rows and bounded blocks rather than the others, one
-sparse factorisation of AᵀW⁻¹A; an unbounded block pushed out of K* is projected back and
-held, and the correction redone (:func:`dual_correction`) — and then, for every feasible x',
-
-    f(x') ≥ q(y') + Σ_j min(0, λ_min(y'_j))·s̄_j,      s̄_j ≥ tr(s'_j) a-priori,
-
-the bound of Jansen–Chaykin–Keil and VSDP (there with interval arithmetic; here in floating
-point, so "rigorous" means up to the rounding of that last residual, which is reported).
-Where a negative λ_min meets a block without an a-priori bound (:mod:`.bounds`), the
-returned point's own trace stands in and the interval is labelled an estimate.
-
-**Infeasibility** (Farkas): y ∈ K*, Aᵀy = 0, bᵀy < 0; normalised to bᵀŷ = −1, the measure
-‖Aᵀŷ‖₂ = ρ says no feasible x has ‖x‖₂ < 1/ρ.  **Unboundedness**: a ray x̂ with Ax̂ ∈ K,
-Px̂ = 0 and cᵀx̂ < 0; normalised to cᵀx̂ = −1.
+Infeasibility and unboundedness: :mod:`.rays`.
 """
 
 from __future__ import annotations
 
-import warnings
+import math
 
 import cvxpy as cp
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from .bounds import trace_bounds
 from .canonical import CanonicalForm, CanonicalSolution
-from .verdict import (ESTIMATE, INFEASIBILITY, OPTIMALITY, PROOF, UNBOUNDEDNESS, Certificate,
-                      feasibility_only, no_point)
+from .correction import zero_rows
+from .ends import proven_lower, proven_upper
+from .interior import central_dual, central_primal, thetas
+from .perturbed import shrink_and_solve, shrink_sizes
+from .rays import farkas_certificate, ray_certificate
+from .verdict import OPTIMALITY, PROOF, Certificate, feasibility_only, no_point
 
-#: relative weight of a row in the stationarity correction: free rows and bounded blocks
-#: move, the rest (whose dual must stay in K* without a bound to absorb it) barely
-HEAVY = 1e6
-#: the corrected stationarity residual (relative to 1 + ‖c‖_∞) up to which the lower bound
-#: counts as rigorous: floating-point rounding of Aᵀy', not an error of the method
-CORRECTION_TOL = 1e-10
+#: the measures judged at tol beside the interval: the returned point's own feasibility (the
+#: interval may be proven from a corrected point; the point itself must still be one)
+JUDGED = ("primal_equalities", "primal_cones")
 
 DIMACS = {"primal_equalities": "err1", "primal_cones": "err2", "stationarity": "err3",
           "dual_cones": "err4", "duality_gap": "err5", "complementarity": "err6"}
@@ -71,167 +60,136 @@ def _equalities(form: CanonicalForm, s: np.ndarray) -> float:
 
 
 def primal_measures(form: CanonicalForm, x: np.ndarray) -> dict[str, float]:
-    s = form.A @ x + form.b
-    nb = 1.0 + float(np.max(np.abs(form.b), initial=0.0))
-    return {"primal_equalities": _equalities(form, s) / nb,
-            "primal_cones": max(0.0, -_cone_min(form, s, dual=False)) / nb}
-
-
-def correct_stationarity(form: CanonicalForm, y: np.ndarray, g: np.ndarray,
-                         light_blocks: set[int], frozen: np.ndarray | None = None) -> np.ndarray:
-    """y + δ with Aᵀ(y + δ) = g, δ the least Σ w_i δ_i² (w = 1 on zero rows and on the
-    blocks in ``light_blocks``, HEAVY elsewhere; rows in ``frozen`` do not move)."""
-    A = form.A
-    winv = np.full(A.shape[0], 1.0 / HEAVY)
-    for j, blk in enumerate(form.blocks):
-        if blk.kind == "zero" or j in light_blocks:
-            winv[blk.rows] = 1.0
-    if frozen is not None:
-        winv[frozen] = 0.0
-    N = (A.T @ sp.diags(winv) @ A).tocsc()
-    ridge = 1e-14 * max(float(N.diagonal().max(initial=0.0)), 1e-300)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            lu = spla.splu((N + ridge * sp.identity(N.shape[0], format="csc")).tocsc())
-            solve = lu.solve
-        except RuntimeError:  # structurally singular: least squares instead
-            def solve(r):
-                return spla.lsqr(N, r, atol=1e-15, btol=1e-15)[0]
-    y0, y = y, y.copy()
-    for _ in range(3):  # iterative refinement against the ridge and rounding
-        r = g - A.T @ y
-        with np.errstate(all="ignore"):
-            step = winv * (A @ solve(r))
-        if not np.all(np.isfinite(step)):  # a singular system: keep what we have
-            break
-        y += step
-    return y if np.all(np.isfinite(y)) else y0
-
-
-def dual_correction(form: CanonicalForm, y: np.ndarray, g: np.ndarray,
-                    bounds: dict[int, float], rounds: int = 3) -> np.ndarray:
-    """Exact stationarity for the lower bound, keeping the unbounded cones' duals in K*.
-
-    The least-norm correction may push an unbounded block's dual (one no a-priori bound can
-    absorb) slightly out of K* — e.g. an inactive hinge row's multiplier 3e-9 → −7e-11.  Such
-    entries are then set to their projection (nonneg: 0; soc/psd: eigenvalues clipped), held
-    there, and the correction is redone on the other rows, at most ``rounds`` times."""
-    frozen = np.zeros(form.A.shape[0], dtype=bool)
-    y = y.copy()
-    for _ in range(rounds):
-        yc = correct_stationarity(form, y, g, set(bounds), frozen)
-        moved = False
-        for j, blk in enumerate(form.blocks):
-            if blk.kind not in ("nonneg", "soc", "psd") or j in bounds:
-                continue
-            v = yc[blk.rows]
-            if blk.kind == "nonneg":
-                neg = np.flatnonzero(v < 0)
-                if neg.size:
-                    idx = blk.start + neg
-                    y[idx], frozen[idx], moved = 0.0, True, True
-            elif blk.min_eig(v, dual=True) < 0:
-                y[blk.rows], frozen[blk.rows], moved = blk.project(v), True, True
-        if not moved:
-            return yc
-        y[~frozen] = yc[~frozen]
-    return correct_stationarity(form, y, g, set(bounds), frozen)
-
-
-def _optimality(sol: CanonicalSolution, tol: float) -> Certificate:
-    form, x, y = sol.form, sol.x, sol.y
+    """err1, err2 (relative to the rows' own size)."""
     A, b = form.A, form.b
     s = A @ x + b
-    nc = 1.0 + float(np.max(np.abs(form.c), initial=0.0))
+    z = zero_rows(form)
+    size_z = float(np.linalg.norm(abs(A[z]) @ np.abs(x) + np.abs(b[z]))) if z.size else 0.0
+    return {"primal_equalities": _rel(_equalities(form, s), size_z),
+            "primal_cones": _rel(max(0.0, -_cone_min(form, s, dual=False)),
+                                 float(np.max(np.abs(s), initial=0.0)))}
+
+
+def dimacs_measures(form: CanonicalForm, x: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    """err1–err6, each relative to the size of what it measures (module docstring)."""
+    A, b = form.A, form.b
+    s = A @ x + b
     Px = np.zeros_like(x) if form.P is None else form.P @ x
     g = Px + form.c
-    p = form.objective(x)
-    q = form.dual_objective(x, y)
-    scale = 1.0 + abs(p) + abs(q)
+    p, q = form.objective(x), form.dual_objective(x, y)
+    sigma = objective_scale(form, x, y)
     cones = [j for j, blk in enumerate(form.blocks) if blk.kind != "zero"]
-    measures = {
+    return {
         **primal_measures(form, x),
-        "stationarity": float(np.linalg.norm(g - A.T @ y)) / nc,
-        "dual_cones": max(0.0, -_cone_min(form, y, dual=True)) / nc,
-        "duality_gap": (p - q) / scale,
-        "complementarity": sum(float(s[form.blocks[j].rows] @ y[form.blocks[j].rows])
-                               for j in cones) / scale,
+        "stationarity": _rel(float(np.linalg.norm(g - A.T @ y)),
+                             float(np.linalg.norm(np.abs(g) + abs(A).T @ np.abs(y)))),
+        "dual_cones": _rel(max(0.0, -_cone_min(form, y, dual=True)),
+                           float(np.max(np.abs(y), initial=0.0))),
+        "duality_gap": _rel(p - q, max(abs(p), abs(q), sigma)),
+        "complementarity": _rel(sum(float(s[form.blocks[j].rows] @ y[form.blocks[j].rows])
+                                    for j in cones), max(abs(p), abs(q), sigma)),
     }
-    # the interval: exact stationarity first, then the cones' negative parts times bounds
+
+
+def objective_scale(form: CanonicalForm, x: np.ndarray, y: np.ndarray | None) -> float:
+    """σ: the objective's own size, Σ|cᵢxᵢ| + ½|x|ᵀ|P||x| + |d|, or Σ|bᵢyᵢ| if larger —
+    multiplied by t when the objective is (y scales with it), unchanged when a row is."""
+    sigma = float(np.abs(form.c) @ np.abs(x)) + abs(form.d)
+    if form.P is not None:
+        sigma += 0.5 * float(np.abs(x) @ (abs(form.P) @ np.abs(x)))
+    if y is not None:
+        sigma = max(sigma, float(np.abs(form.b) @ np.abs(y)))
+    return sigma
+
+
+def _rel(num: float, den: float) -> float:
+    return 0.0 if num == 0 else (np.inf if den == 0 else num / den)
+
+
+def _boundary_failure(end) -> bool:
+    return end.label != PROOF and ("outside K*" in end.why or "strictly feasible" in end.why)
+
+
+def _step_inside(form: CanonicalForm, x: np.ndarray, y: np.ndarray, lo, hi, bounds):
+    """(lo, hi, notes) after combining each point that a boundary stopped with a central
+    point of its side (:mod:`.interior`); ends that were proofs are kept."""
+    notes = []
+    s = form.A @ x + form.b
+    if _boundary_failure(hi) and math.isfinite(hi.deficit) and (
+            found := central_primal(form, float(np.max(np.abs(s), initial=1.0)))):
+        xc, eta = found
+        for th in thetas(hi.deficit, eta):
+            h = proven_upper(form, (1 - th) * x + th * xc)
+            if h.label == PROOF:
+                hi = h
+                notes.append(f"primal point combined with a central one, θ = {th:.1e}")
+                break
+    g = form.c if form.P is None else form.c + form.P @ x
+    if _boundary_failure(lo) and (found := central_dual(
+            form, g, float(np.max(np.abs(y), initial=1.0)))):
+        yc, eta = found
+        for th in thetas(lo.deficit, eta):
+            e = proven_lower(form, x, (1 - th) * y + th * yc, bounds)
+            if e.label == PROOF:
+                lo = e
+                notes.append(f"dual point combined with a central one, θ = {th:.1e}")
+                break
+    return lo, hi, notes
+
+
+def _proven_ends(form: CanonicalForm, x: np.ndarray, y: np.ndarray, resolve: bool):
+    """(lower End, upper End, note): the two proofs; an end that a cone's boundary stopped
+    is retried from a step along an interior direction, then from one re-solve with the
+    cones shrunk (the better proof of each end is kept)."""
     bounds = trace_bounds(form)
-    yc = dual_correction(form, y, g, bounds)
-    leftover = float(np.linalg.norm(g - A.T @ yc)) / nc
-    lower = form.dual_objective(x, yc)
-    rigorous = leftover <= CORRECTION_TOL
-    for j in cones:
-        blk = form.blocks[j]
-        lam = blk.entry_min(yc[blk.rows])
-        neg = np.minimum(lam, 0.0)
-        if not np.any(neg < 0):
-            continue
-        if j in bounds:
-            lower += float(np.sum(neg)) * bounds[j]
+    lo, hi = proven_lower(form, x, y, bounds), proven_upper(form, x)
+    lo, hi, notes = _step_inside(form, x, y, lo, hi, bounds)
+    if resolve and (_boundary_failure(lo) or _boundary_failure(hi)):
+        eps_p, eps_d = shrink_sizes(form, x, y)
+        alt = shrink_and_solve(form, eps_p if hi.label != PROOF else 0.0,
+                               eps_d if lo.label != PROOF else 0.0)
+        if alt is None:
+            notes.append("a re-solve with the cones shrunk found no strictly feasible point")
         else:
-            rigorous = False
-            lower += float(neg @ blk.trace(s[blk.rows]))
-    measures["correction_residual"] = leftover
-    cert = Certificate(OPTIMALITY, tol, float(lower), float(p), PROOF if rigorous else ESTIMATE, measures,
-                       ("correction_residual",),
-                       {DIMACS[k]: v for k, v in measures.items() if k in DIMACS},
-                       note=("rigorous lower bound" if rigorous else
-                             "estimate: no a-priori bound absorbs the dual's cone violation"))
-    cert.per_constraint = dict(sol.violations)
+            lo2 = proven_lower(form, alt.x, alt.y, bounds) if lo.label != PROOF else lo
+            hi2 = proven_upper(form, alt.x) if hi.label != PROOF else hi
+            notes.append(f"re-solved with the cones shrunk (ε_primal {alt.eps_primal:.1e}, "
+                         f"ε_dual {alt.eps_dual:.1e}, {alt.solve_time_s:.2f} s)")
+            lo = lo2 if lo2.label == PROOF else lo
+            hi = hi2 if hi2.label == PROOF else hi
+    return lo, hi, "; ".join(notes)
+
+
+def _optimality(sol: CanonicalSolution, tol: float, resolve: bool = True) -> Certificate:
+    form, x, y = sol.form, sol.x, sol.y
+    measures = dimacs_measures(form, x, y)
+    lo, hi, how = _proven_ends(form, x, y, resolve)
+    for k, v in {**lo.details, **hi.details}.items():
+        measures[k] = float(v)
+    note = "both ends proven" if lo.label == hi.label == PROOF else "; ".join(
+        w for w in (lo.why, hi.why) if w)
+    cert = Certificate(OPTIMALITY, tol, float(lo.value), float(hi.value), lo.label, measures,
+                       tuple(k for k in measures if k not in JUDGED), {DIMACS[k]: v for k, v in measures.items() if k in DIMACS},
+                       note=note + (f" ({how})" if how else ""),
+                       per_constraint=dict(sol.violations), upper_label=hi.label,
+                       lower_why=lo.why, upper_why=hi.why,
+                       scale=objective_scale(form, x, y))
     return cert.mapped(form.sense)
 
 
-def _normalised(sol: CanonicalSolution, tol: float, kind: str, v, weights, key: str, what: str):
-    """(v / −⟨weights, v⟩, None), or (None, the failing certificate) when v is missing or
-    ⟨weights, v⟩ is not negative — the sign that makes v a certificate at all."""
-    if v is None:
-        return None, no_point(tol, f"{sol.solver} reports {sol.status} but returned no {what}")
-    inner = float(weights @ v)
-    if not inner < 0:
-        return None, Certificate(kind, tol, measures={key: np.inf},
-                                 note=f"the {what} has inner product {inner:.3g} >= 0: no certificate")
-    return v / -inner, None
-
-
-def _farkas(sol: CanonicalSolution, tol: float) -> Certificate:
-    form = sol.form
-    yh, failed = _normalised(sol, tol, INFEASIBILITY, sol.y, form.b, "farkas_sign", "dual ray")
-    if failed is not None:
-        return failed
-    return Certificate(INFEASIBILITY, tol, measures={
-        "farkas_stationarity": float(np.linalg.norm(form.A.T @ yh)),
-        "farkas_cone": max(0.0, -_cone_min(form, yh, dual=True))},
-        note="Farkas: y ∈ K*, Aᵀy = 0, bᵀy = −1 (no feasible x with ‖x‖ < 1/farkas_stationarity)")
-
-
-def _ray(sol: CanonicalSolution, tol: float) -> Certificate:
-    form = sol.form
-    rh, failed = _normalised(sol, tol, UNBOUNDEDNESS, sol.ray, form.c, "ray_sign", "primal ray")
-    if failed is not None:
-        return failed
-    Ar = form.A @ rh
-    m = {"ray_equalities": _equalities(form, Ar),
-         "ray_cone": max(0.0, -_cone_min(form, Ar, dual=False))}
-    if form.P is not None:
-        m["ray_curvature"] = float(np.linalg.norm(form.P @ rh))
-    return Certificate(UNBOUNDEDNESS, tol, measures=m,
-                       note="ray: Ax̂ ∈ K, cᵀx̂ = −1 (the objective decreases without bound)")
-
-
-def conic_certificate(sol: CanonicalSolution, tol: float) -> Certificate:
-    """The certificate of one canonical answer, chosen by what the solver claims."""
+def conic_certificate(sol: CanonicalSolution, tol: float, resolve: bool = True) -> Certificate:
+    """The certificate of one canonical answer, chosen by what the solver claims
+    (``resolve``: allow the one shrunk re-solve of :mod:`.perturbed`)."""
     if sol.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
-        return _farkas(sol, tol)
+        return farkas_certificate(sol, tol)
     if sol.status in (cp.UNBOUNDED, cp.UNBOUNDED_INACCURATE):
-        return _ray(sol, tol)
+        return ray_certificate(sol, tol)
     if sol.x is None:
         return no_point(tol, f"{sol.solver} reports {sol.status} with no point")
     if sol.y is None:
         m = primal_measures(sol.form, sol.x)
-        return feasibility_only(tol, m, sol.form.sense * sol.form.objective(sol.x),
-                                maximize=sol.form.sense < 0)
-    return _optimality(sol, tol)
+        hi = proven_upper(sol.form, sol.x)
+        value = hi.value if hi.label == PROOF else sol.form.objective(sol.x)
+        return feasibility_only(tol, m, sol.form.sense * value, maximize=sol.form.sense < 0,
+                                label=hi.label, why=hi.why)
+    return _optimality(sol, tol, resolve)

@@ -6,8 +6,9 @@ solver's status or its own residuals) and says one of:
 - ``optimality``: an objective interval [lower, upper] that contains the optimum, with the
   residuals that make it so (primal feasibility, dual feasibility, stationarity,
   complementarity);
-- ``infeasibility``: a Farkas certificate (a dual ray) was checked;
-- ``unboundedness``: a primal ray was checked;
+- ``infeasibility``: a Farkas certificate (a dual ray) was checked — ``lower_label`` labels
+  the certificate itself (proof, or an estimate with ``lower_why``);
+- ``unboundedness``: a primal ray and a feasible point were checked (labelled likewise);
 - ``feasibility only``: the point was checked, but there were no duals to bound the
   optimum — this never passes;
 - ``no point``: the solver returned nothing to check — this never passes.
@@ -127,6 +128,8 @@ class Certificate:
                if k not in self.reported and (v is None or not abs(v) <= self.tol)]
         if self.kind == OPTIMALITY:
             bad += self._interval_failures()
+        elif self.lower_label != PROOF:  # infeasibility, unboundedness: the certificate's label
+            bad.append(f"{self.kind}_{self.lower_label}")
         return bad
 
     def _interval_failures(self) -> list[str]:

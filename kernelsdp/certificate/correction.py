@@ -1,0 +1,118 @@
+"""Corrections that make a returned point satisfy its linear rows exactly — up to a
+residual at the level of rounding, which the proofs then enclose (:mod:`.membership`).
+
+- :func:`dual_correction`: y + δ with Aᵀ(y + δ) = g (stationarity of the Lagrangian), the
+  weighted least-norm δ, keeping the duals of blocks without an a-priori bound in K*;
+- :func:`project_equalities`: x + Δ with the zero-cone rows A_Z(x + Δ) + b_Z = 0, the
+  least-norm Δ (iterative refinement on one sparse factorisation of A_Z A_Zᵀ).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from .canonical import CanonicalForm
+
+#: relative weight of a row in the stationarity correction: free rows and bounded blocks
+#: move, the rest (whose dual must stay in K* without a bound to absorb it) barely
+HEAVY = 1e6
+
+
+def correct_stationarity(form: CanonicalForm, y: np.ndarray, g: np.ndarray,
+                         light_blocks: set[int], frozen: np.ndarray | None = None) -> np.ndarray:
+    """y + δ with Aᵀ(y + δ) = g, δ the least Σ w_i δ_i² (w = 1 on zero rows and on the
+    blocks in ``light_blocks``, HEAVY elsewhere; rows in ``frozen`` do not move)."""
+    A = form.A
+    winv = np.full(A.shape[0], 1.0 / HEAVY)
+    for j, blk in enumerate(form.blocks):
+        if blk.kind == "zero" or j in light_blocks:
+            winv[blk.rows] = 1.0
+    if frozen is not None:
+        winv[frozen] = 0.0
+    N = (A.T @ sp.diags(winv) @ A).tocsc()
+    ridge = 1e-14 * max(float(N.diagonal().max(initial=0.0)), 1e-300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            lu = spla.splu((N + ridge * sp.identity(N.shape[0], format="csc")).tocsc())
+            solve = lu.solve
+        except RuntimeError:  # structurally singular: least squares instead
+            def solve(r):
+                return spla.lsqr(N, r, atol=1e-15, btol=1e-15)[0]
+    y0, y = y, y.copy()
+    for _ in range(3):  # iterative refinement against the ridge and rounding
+        r = g - A.T @ y
+        with np.errstate(all="ignore"):
+            step = winv * (A @ solve(r))
+        if not np.all(np.isfinite(step)):  # a singular system: keep what we have
+            break
+        y += step
+    return y if np.all(np.isfinite(y)) else y0
+
+
+def dual_correction(form: CanonicalForm, y: np.ndarray, g: np.ndarray,
+                    bounds: dict[int, float], rounds: int = 3, floor: float = 0.0) -> np.ndarray:
+    """Exact stationarity for the lower bound, keeping the unbounded cones' duals in K*.
+
+    The least-norm correction may push an unbounded block's dual (one no a-priori bound can
+    absorb) slightly out of K* — e.g. an inactive hinge row's multiplier 3e-9 → −7e-11.  Such
+    entries are then set to their projection onto the cone shifted *inside* by ``floor``
+    (nonneg: max(v, floor); soc/psd: λ_min raised to floor), held there, and the
+    correction is redone on the other rows, at most ``rounds`` times.  A positive floor
+    leaves room for the enclosure of the last rounding residual (:mod:`.ends`): a dual held
+    at exactly 0 could not absorb it without an a-priori bound."""
+    frozen = np.zeros(form.A.shape[0], dtype=bool)
+    y = y.copy()
+    for _ in range(rounds):
+        yc = correct_stationarity(form, y, g, set(bounds), frozen)
+        moved = False
+        for j, blk in enumerate(form.blocks):
+            if blk.kind not in ("nonneg", "soc", "psd") or j in bounds:
+                continue
+            v = yc[blk.rows]
+            if blk.kind == "nonneg":
+                low = np.flatnonzero((v < floor) & ~frozen[blk.rows])
+                if low.size:
+                    idx = blk.start + low
+                    y[idx], frozen[idx], moved = floor, True, True
+            elif not frozen[blk.start] and blk.min_eig(v, dual=True) < floor:
+                y[blk.rows], frozen[blk.rows], moved = blk.project(v, floor), True, True
+        if not moved:
+            return yc
+        y[~frozen] = yc[~frozen]
+    return correct_stationarity(form, y, g, set(bounds), frozen)
+
+
+def zero_rows(form: CanonicalForm) -> np.ndarray:
+    """Indices of the equality (zero-cone) rows."""
+    idx = [np.arange(blk.start, blk.stop) for blk in form.blocks if blk.kind == "zero"]
+    return np.concatenate(idx) if idx else np.zeros(0, dtype=int)
+
+
+def project_equalities(A_Z: sp.csr_matrix, b_Z: np.ndarray, x: np.ndarray,
+                       rounds: int = 3) -> np.ndarray:
+    """x + Δ, Δ the least-norm solution of A_Z Δ = −(A_Z x + b_Z), refined ``rounds``
+    times; x itself when A_Z A_Zᵀ cannot be factored."""
+    if A_Z.shape[0] == 0:
+        return x
+    N = (A_Z @ A_Z.T).tocsc()
+    ridge = 1e-15 * max(float(N.diagonal().max(initial=0.0)), 1e-300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            lu = spla.splu((N + ridge * sp.identity(N.shape[0], format="csc")).tocsc())
+        except RuntimeError:
+            return x
+    out = x.copy()
+    for _ in range(rounds):
+        r = A_Z @ out + b_Z
+        with np.errstate(all="ignore"):
+            step = A_Z.T @ lu.solve(-r)
+        if not np.all(np.isfinite(step)):
+            break
+        out = out + step
+    return out

@@ -1,0 +1,218 @@
+"""The two ends of a conic certificate's interval, each a proof in floating point or
+labelled an estimate with the reason (docs/certificate.md §3).
+
+For (P) min ½xᵀPx + cᵀx + d s.t. s = Ax + b ∈ K (:mod:`.canonical`):
+
+**Lower end** (the dual side; Jansen, Chaykin & Keil, SIAM J. Optim. 18, 2007, Thm 3.2, as
+in VSDP).  y is corrected to y′ (:func:`.correction.dual_correction`), whose stationarity
+residual r = c + Px̂ − Aᵀy′ is computed with its rounding bounded (ρ ≥ ‖r_exact‖₂).  An
+exact correction Δ with AᵀΔ = r exists with ‖Δ‖₂ ≤ δ = ρ / σ_min(A) when σ_min(A) > 0 is
+proven (:func:`.membership.min_singular_bound`); then y″ = y′ + Δ is exactly stationary,
+and for every feasible x, with P ⪰ 0 proven,
+
+    f(x) ≥ d − bᵀy′ − ½x̂ᵀPx̂ − ‖b‖₂δ + Σ_j min(0, λ_min(y′_j) − δ)·s̄_j,
+
+where λ_min(y′_j) is a verified lower bound (:func:`.membership.block_lower`) and s̄_j ≥
+tr(s_j) is an a-priori bound over the feasible set (:mod:`.bounds`), needed only for the
+blocks whose dual is not proven inside K* with room δ.  Every rounding of the right-hand
+side is bounded (:mod:`kernelsdp.linalg.rounding`).
+
+**Upper end** (the primal side).  x̂ is projected onto the equality rows (x₁,
+:func:`.correction.project_equalities`); the residual r_Z = A_Z x₁ + b_Z is enclosed the
+same way (an exact Δx with A_Z Δx = −r_Z, ‖Δx‖₂ ≤ δx = ρ_Z / σ_min(A_Zᵀ), exact duplicate
+rows dropped), and every cone block of s₁ = Ax₁ + b is verified inside its cone with room
+‖A_j‖_F·δx.  Then x₁ + Δx is feasible, and
+
+    f(x₁ + Δx) ≤ f(x₁) + ‖c + Px₁‖₂δx + ½‖P‖δx²,
+
+rounding included.  Where a block is too close to its boundary for that, the end says which
+block and by how much (the caller may re-solve with the cones shrunk, :mod:`.perturbed`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..linalg.rounding import (UNIT_ROUNDOFF, abs_row_sum_max, affine_error, dot_error, down,
+                               matvec_error, norm_up, up)
+from ..linalg.verified import verified_psd
+from .canonical import CanonicalForm
+from .correction import dual_correction, project_equalities, zero_rows
+from .membership import block_lower, distinct_rows, min_singular_bound
+from .verdict import ESTIMATE, PROOF
+
+#: the floor, relative to ‖y‖_∞, at which unbounded dual blocks are held inside K*: room
+#: for the enclosure δ of the last rounding residual (δ ≈ 1e-16·‖y‖/σ_min(A))
+DUAL_FLOOR = 1e-11
+
+
+@dataclass
+class End:
+    """One end of the interval: its value, label, why it is not a proof (if not), and the
+    numbers behind it (correction residuals, enclosure radii, failing blocks)."""
+
+    value: float
+    label: str
+    why: str = ""
+    details: dict = field(default_factory=dict)
+    #: how far the worst block fell short of its cone (primal) or of K* (dual), where that
+    #: is what stopped the proof
+    deficit: float = 0.0
+
+
+def _objective_up_err(form: CanonicalForm, x: np.ndarray) -> tuple[float, float]:
+    """(fl(f(x)), a bound on its rounding error)."""
+    err = dot_error(form.c, x)
+    half = 0.0
+    if form.P is not None:
+        Px = form.P @ x
+        half = 0.5 * float(x @ Px)
+        err += 0.5 * (dot_error(x, Px) + float(np.abs(x) @ matvec_error(form.P, x)))
+    cx = float(form.c @ x)
+    value = half + cx + form.d
+    err += 2 * UNIT_ROUNDOFF * (abs(half) + abs(cx) + abs(form.d) + abs(value))
+    return value, up(err)
+
+
+def _p_is_psd(form: CanonicalForm) -> tuple[bool, str]:
+    P = form.P
+    if P is None or P.nnz == 0:
+        return True, ""
+    P = sp.csr_matrix(P)
+    off = P - sp.diags(P.diagonal())
+    if off.count_nonzero() == 0:
+        return bool(np.all(P.diagonal() >= 0)), "the objective's P has a negative diagonal"
+    r = verified_psd(P)
+    return r.proof and r.lower >= 0, "the objective's P is not proven PSD"
+
+
+def _stationarity(form: CanonicalForm, x: np.ndarray, yc: np.ndarray) -> tuple[np.ndarray, float]:
+    """(columns of A that carry the residual, ρ ≥ ‖c + Px − Aᵀy′‖₂ exactly)."""
+    A = form.A
+    Px = np.zeros_like(x) if form.P is None else form.P @ x
+    g = Px + form.c
+    ATy = A.T @ yc
+    r = g - ATy
+    err = matvec_error(A.T, yc) + 2 * UNIT_ROUNDOFF * (np.abs(g) + np.abs(ATy) + np.abs(r))
+    if form.P is not None:
+        err = err + matvec_error(form.P, x)
+    used = np.flatnonzero(np.diff(A.tocsc().indptr) > 0)
+    loose = np.setdiff1d(np.arange(A.shape[1]), used)
+    if loose.size and np.any(np.abs(r[loose]) + err[loose] > 0):
+        return used, math.inf  # a variable in no constraint with a nonzero gradient
+    return used, norm_up(np.abs(r[used]) + err[used])
+
+
+def proven_lower(form: CanonicalForm, x: np.ndarray, y: np.ndarray,
+                 bounds: dict[int, float]) -> End:
+    """The dual side: a proof when every step above closes (see the module docstring)."""
+    A, b = form.A, form.b
+    floor = DUAL_FLOOR * max(float(np.max(np.abs(y), initial=0.0)), 1e-300)
+    Px = np.zeros_like(x) if form.P is None else form.P @ x
+    yc = dual_correction(form, y, Px + form.c, bounds, floor=floor)
+    used, rho = _stationarity(form, x, yc)
+    half = 0.0 if form.P is None else 0.5 * float(x @ Px)
+    bty = float(b @ yc)
+    q = form.d - bty - half
+    q_err = dot_error(b, yc) + 2 * UNIT_ROUNDOFF * (abs(form.d) + abs(bty) + abs(half) + abs(q))
+    if form.P is not None:
+        q_err += 0.5 * (dot_error(x, Px) + float(np.abs(x) @ matvec_error(form.P, x)))
+    details = {"correction_residual": rho}
+    whys = []
+    ok_p, why_p = _p_is_psd(form)
+    if not ok_p:
+        whys.append(why_p)
+    delta = 0.0
+    if rho > 0:
+        sig = min_singular_bound(A[:, used]) if math.isfinite(rho) else None
+        if sig is None or not (sig.proof and sig.lower > 0):
+            whys.append("the stationarity residual is not enclosed (A has no proven full "
+                        "column rank" + (")" if sig is None else f": {sig.note})"))
+            delta = 0.0
+        else:
+            delta = up(rho / math.sqrt(down(sig.lower)))
+            details["sigma_min_A"] = math.sqrt(sig.lower)
+    details["dual_enclosure"] = delta
+    lower = q - up(q_err) - up(norm_up(b) * delta)
+    short = 0.0
+    for j, blk in enumerate(form.blocks):
+        if blk.kind == "zero":
+            continue
+        bl = block_lower(blk, yc[blk.rows], dual=True)
+        lam = bl.values - delta
+        if not bl.proof:
+            whys.append(f"block {j} ({blk.kind}): {bl.why}")
+        neg = np.minimum(lam, 0.0)
+        if not np.any(neg < 0):
+            continue
+        if j in bounds:
+            lower -= up(float(np.sum(-neg)) * bounds[j])
+        else:
+            short = max(short, -float(neg.min()))
+            whys.append(f"block {j} ({blk.kind}): its dual is outside K* by "
+                        f"{-float(neg.min()):.2g} and no a-priori bound on its trace is known")
+            lower += float(neg @ blk.trace((A @ x + b)[blk.rows]))
+    lower = down(lower)
+    if whys:
+        return End(lower, ESTIMATE, "; ".join(whys), details, deficit=short)
+    return End(lower, PROOF, "", details)
+
+
+def _equality_enclosure(form: CanonicalForm, x: np.ndarray) -> tuple[np.ndarray, float, str]:
+    """(x₁ projected onto the equality rows, δx bounding the exact rest, why not)."""
+    Z = zero_rows(form)
+    if Z.size == 0:
+        return x, 0.0, ""
+    A_Z, b_Z = form.A[Z], form.b[Z]
+    keep = distinct_rows(A_Z, b_Z)
+    A_Z, b_Z = A_Z[keep], b_Z[keep]
+    x1 = project_equalities(A_Z, b_Z, x)
+    r = A_Z @ x1 + b_Z
+    rho = norm_up(np.abs(r) + affine_error(A_Z, x1, b_Z))
+    if rho == 0:
+        return x1, 0.0, ""
+    sig = min_singular_bound(A_Z.T)
+    if not (sig.proof and sig.lower > 0):
+        return x1, math.inf, f"the equality rows are not proven independent ({sig.note})"
+    return x1, up(rho / math.sqrt(down(sig.lower))), ""
+
+
+def proven_upper(form: CanonicalForm, x: np.ndarray) -> End:
+    """The primal side: a proof when a feasible point within δx of x₁ is proven."""
+    x1, dx, why = _equality_enclosure(form, x)
+    value, err = _objective_up_err(form, x1)
+    details = {"primal_enclosure": dx}
+    if not math.isfinite(dx):
+        return End(math.inf, ESTIMATE, "no proven upper bound: " + why, details)
+    A, b = form.A, form.b
+    s1 = A @ x1 + b
+    err_s = affine_error(A, x1, b)
+    worst, failing = 0.0, []
+    for j, blk in enumerate(form.blocks):
+        if blk.kind == "zero":
+            continue
+        sub = A[blk.rows]
+        if blk.kind == "nonneg":
+            room = np.sqrt(np.asarray(sub.multiply(sub).sum(axis=1)).ravel()) * (1 + 1e-15) * dx
+        else:
+            room = np.array([norm_up(sub.data) * dx])
+        bl = block_lower(blk, s1[blk.rows], err_s[blk.rows], at_least=float(np.max(room)))
+        short = float(np.max(room - bl.values, initial=-np.inf))
+        if not bl.proof or short >= 0:
+            failing.append(f"block {j} ({blk.kind})" + (f": {bl.why}" if not bl.proof else
+                                                         f" within {short:.2g} of its boundary"))
+            worst = max(worst, short if bl.proof else math.inf)
+    if failing:
+        return End(math.inf, ESTIMATE, "no proven upper bound: the point is not strictly "
+                   "feasible (" + "; ".join(failing[:3]) + ("; …" if len(failing) > 3 else "")
+                   + ")", details, deficit=worst)
+    Px1 = np.zeros_like(x1) if form.P is None else form.P @ x1
+    grad = norm_up(np.abs(form.c + Px1) + matvec_error(form.P, x1)
+                   if form.P is not None else np.abs(form.c))
+    curv = 0.0 if form.P is None else abs_row_sum_max(form.P)
+    upper = up(value + err + up(grad * dx) + up(0.5 * curv * dx * dx))
+    return End(upper, PROOF, "", details)

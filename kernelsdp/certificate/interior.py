@@ -1,0 +1,128 @@
+"""Strictly feasible points near the returned one, without a re-solve: the cheap way off a
+cone's boundary, tried before :mod:`.perturbed`.
+
+An interior-point solver stops on the boundary of the cones up to its barrier parameter: a
+singular PSD block keeps eigenvalues of 1e-12, fewer than the rounding of a proof can
+afford (:mod:`.ends`).  Both sides are mended the same way, by a convex combination with a
+*central* point of the same linear rows:
+
+- primal: x(t) = x₀ + t·x₁, the least-squares solution of A_K x + b_K = t·e subject to the
+  equalities A_Z x + b_Z = 0 (e: the cones' identity, :func:`.perturbed.cone_identity`);
+- dual: y(t) = y₀ + t·w, the least-norm solution of Aᵀy = c + Px̂ nearest t·e.
+
+Both are affine in t, so min_j λ_min of their blocks is concave in t and a short search
+finds its best value η.  If η > 0 the central point is strictly feasible, and for the
+returned point z (x̂ or ŷ) outside its cone by τ, the combination (1 − θ)z + θ·z_c with
+θ ≥ τ / (τ + η) lies inside (λ_min is concave) and keeps every linear row (both points keep
+it); the objective moves by about θ·(f(z_c) − f(z)).  The combination is then proven by
+:func:`.ends.proven_upper` / :func:`.ends.proven_lower` like any other point.  Where η ≤ 0
+— the problem has no strictly feasible point on that side (SDPLIB's gpp, hinf, qap) — there
+is nothing to combine with, and the end says so.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from .canonical import CanonicalForm
+from .perturbed import cone_identity
+
+#: weight of the equality rows in the primal least-squares problem
+EQUALITY_WEIGHT = 1e4
+#: t searched over scale·10^k for these k, then refined by golden section
+T_GRID = tuple(range(-6, 7))
+#: θ tried: THETA_GROWTH × the least θ that the measured shortfall needs
+THETA_GROWTH = (2.0, 20.0, 200.0)
+
+
+def _factor(N: sp.spmatrix):
+    N = N.tocsc()
+    ridge = 1e-13 * max(float(N.diagonal().max(initial=0.0)), 1e-300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return spla.splu((N + ridge * sp.identity(N.shape[0], format="csc")).tocsc()).solve
+        except RuntimeError:
+            return None
+
+
+def _block_min(form: CanonicalForm, v: np.ndarray, dual: bool) -> float:
+    return min((b.min_eig(v[b.rows], dual) for b in form.blocks if b.kind != "zero"),
+               default=np.inf)
+
+
+def _best_t(curve, scale: float) -> tuple[float, float]:
+    """(t, η) maximising the concave η(t) = curve(t) over t ≥ 0."""
+    ts = [0.0] + [scale * 10.0 ** k for k in T_GRID]
+    vals = [curve(t) for t in ts]
+    i = int(np.argmax(vals))
+    lo, hi = ts[max(i - 1, 0)], ts[min(i + 1, len(ts) - 1)]
+    g = (np.sqrt(5.0) - 1) / 2
+    for _ in range(20):
+        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+        if curve(a) >= curve(b):
+            hi = b
+        else:
+            lo = a
+    t = (lo + hi) / 2
+    best = max((curve(t), t), (vals[i], ts[i]))
+    return best[1], best[0]
+
+
+def central_primal(form: CanonicalForm, scale: float) -> tuple[np.ndarray, float] | None:
+    """(x_c, η): a point keeping the equalities whose cone blocks have λ_min ≥ η > 0
+    (estimated; the proof comes later), or None."""
+    A, b = form.A, form.b
+    e = cone_identity(form)
+    w = np.ones(A.shape[0])
+    for blk in form.blocks:
+        if blk.kind == "zero":
+            w[blk.rows] = EQUALITY_WEIGHT ** 2
+    solve = _factor(A.T @ sp.diags(w) @ A)
+    if solve is None:
+        return None
+    x0 = solve(np.asarray(A.T @ (w * -b), dtype=float))
+    x1 = solve(np.asarray(A.T @ (w * e), dtype=float))
+    if not (np.all(np.isfinite(x0)) and np.all(np.isfinite(x1))):
+        return None
+
+    def curve(t):
+        return _block_min(form, A @ (x0 + t * x1) + b, dual=False)
+
+    t, eta = _best_t(curve, scale)
+    return (x0 + t * x1, eta) if eta > 0 else None
+
+
+def central_dual(form: CanonicalForm, g: np.ndarray, scale: float
+                 ) -> tuple[np.ndarray, float] | None:
+    """(y_c, η): a stationary dual point (Aᵀy = g) whose blocks have λ_min ≥ η > 0 in K*
+    (estimated), or None."""
+    A = form.A
+    e = cone_identity(form, dual=True)
+    winv = np.ones(A.shape[0])
+    for blk in form.blocks:
+        if blk.kind == "zero":
+            winv[blk.rows] = EQUALITY_WEIGHT ** 2
+    solve = _factor(A.T @ sp.diags(winv) @ A)
+    if solve is None:
+        return None
+    y0 = winv * (A @ solve(np.asarray(g, dtype=float)))
+    w = e - winv * (A @ solve(np.asarray(A.T @ e, dtype=float)))
+    if not (np.all(np.isfinite(y0)) and np.all(np.isfinite(w))):
+        return None
+
+    def curve(t):
+        return _block_min(form, y0 + t * w, dual=True)
+
+    t, eta = _best_t(curve, scale)
+    return (y0 + t * w, eta) if eta > 0 else None
+
+
+def thetas(shortfall: float, eta: float) -> list[float]:
+    """The weights θ of the central point to try, smallest first (at most 1)."""
+    base = shortfall / (shortfall + eta)
+    return sorted({min(1.0, base * k) for k in THETA_GROWTH})

@@ -1,0 +1,177 @@
+"""Verified cone membership and the enclosures a proof needs, in floating point.
+
+- :func:`block_lower`: a lower bound on λ_min of one block of a vector v in its cone (or,
+  ``dual``, in the dual cone), for the *exact* vector v_true with |v_true − v| ≤ err
+  entrywise — err covers the rounding of how v was computed (s = Ax + b) — each value
+  labelled proof or not.  Nonnegative entries and second-order cones are checked with
+  their rounding bounded in closed form; PSD blocks through
+  :func:`kernelsdp.linalg.verified.verified_min_eig`; exponential and power cones are not
+  verified (their λ here is a distance estimate, :mod:`.cones`).
+- :func:`min_singular_bound`: a proven lower bound on σ_min of a sparse matrix of full
+  column rank, from a verified Cholesky of AᵀA − μI.  It turns a computed residual r into
+  an *enclosed* exact correction: A Δ = r has a solution with ‖Δ‖₂ ≤ ‖r‖₂ / σ_min(Aᵀ) when
+  Aᵀ has full column rank (the least-norm Δ = Aᵀ(AAᵀ)⁻¹r) — the step VSDP does in interval
+  arithmetic (Jansen, Chaykin & Keil, SIAM J. Optim. 18, 2007, §3).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..linalg.rounding import UNIT_ROUNDOFF, abs_row_sum_max, down, gamma, norm_up, up
+from ..linalg.verified import VerifiedEig, verified_min_eig
+from .cones import Block
+
+#: shifts tried for σ_min², relative to ‖AᵀA‖ (largest first: the first success is kept)
+SIGMA_SHIFTS = (1e-4, 1e-8, 1e-12)
+
+
+@dataclass(frozen=True)
+class BlockLower:
+    """λ_min lower bounds of one block: one value (psd, soc) or one per entry (nonneg)."""
+
+    values: np.ndarray
+    proof: bool
+    why: str = ""
+
+
+def _psd_matrix_error(blk: Block, M: np.ndarray, err: np.ndarray, dual: bool) -> np.ndarray:
+    """Entrywise bound on |M_true − M|: the rows' own error, unpacked, plus the rounding of
+    the unpacking (÷√2 of the off-diagonals; ÷2 is exact)."""
+    E = blk.matrix(np.abs(err), dual) * (1 + 4 * UNIT_ROUNDOFF) if np.any(err) else \
+        np.zeros_like(M)
+    if blk.sqrt2 or blk.triangle is None:
+        E = E + 2 * UNIT_ROUNDOFF * np.abs(M - np.diag(np.diag(M)))
+    return E
+
+
+def block_lower(blk: Block, v: np.ndarray, err: np.ndarray | None = None,
+                dual: bool = False, at_least: float | None = None) -> BlockLower:
+    """Lower bound(s) on λ_min of the exact block within ``err`` of the float rows ``v``."""
+    err = np.zeros_like(v) if err is None else np.asarray(err, dtype=float)
+    if blk.kind == "nonneg":
+        lo = v - err  # exact v − err when err = 0; else one rounding, undone by nextafter
+        return BlockLower(np.where(err > 0, np.nextafter(lo, -np.inf), lo), True)
+    if blk.kind == "soc":
+        t = down(float(v[0]) - float(err[0]))
+        nx = norm_up(np.abs(v[1:]) + err[1:])
+        return BlockLower(np.array([down(down(t - nx) / math.sqrt(2.0))]), True)
+    if blk.kind == "psd":
+        M = blk.matrix(v, dual)
+        r = verified_min_eig(M, _psd_matrix_error(blk, M, err, dual), at_least=at_least)
+        return BlockLower(np.array([r.lower]), r.proof, r.note)
+    if blk.kind == "zero":
+        return BlockLower(np.array([np.inf if dual else -float(np.max(np.abs(v) + err,
+                                                                      initial=0.0))]), True)
+    r = _nonlinear_room(blk, v, err, dual)
+    if r is None:
+        return BlockLower(np.array([blk.min_eig(v, dual)]), False,
+                          f"the point is not proven inside the {blk.kind} cone")
+    return BlockLower(np.array([r]), True)
+
+
+def _exp_inside(x: float, y: float, z: float, r: tuple[float, float, float]) -> bool:
+    """Is every point of the box (x, y, z) ± r in K_exp?  h(x, y) = y·e^{x/y} is convex, so
+    its maximum over the box is at a corner, and it grows with x (libm's exp and log are
+    within an ulp: the relative slack covers them and the products)."""
+    ylo = y - r[1]
+    if not ylo > 0:
+        return False
+    xhi, zlo = x + r[0], z - r[2]
+    worst = max(yy * math.exp(min(xhi / yy, 700.0)) for yy in (ylo, y + r[1]))
+    return worst * (1 + 1e-14) <= zlo * (1 - 1e-14) if zlo > 0 else False
+
+
+def _pow_inside(x: float, y: float, z: float, a: float, r: tuple[float, float, float]) -> bool:
+    """Is every point of the box in K_α = {x^α y^(1−α) ≥ |z|, x, y ≥ 0}?  The left side grows
+    with x and y: its minimum is at the lower corner."""
+    xlo, ylo = x - r[0], y - r[1]
+    if not (xlo > 0 and ylo > 0):
+        return False
+    return xlo ** a * ylo ** (1 - a) * (1 - 1e-14) >= (abs(z) + r[2]) * (1 + 1e-14)
+
+
+def _nonlinear_room(blk: Block, v: np.ndarray, err: np.ndarray, dual: bool) -> float | None:
+    """The largest r = scale·10⁻ᵏ (k = 1 … 16; or 0) such that the box v ± (err + r) lies
+    in the exponential or power cone (its dual, mapped onto the primal cone: for exp
+    (u, v, w) ↦ (−v, −u, e·w), for pow (u/α, v/(1 − α), w)) — a lower bound on the distance
+    to the boundary; None when even r = 0 fails."""
+    x, y, z = blk._triple(v)
+    ex, ey, ez = blk._triple(err)
+    if blk.kind == "exp":
+        if dual:
+            x, y, z, ex, ey, ez = -y, -x, math.e * z, ey, ex, math.e * ez * (1 + 1e-15)
+        mults = (1.0, 1.0, math.e if dual else 1.0)
+
+        def inside(rr):
+            return _exp_inside(x, y, z, (ex + rr * mults[0], ey + rr * mults[1],
+                                         ez + rr * mults[2] + 4 * UNIT_ROUNDOFF * abs(z)))
+    else:
+        a = blk.alpha
+        mults = (1 / a, 1 / (1 - a), 1.0) if dual else (1.0, 1.0, 1.0)
+        if dual:
+            x, y, ex, ey = x / a, y / (1 - a), ex / a, ey / (1 - a)
+
+        def inside(rr):
+            return _pow_inside(x, y, z, a, (ex + rr * mults[0] + 4 * UNIT_ROUNDOFF * abs(x),
+                                            ey + rr * mults[1] + 4 * UNIT_ROUNDOFF * abs(y),
+                                            ez + rr * mults[2]))
+    if not inside(0.0):
+        return None
+    scale = max(abs(x), abs(y), abs(z), 1e-300)
+    for k in range(1, 17):
+        if inside(scale * 10.0 ** -k):
+            return scale * 10.0 ** -k
+    return 0.0
+
+
+def block_norm_up(A: sp.csr_matrix, blk: Block) -> float:
+    """An upper bound on ‖A_rows‖₂ ≤ ‖A_rows‖_F for the rows of one block."""
+    sub = A[blk.rows]
+    return norm_up(sub.data)
+
+
+def min_singular_bound(M: sp.spmatrix) -> VerifiedEig:
+    """A proven lower bound on σ_min(M)² for M of full column rank — λ_min(MᵀM) — as
+    :class:`VerifiedEig` (``lower`` ≤ 0 or ``proof`` False: no enclosure).  MᵀM is formed
+    in floating point; its rounding, γ_k·|M|ᵀ|M|, is the ``extra`` of the verification."""
+    M = sp.csr_matrix(M)
+    G = (M.T @ M).tocsr()
+    if G.shape[0] == 0:
+        return VerifiedEig(math.inf, True, "empty")
+    absM = abs(M)
+    k = int(np.max(np.diff(M.tocsc().indptr), initial=1))
+    extra = up(gamma(k) * abs_row_sum_max(absM.T @ absM))
+    scale = abs_row_sum_max(G)
+    last = VerifiedEig(-math.inf, False, "none", "MᵀM is singular at every shift")
+    for rel in SIGMA_SHIFTS:
+        mu = rel * scale
+        r = verified_min_eig(G, extra, estimate=2 * mu, at_least=mu / 2)
+        if r.proof and r.lower > 0:
+            return r
+        last = r
+    return VerifiedEig(last.lower, False, last.method,
+                       last.note or "MᵀM is not proven positive definite (rank deficient?)")
+
+
+def distinct_rows(A: sp.csr_matrix, b: np.ndarray) -> np.ndarray:
+    """Indices of the rows of [A b] that are not exact copies (or exact negatives) of an
+    earlier one: a copied equality holds exactly when its original does."""
+    A = sp.csr_matrix(A)
+    seen: dict[tuple, int] = {}
+    keep = []
+    for i in range(A.shape[0]):
+        lo, hi = A.indptr[i], A.indptr[i + 1]
+        idx, val = A.indices[lo:hi], A.data[lo:hi]
+        order = np.argsort(idx)
+        key = (tuple(idx[order]), tuple(val[order]), float(b[i]))
+        neg = (tuple(idx[order]), tuple(-val[order]), float(-b[i]))
+        if key in seen or neg in seen:
+            continue
+        seen[key] = i
+        keep.append(i)
+    return np.asarray(keep, dtype=int)

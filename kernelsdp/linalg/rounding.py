@@ -1,0 +1,111 @@
+"""Floating-point error bounds for the proofs in kernelsdp's certificates.
+
+Every proof here assumes IEEE 754 double precision with rounding to nearest (unit roundoff
+u = 2⁻⁵³) and uses the standard a-priori bounds of Higham, *Accuracy and Stability of
+Numerical Algorithms* (2nd ed., 2002), §3.1–3.5:
+
+- γ_k = k·u / (1 − k·u)  (Lemma 3.1);
+- a sum or dot product of k terms, in any order (blocked, pairwise, with or without FMA):
+  |fl(Σ aᵢbᵢ) − Σ aᵢbᵢ| ≤ γ_k Σ |aᵢ||bᵢ|  (eq. 3.5), so a matrix–vector product satisfies
+  |fl(Ax) − Ax| ≤ γ_k |A||x| with k the most nonzeros in a row of A (eq. 3.11).
+
+Computing the bound itself rounds, too: a sum of k nonnegative numbers is at most
+fl(Σ)·(1 + γ_k) above, which :func:`sum_up` and :func:`norm_up` add.  An extra relative
+factor of a few u on the final bound covers the handful of operations that assemble it
+(:func:`up`).  Nothing here uses interval arithmetic or directed rounding: the bounds are
+a priori, which is what lets a certificate run at the speed of one more product.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+#: unit roundoff of IEEE double precision (rounding to nearest)
+UNIT_ROUNDOFF = 2.0 ** -53
+#: relative slack for the last few operations that assemble a bound
+_SLACK = 16 * UNIT_ROUNDOFF
+
+
+def gamma(k: int) -> float:
+    """γ_k = k·u / (1 − k·u) (Higham, Lemma 3.1)."""
+    ku = (k + 1) * UNIT_ROUNDOFF  # one more than needed: the bound's own rounding
+    if ku >= 0.5:
+        return math.inf
+    return ku / (1.0 - ku)
+
+
+def up(x: float) -> float:
+    """A float ≥ x that also absorbs the rounding of the few operations that made x."""
+    if not math.isfinite(x):
+        return x
+    return float(np.nextafter(x * (1.0 + _SLACK) if x > 0 else x * (1.0 - _SLACK), math.inf))
+
+
+def down(x: float) -> float:
+    """A float ≤ x (the mirror of :func:`up`)."""
+    return -up(-x)
+
+
+def sum_up(v: np.ndarray) -> float:
+    """An upper bound on the exact sum of the nonnegative entries v."""
+    v = np.asarray(v, dtype=float)
+    if not np.any(v):
+        return 0.0  # a sum of exact zeros is exactly zero
+    return up(float(np.sum(v)) * (1.0 + gamma(max(v.size, 1))))
+
+
+def norm_up(v: np.ndarray) -> float:
+    """An upper bound on the exact Euclidean norm of v."""
+    v = np.asarray(v, dtype=float).ravel()
+    if not np.any(v):
+        return 0.0
+    big = float(np.max(np.abs(v)))  # scaled, so that no square underflows or overflows
+    return up(big * math.sqrt(sum_up((v / big) ** 2)) * (1.0 + 4 * UNIT_ROUNDOFF))
+
+
+def row_nnz_max(A) -> int:
+    """The most nonzeros in a row of A (the length of its longest dot product)."""
+    if sp.issparse(A):
+        A = sp.csr_matrix(A)
+        return int(np.max(np.diff(A.indptr), initial=0))
+    A = np.atleast_2d(A)
+    return int(A.shape[1])
+
+
+def matvec_error(A, x: np.ndarray) -> np.ndarray:
+    """Entrywise bound on |fl(A @ x) − A @ x|: γ_k·(|A||x|) (Higham eq. 3.11)."""
+    absA = abs(A) if sp.issparse(A) else np.abs(A)
+    k = row_nnz_max(A)
+    e = np.asarray(absA @ np.abs(x), dtype=float).ravel()
+    return e * (gamma(k) * (1.0 + gamma(k)))
+
+
+def affine_error(A, x: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Entrywise bound on |fl(A @ x + b) − (A x + b)| (one more addition per entry)."""
+    absA = abs(A) if sp.issparse(A) else np.abs(A)
+    k = row_nnz_max(A) + 1
+    e = np.asarray(absA @ np.abs(x), dtype=float).ravel() + np.abs(b)
+    return e * (gamma(k) * (1.0 + gamma(k)))
+
+
+def dot_error(a: np.ndarray, b: np.ndarray) -> float:
+    """A bound on |fl(a·b) − a·b|."""
+    a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
+    return up(gamma(a.size) * sum_up(np.abs(a) * np.abs(b)))
+
+
+def abs_row_sum_max(M) -> float:
+    """An upper bound on max_i Σ_j |M_ij|, the ∞-norm of M, which bounds ‖M‖₂ for a
+    symmetric M."""
+    if M.shape[0] == 0 or (M.nnz == 0 if sp.issparse(M) else not np.any(M)):
+        return 0.0  # exactly
+    if sp.issparse(M):
+        rows = np.asarray(abs(M).sum(axis=1)).ravel()
+        k = row_nnz_max(M)
+    else:
+        rows = np.abs(M).sum(axis=1)
+        k = M.shape[1]
+    return up(float(np.max(rows)) * (1.0 + gamma(max(k, 1))))
