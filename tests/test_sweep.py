@@ -185,3 +185,63 @@ def test_options_for_a_solver_outside_the_grid_are_refused():
     with pytest.raises(InvalidParameterError, match=r"\[options.amdm\] names no solver"):
         parse_spec({"study": "s", "grid": {"formulation": ["npkl"], "solver": ["admm"],
                                            "dataset": ["iris"]}, "options": {"amdm": {"rank": 3}}})
+
+
+KILLED = """
+import os, sys, time
+import kernelsdp.sweep as sweep_module
+from kernelsdp.cli import main
+MARKS = sys.argv[2]
+
+def slow(unit):  # a unit that is still running when its sweep is killed
+    open(os.path.join(MARKS, str(os.getpid())), "w").close()
+    time.sleep(120)
+    return {}
+
+sweep_module.run_unit = slow
+sys.exit(main(["sweep", sys.argv[1], "--jobs", "2"]))
+"""
+
+
+def test_kill_9_of_a_sweep_leaves_no_process_of_the_run_alive(tmp_path):
+    """Issue #29: after SIGKILL of `kernelsdp sweep --jobs 2`, its loky workers and resource
+    trackers are gone within 5 s (the workers hold PR_SET_PDEATHSIG; the trackers end when
+    the last writer of their pipe has)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from kernelsdp.runs.processes import descendants, is_alive, start_time
+    spec, marks = tmp_path / "s.toml", tmp_path / "marks"
+    marks.mkdir()
+    spec.write_text('study = "killed"\nout = "res"\n[grid]\nformulation = "npkl"\nsolver = "admm"\n'
+                    'dataset = "iris"\nn_points = 20\nloss = "l2"\ncapacity = "trace"\nB = 20\n'
+                    'C = [0.25, 0.5, 1.0, 2.0]\n')
+    script = tmp_path / "sweep.py"
+    script.write_text(KILLED)
+    env = {**os.environ, "KERNELSDP_STORE": str(tmp_path / "r.sqlite")}
+    sweep = subprocess.Popen([sys.executable, str(script), str(spec), str(marks)], cwd=tmp_path,
+                             env=env, stderr=subprocess.DEVNULL)
+    survivors: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while len(os.listdir(marks)) < 2 and time.monotonic() < deadline and sweep.poll() is None:
+            time.sleep(0.1)
+        assert len(os.listdir(marks)) == 2, "the two workers never started a unit"
+        run = {pid: start_time(pid) for pid in descendants(sweep.pid)}
+        assert {int(p) for p in os.listdir(marks)} <= set(run)
+        sweep.send_signal(signal.SIGKILL)
+        sweep.wait()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            survivors = [pid for pid, started in run.items() if is_alive(pid, started)]
+            if not survivors:
+                break
+            time.sleep(0.1)
+        assert survivors == [], f"alive 5 s after kill -9: {survivors}"
+    finally:
+        for pid in survivors:  # only processes this test started
+            os.kill(pid, signal.SIGKILL)
+        if sweep.poll() is None:
+            sweep.kill()
