@@ -257,7 +257,7 @@ def test_a_lease_of_a_dead_run_is_retaken(tmp_path):
         assert db.execute("SELECT COUNT(*) FROM leases").fetchone() == (0,)
 
 
-def test_a_unit_another_live_run_holds_is_waited_for_not_run(tmp_path):
+def test_a_unit_another_live_run_holds_is_waited_for_not_run(tmp_path, capsys):
     import threading
 
     from kernelsdp.runs.leases import Owner
@@ -275,6 +275,7 @@ def test_a_unit_another_live_run_holds_is_waited_for_not_run(tmp_path):
     finish.join()
     assert calls == [0] and (summary.ran, summary.others) == (1, 1)
     assert summary.records[1] == {"x": 1, "value": "theirs"}
+    assert "s: 1 units are being run by another run" in capsys.readouterr().err
 
 
 CONCURRENT = """
@@ -327,3 +328,19 @@ def test_orphaned_temporary_files_are_removed_on_the_next_start(tmp_path):
     store.export("s", tmp_path, records=[{"x": 1}])          # an export's start
     assert not orphan.exists() and live.exists()
     assert remove_orphans(str(tmp_path)) == []
+
+
+def test_an_export_that_cannot_be_written_is_one_error_and_leaves_nothing(tmp_path, monkeypatch):
+    import errno
+
+    import kernelsdp.runs.store as store_module
+    store = ResultsStore(tmp_path / "r.sqlite")
+    run_units("s", [{"x": 1}], _square, store=store)
+
+    def full(path, write, suffix=""):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(store_module, "write_atomically", full)
+    with pytest.raises(InvalidDataError, match=r"cannot write .*s\.csv: No space left on device; "
+                                               r"nothing was written"):
+        store.export("s", tmp_path / "out")
+    assert not any((tmp_path / "out").iterdir())

@@ -90,7 +90,7 @@ def run_units(study: str, units: list[dict], fn: Callable[[dict], dict], *,
                disable=progress_file is None and not sys.stderr.isatty())
     work = _Work(study, store, fn, done, bar)
     try:
-        work.run([u for u, k in zip(units, keys) if k not in done], n_jobs, backend)
+        work.run([u for u, k in zip(units, keys) if k not in done], n_jobs, backend, progress_file)
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted: {len(done)} of {len(units)} units of {study!r} kept in "
                           f"{store.path}; run again to resume.") from None
@@ -111,12 +111,17 @@ class _Work:
         self.kept: dict[str, dict] = {}  # RETRY records: returned, not stored
         self.ran = self.others = 0
 
-    def run(self, todo: list[dict], n_jobs: int, backend: str | None) -> None:
+    def run(self, todo: list[dict], n_jobs: int, backend: str | None, file=None) -> None:
+        said = False
         while todo:
             held: list[dict] = []
             for unit, record in _results(self.fn, self._claimed(todo, held), n_jobs, backend):
                 self._save(unit, record)
             todo = self._landed(held)
+            if todo and not said:
+                print(f"{self.study}: {len(todo)} units are being run by another run on "
+                      f"{self.store.path}; waiting for their records.", file=file or sys.stderr)
+                said = True
             if todo:  # every one left is another live run's: look again shortly
                 time.sleep(POLL_S)
 

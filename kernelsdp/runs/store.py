@@ -33,7 +33,7 @@ from typing import Callable, TypeVar
 import numpy as np
 
 from ..atomic import write_atomically
-from ..errors import InvalidParameterError
+from ..errors import InvalidDataError, InvalidParameterError
 from . import leases
 from .leases import Owner
 from .store_file import connect, damaged, open_store_file
@@ -223,10 +223,14 @@ def export_paths(study: str, folder: str | os.PathLike, exts=("csv", "json")) ->
 
 
 def write_text_atomically(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all, with the user's umask."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-
+    """Write ``text`` to ``path`` whole or not at all, with the user's umask; a failure (a
+    full disk, a read-only folder) is one :class:`InvalidDataError` naming ``path``."""
     def write(tmp: str) -> None:
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
-    write_atomically(path, write)
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        write_atomically(path, write)
+    except OSError as exc:
+        raise InvalidDataError(f"cannot write {path}: {exc.strerror or exc}; nothing was "
+                               "written.") from None

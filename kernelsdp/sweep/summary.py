@@ -13,7 +13,7 @@ import math
 import os
 
 from ..atomic import write_atomically
-from ..errors import InvalidParameterError
+from ..errors import InvalidDataError, InvalidParameterError
 from ..runs.store import export_paths
 
 #: record fields shown in the table, after the varying unit keys
@@ -75,9 +75,12 @@ def plot(records: list[dict], path: str, title: str) -> str:
     if ax.has_data():
         ax.legend(fontsize=7)
     fig.tight_layout()
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=120, format="png"), suffix=".png")
+    except OSError as exc:
+        raise InvalidDataError(f"cannot write {path}: {exc.strerror or exc}; nothing was "
+                               "written.") from None
     finally:
         plt.close(fig)
     return path
