@@ -25,6 +25,8 @@ import numpy as np
 
 from .. import tolerances as tol
 from ..certificate import ESTIMATE, OPTIMALITY, PROOF, Certificate, feasibility_only
+from ..certificate.simple_sets import corrected_quadratic_up
+from ..linalg.rounding import down, gamma, up
 from ..errors import InvalidDataError, InvalidParameterError, check_int, check_positive
 from ..data.spectral_basis import (EIG_RTOL, SpectralBasis, choose_landmarks, full_basis,
                                landmark_basis, median_gamma, validate_points_pairs)
@@ -167,13 +169,18 @@ class SpectralMetric(Formulation):
         return float(rho * self.c - psi * np.sum(1.0 / (4.0 * self.d)))
 
     def certificate(self, result, tol: float) -> Certificate:
-        """[g(ρ), βᵀDβ] with the KKT residuals of β (see the module docstring)."""
+        """[g(ρ), βᵀDβ] with the KKT residuals of β (see the module docstring): both ends
+        proofs — g(ρ) rounded down, and the value of an exact point of the constraint row
+        near β rounded up (:mod:`kernelsdp.certificate.simple_sets`)."""
         beta = np.asarray(result.primal["beta"], dtype=float)
-        measures = {"equality_violation": abs(beta.sum() - self.c) / max(1.0, self.c),
-                    "negativity": float(np.max(np.maximum(-beta, 0.0))) if self.nonneg else 0.0}
+        measures = {"equality_violation": abs(beta.sum() - self.c) / max(abs(self.c), 1e-300),
+                    "negativity": (float(np.max(np.maximum(-beta, 0.0))) / max(abs(self.c), 1e-300)
+                                   if self.nonneg else 0.0)}
+        upper, why = corrected_quadratic_up(self.d, beta, self.c, self.nonneg)
+        up_label = PROOF if not why else ESTIMATE
         rho = result.duals.get("rho")
         if rho is None:
-            return feasibility_only(tol, measures, self.objective(beta))
+            return feasibility_only(tol, measures, upper, label=up_label, why=why)
         nu = 2 * self.d * beta - rho
         if self.nonneg:  # ν ≥ 0 and ν_r β_r = 0
             stat = max(float(np.max(np.maximum(-nu, 0.0))),
@@ -181,8 +188,14 @@ class SpectralMetric(Formulation):
         else:
             stat = float(np.max(np.abs(nu)))
         measures["stationarity"] = stat / max(abs(rho), 1e-300)
-        return Certificate(OPTIMALITY, tol, self.dual_value(float(rho)), self.objective(beta),
-                           PROOF, measures, note="lower bound: the dual function g(ρ)")
+        rho = float(rho)
+        lower = self.dual_value(rho)
+        psi = max(rho, 0.0) ** 2 if self.nonneg else rho ** 2
+        err = gamma(self.d.size + 6) * (abs(rho * self.c) + psi * float(np.sum(1.0 / (4.0 * self.d))))
+        return Certificate(OPTIMALITY, tol, down(lower - up(err)), upper, PROOF, measures,
+                           ("stationarity",), note="lower bound: the dual function g(ρ)",
+                           upper_label=up_label, upper_why=why,
+                           scale=float(np.sum(self.d * beta * beta)))
 
     def kernel(self, beta) -> KernelFactor | None:
         return None if self.basis is None else KernelFactor(self.basis * np.asarray(beta)[None])

@@ -43,6 +43,7 @@ import cvxpy as cp
 import numpy as np
 
 from ..certificate import ESTIMATE, OPTIMALITY, PROOF, Certificate, feasibility_only
+from .tla_proof import lmtl_lower, lmtl_upper, mwc_ends
 from ..data.ramps import RampBasis, kernel_gram, label_alignment, validate_labels
 from ..errors import InvalidParameterError, TooLargeError, check_choice
 from ..relaxations import QCQP, numerical_rank, relax
@@ -195,9 +196,12 @@ class MWCTLA(_TLA):
         measures = self.feasibility(m, M)
         if self.tightened:
             measures["negativity_M"] = float(max(0.0, -np.asarray(M).min()))
-        top = max(float(np.linalg.eigvalsh(self.Q)[-1]), 0.0)
-        return Certificate(OPTIMALITY, tol, self.objective(M), top, PROOF, measures,
-                           note="upper bound λ_max(Q)₊ (M ⪰ 0, tr M ≤ 1)")
+        (lo, lo_lab, lo_why), (top, up_lab, up_why) = mwc_ends(self.Q, M, m)
+        if self.tightened:  # M ≥ 0 entrywise is not proven for the factor
+            lo_lab, lo_why = ESTIMATE, "the tightened model's M ≥ 0 is not proven"
+        return Certificate(OPTIMALITY, tol, lo, top, lo_lab, measures, tuple(measures),
+                           note="upper bound λ_max(Q)₊ (M ⪰ 0, tr M ≤ 1)",
+                           upper_label=up_lab, lower_why=lo_why, upper_why=up_why)
 
     def build(self) -> CvxpyModel:
         rel = relax(self.original(), self.relaxation)
@@ -361,8 +365,12 @@ class LMTL(NCTLA):
                     "alpha_box": float(max(0.0, -a.min(), a.max() - self.C)) / scale,
                     "alpha_equality": abs(float(self.y @ a)) / scale}
         aM = np.asarray(result.primal.get("alpha_M", a), dtype=float)  # the α that built w
-        return Certificate(OPTIMALITY, tol, self.svm_dual_bound(a), self.svm_primal_bound(M, aM),
-                           PROOF, measures, note="SVM dual bound (α) and SVM primal bound (M)")
+        lo, lo_lab, lo_why = lmtl_lower(self, a)
+        hi, up_lab, up_why = lmtl_upper(self, M, aM)
+        return Certificate(OPTIMALITY, tol, lo, hi, lo_lab, measures, tuple(measures),
+                           note="SVM dual bound (α) and SVM primal bound (M)",
+                           upper_label=up_lab, lower_why=lo_why, upper_why=up_why,
+                           scale=2 * float(np.sum(np.abs(a))))
 
     def build(self) -> CvxpyModel:
         J, n, y = self.n, self.n_points, self.y
