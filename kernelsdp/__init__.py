@@ -11,6 +11,8 @@ The names below are imported on first use (PEP 562), so that ``import kernelsdp`
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from importlib.metadata import PackageNotFoundError, version
 
 try:  # one version, written once: pyproject.toml's, as installed
@@ -32,6 +34,20 @@ _EXPORTS = {
     "SpectralMetricLearning": ".estimators",
 }
 __all__ = sorted(_EXPORTS) + ["__version__"]
+#: exported functions named like a sub-package: ``kernelsdp.verify`` is the function, as it
+#: was when this module imported everything, even after ``kernelsdp.verify`` (the package)
+#: has been imported (the import system would otherwise set the attribute to the package)
+_SHADOWED = ("verify",)
+
+
+class _Package(types.ModuleType):
+    def __setattr__(self, name: str, value) -> None:
+        if name in _SHADOWED and isinstance(value, types.ModuleType):
+            return  # the sub-package stays in sys.modules; the name stays the function
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str):

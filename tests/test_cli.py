@@ -87,6 +87,20 @@ def test_version(capsys):
     assert kernelsdp.__version__ == version("kernelsdp")
 
 
+def test_the_package_imports_lazily_and_keeps_its_names():
+    """`import kernelsdp` (and so `kernelsdp --help`) loads no CVXPY; `kernelsdp.verify` is
+    the function even after the kernelsdp.verify package has been imported."""
+    import subprocess
+    import sys
+    code = ("import sys, types, kernelsdp\n"
+            "assert 'cvxpy' not in sys.modules and 'numpy' not in sys.modules\n"
+            "import kernelsdp.verify.report\n"
+            "from kernelsdp import NPKL, verify\n"
+            "assert callable(verify) and not isinstance(verify, types.ModuleType)\n"
+            "assert kernelsdp.verify is verify and NPKL.name == 'npkl'\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def test_a_closed_pipe_ends_the_run_silently(capsys, monkeypatch):
     """`kernelsdp solvers | head -1`: the reader has gone; no traceback, no error line."""
     import sys
