@@ -18,7 +18,8 @@ table shows the two values agree.  The bars, printed at the end:
 ``--data`` points at a folder of ``*.in`` files (e.g. a clone of
 github.com/sburer/BoxQP_instances, folder ``basic``); optima are read from the folder's
 ``optima.txt`` if it has one, else from benchmarks/data/boxqp/optima.txt (all 99 published
-values).  The committed folder holds six instances (see its PROVENANCE.md).
+values).  The committed folder holds seven instances (see its PROVENANCE.md), among them
+spar030-070-1, the one instance of 20-30 variables where Shor+RLT's gap exceeds 2 %.
 """
 
 from __future__ import annotations
@@ -93,9 +94,10 @@ def bars(results: list[dict], opt: dict, names) -> None:
         ends = [r["rows"]["shor+rlt"]["bound"] for r in mid]
         gaps = [(b - opt[r["name"]]) / abs(opt[r["name"]]) if b is not None else float("inf")
                 for r, b in zip(mid, ends)]
-        print(f"2. Shor+RLT's proven bound within 2 % on {len(mid)} instances of 20-30 "
-              f"variables: {'PASS' if max(gaps) <= 0.02 else 'FAIL'} (largest gap "
-              f"{100 * max(gaps):.2f} %; inf: a bound not proven)")
+        over = [f"{r['name']} {100 * g:.2f} %" for r, g in zip(mid, gaps) if not g <= 0.02]
+        print(f"2. Shor+RLT's proven bound within 2 % of the optimum: {len(mid) - len(over)} of "
+              f"{len(mid)} instances of 20-30 variables {'PASS' if not over else 'FAIL'}"
+              + (f" (beyond: {', '.join(over)}; inf: a bound not proven)" if over else ""))
     hit = sum((opt[r["name"]] - r["recovered"]) / abs(opt[r["name"]]) <= 1e-3 for r in results)
     print(f"3. recovered point within 0.1 % of the optimum: {hit} of {len(results)} "
           f"{'PASS' if 2 * hit > len(results) else 'FAIL'}")

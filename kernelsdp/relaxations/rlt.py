@@ -7,7 +7,7 @@ W. P. Adams, SIAM J. Discrete Math. 3, 1990; Sherali & Tuncbilek, J. Global Opti
 On a box the products of the bounds are McCormick's envelopes (G. P. McCormick, Math.
 Program. 10, 1976), the convex and concave envelopes of one product x_ix_j on a rectangle
 (Al-Khayyal & Falk, Math. Oper. Res. 8, 1983): exact for a single bilinear term, in general
-weaker than Shor+RLT (50-121 % above the optimum on the six committed box QPs of
+weaker than Shor+RLT (50-140 % above the optimum on the seven committed box QPs of
 benchmarks/relaxations_boxqp.py).  An LP: no PSD block, so its certificate reads the box
 rows it states.  Bounded when the linear constraints bound x (a polytope).
 """
