@@ -344,3 +344,24 @@ def test_an_export_that_cannot_be_written_is_one_error_and_leaves_nothing(tmp_pa
                                                r"nothing was written"):
         store.export("s", tmp_path / "out")
     assert not any((tmp_path / "out").iterdir())
+
+
+def test_an_orphan_of_out_is_removed_when_the_next_solve_starts(tmp_path, iris_small):
+    """`kernelsdp solve ... --out DIR/K.npz` killed mid-write leaves .kernelsdp-PID-START-….npz;
+    the next solve writing into DIR removes it (its writer is gone) and writes K.npz."""
+    import scipy.sparse as sp
+
+    from kernelsdp.atomic import PREFIX
+    from kernelsdp.cli import main
+    L, pairs, _ = iris_small
+    sp.save_npz(tmp_path / "L.npz", L)
+    rows = ["i,j,label"] + [f"{i},{j},{int(t)}" for i, j, t in zip(pairs.i, pairs.j, pairs.t)]
+    (tmp_path / "pairs.csv").write_text("\n".join(rows) + "\n")
+    pid, started = _dead_process()
+    orphan = tmp_path / f"{PREFIX}{pid}-{started}-x1y2.npz"
+    orphan.write_bytes(b"half an archive")
+    code = main(["solve", "npkl", "--laplacian", str(tmp_path / "L.npz"), "--pairs",
+                 str(tmp_path / "pairs.csv"), "--loss", "linear", "--capacity", "frobenius",
+                 "--out", str(tmp_path / "K.npz")])
+    assert code in (0, 1) and (tmp_path / "K.npz").exists() and not orphan.exists()
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(PREFIX)]
