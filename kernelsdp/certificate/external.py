@@ -3,6 +3,9 @@ and the solution files of the SDPA-format solvers (CSDP, SDPA).  Nothing here so
 certificate is :func:`.conic_certificate` of the given point, after the point is mapped
 into the canonical form (:mod:`.canonical`: s = Ax + b ∈ K, stationarity Px + c − Aᵀy = 0).
 
+Never a solve: :func:`.conic_certificate` runs with ``resolve=False`` (no re-solve with the
+cones shrunk; an end that the returned point's boundary stops says so).
+
 - :func:`certify_conic` takes what ``problem.get_problem_data(solver)`` returned and that
   solver's own (x, y[, s]) in its convention — Clarabel's and SCS's  min cᵀx  s.t.
   Ax + s = b, s ∈ K,  with  Aᵀy + c = 0, y ∈ K*  — which is the canonical pair with
@@ -72,7 +75,7 @@ def canonical_solution(layout: SDPALayout, sol: SDPASolution, status: str,
         return CanonicalSolution(layout.form, cp.SOLVER_ERROR, None, None, solver=name,
                                  stats={"note": "the file's point has entries that are not "
                                                 "finite"})
-    x, y = np.asarray(sol.x, float), layout.y(sol.Y)
+    x, y = layout.x(sol.x), layout.y(sol.Y)
     kind = RAY_STATUSES.get(status)
     if kind == "infeasible":
         return CanonicalSolution(layout.form, status, None, y, solver=name)
@@ -89,7 +92,7 @@ def _readings(layout: SDPALayout, sol: SDPASolution) -> list[str]:
     y = layout.y(sol.Y)
     if abs(-float(layout.form.b @ y) - 1.0) <= CSDP_NORMALISATION_TOL:  # tr(F_0 Y) = 1
         out.append(cp.INFEASIBLE)
-    if abs(float(layout.form.c @ sol.x) + 1.0) <= CSDP_NORMALISATION_TOL:
+    if abs(float(layout.form.c @ layout.x(sol.x)) + 1.0) <= CSDP_NORMALISATION_TOL:
         out.append(cp.UNBOUNDED)
     return out
 
@@ -104,7 +107,7 @@ def certify_sdpa_solution(sdpa: SDPAProblem | SDPALayout, sol: SDPASolution,
     first = None
     for status in claims:
         can = canonical_solution(layout, sol, status)
-        cert = conic_certificate(can, tol)
+        cert = conic_certificate(can, tol, resolve=False)
         if cert.passed:
             return _noted(cert, sol, status, len(claims) > 1), can
         first = first or (cert, can)
@@ -184,7 +187,7 @@ def certify_conic(data, x, y, s=None, tol: float = CERTIFY_TOL, *, solver: str |
         can = CanonicalSolution(form, status, None if kind else x,
                                 None if kind == "unbounded" else y,
                                 ray=x if kind == "unbounded" else None, solver=str(solver))
-        cert = conic_certificate(can, tol)
+        cert = conic_certificate(can, tol, resolve=False)
         s_vec = None if s is None else np.asarray(s, float).ravel()
     if s_vec is not None and can.x is not None:
         m = dict(cert.measures, slack_mismatch=_slack_mismatch(can.form, can.x, s_vec))

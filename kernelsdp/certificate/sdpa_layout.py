@@ -14,8 +14,15 @@ F_i•Y = c_i, and the dual value d − bᵀy is d + F_0•Y: the SDPA dual obje
 - ``lp``: a diagonal block as a nonnegative block, entry by entry (y = diag Y);
 - ``zero``: equality rows written as the diagonal block [s; −s] ≥ 0 (y = Y₊ − Y₋; such a
   problem has no strictly feasible point in SDPA's form, and the solvers' accuracy shows it);
-- ``soc``: a second-order cone (t, u) as the arrow matrix [[t, uᵀ], [u, tI]] ⪰ 0, whose
-  adjoint maps Y to (tr Y, 2·Y[1:, 0]), a point of the cone when Y ⪰ 0.
+- ``soc``: a second-order cone t ≥ ‖u‖ as a binary tree of three-dimensional cones
+  τ ≥ ‖(a, b)‖, each the 2 × 2 block [[τ + a, b], [b, τ − a]] ⪰ 0 (Ben-Tal and Nemirovski,
+  *Lectures on Modern Convex Optimization*, §3.3): the root's τ is t, the leaves are the
+  u_i, and each inner node is a new variable appended to x (len(u) − 2 of them).  A block's
+  dual [[p, q], [q, r]] is the cone's dual (p + r, p − r, 2q); t's multiplier is the root's
+  first entry and u_i's the entry of its leaf — a point of the cone wherever the new
+  variables' stationarity holds (their cost is 0), which the certificate measures.  (The
+  one-block arrow matrix [[t, uᵀ], [u, tI]] costs a dense (len(u) + 1)-sided block, which
+  made CSDP 100 times slower on NPKL's Frobenius capacity.)
 
 :func:`layout_of_model` matches an SDPA file's blocks with the canonical form of its CVXPY
 model (``read_sdpa(path).to_cvxpy()``), checking every block's data, so a change in CVXPY's
@@ -43,59 +50,63 @@ MATCH_RTOL = 1e-12
 
 @dataclass(frozen=True)
 class Part:
-    """One SDPA block's place in the canonical form: its kind and canonical rows."""
+    """One cone of the canonical form and the SDPA blocks that hold it."""
 
-    kind: str      # "psd" | "lp" | "zero" | "soc"
-    block: Block   # the canonical block (for "zero", the run of equality rows)
+    kind: str               # "psd" | "lp" | "zero" | "soc"
+    block: Block            # the canonical block (for "zero", the run of equality rows)
+    sdpa: tuple[int, ...]   # the SDPA blocks (one, or a soc's tree of 2 × 2 blocks)
+    #: soc: per canonical row (t, u_1, ...), (SDPA block, 0: τ | 1: a | 2: b)
+    roles: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass
 class SDPALayout:
-    """An SDPA problem and the canonical form it maps onto, block by block."""
+    """An SDPA problem and the canonical form it maps onto, cone by cone."""
 
     form: CanonicalForm
     sdpa: SDPAProblem
     parts: list[Part]
 
+    def x(self, xs) -> np.ndarray:
+        """The canonical x of SDPA's x (whose tail holds a soc tree's inner nodes)."""
+        return np.asarray(xs, float)[: self.form.c.size]
+
     def y(self, Y: list) -> np.ndarray:
         """The canonical multipliers of SDPA's dual blocks (see the module docstring)."""
-        y = np.zeros(self.form.A.shape[0])
-        for part, Yb in zip(self.parts, Y):
-            y[part.block.rows] = _dual_rows(part, Yb)
-        return y
+        return self._rows(Y, dual=True)
 
     def s(self, slack: list) -> np.ndarray:
         """The canonical slack of SDPA's primal blocks X = F(x) (the rows' own packing)."""
-        s = np.zeros(self.form.A.shape[0])
-        for part, Xb in zip(self.parts, slack):
+        return self._rows(slack, dual=False)
+
+    def _rows(self, blocks: list, dual: bool) -> np.ndarray:
+        out = np.zeros(self.form.A.shape[0])
+        for part in self.parts:
             blk = part.block
+            if part.kind == "soc":
+                triples = {k: _triple(_dense(blocks[k]), dual) for k in part.sdpa}
+                out[blk.rows] = [triples[k][c] for k, c in part.roles]
+                continue
+            v = blocks[part.sdpa[0]]
             if part.kind == "psd":
-                s[blk.rows] = blk.vector(_dense(Xb))
+                out[blk.rows] = blk.vector(_dense(v), dual=dual)
             elif part.kind == "lp":
-                s[blk.rows] = np.asarray(Xb, float)
-            elif part.kind == "zero":
-                s[blk.rows] = np.asarray(Xb, float)[: blk.size]
-            else:  # soc: (t, u) from the arrow's first column
-                M = _dense(Xb)
-                s[blk.rows] = M[:, 0]
-        return s
+                out[blk.rows] = np.asarray(v, float)
+            else:  # zero: [s; −s] ≥ 0, multipliers y₊ − y₋
+                d = np.asarray(v, float)
+                out[blk.rows] = d[: blk.size] - d[blk.size:] if dual else d[: blk.size]
+        return out
 
 
 def _dense(M) -> np.ndarray:
     return M.toarray() if sp.issparse(M) else np.asarray(M, float)
 
 
-def _dual_rows(part: Part, Yb) -> np.ndarray:
-    blk = part.block
-    if part.kind == "psd":
-        return blk.vector(_dense(Yb), dual=True)
-    if part.kind == "lp":
-        return np.asarray(Yb, float)
-    if part.kind == "zero":
-        d = np.asarray(Yb, float)
-        return d[: blk.size] - d[blk.size:]
-    M = _dense(Yb)  # soc: the arrow's adjoint
-    return np.concatenate([[np.trace(M)], 2.0 * M[1:, 0]])
+def _triple(M: np.ndarray, dual: bool) -> tuple[float, float, float]:
+    """(τ, a, b) of a 2 × 2 block [[τ + a, b], [b, τ − a]], or, for a dual block
+    [[p, q], [q, r]], the adjoint's image (p + r, p − r, 2q)."""
+    p, q, r = float(M[0, 0]), float(M[0, 1]), float(M[1, 1])
+    return (p + r, p - r, 2 * q) if dual else ((p + r) / 2, (p - r) / 2, q)
 
 
 # ----- packing operators -----------------------------------------------------------------
@@ -126,14 +137,6 @@ def _unpack(blk: Block) -> sp.csr_matrix:
     return sp.csr_matrix((np.r_[inv, inv[i != j]], (np.r_[P.col, (j + n * i)[i != j]],
                                                      np.r_[P.row, P.row[i != j]])),
                          shape=(n * n, blk.size))
-
-
-def _arrow(k: int) -> sp.csr_matrix:
-    """vec(Arw(t, u)) = W @ (t, u) for the (k × k) arrow matrix [[t, uᵀ], [u, tI]]."""
-    d = np.arange(k)
-    rows = np.r_[d * (k + 1), d[1:], d[1:] * k]  # the diagonal, then (i, 0) and (0, i)
-    cols = np.r_[np.zeros(k, int), d[1:], d[1:]]
-    return sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(k * k, k))
 
 
 # ----- an SDPA file's model ---------------------------------------------------------------
@@ -171,7 +174,7 @@ def layout_of_model(sdpa: SDPAProblem, form: CanonicalForm) -> SDPALayout:
         for pos, (j, blk) in enumerate(free):
             fits = blk.kind == kind and (blk.side == side if kind == "psd" else blk.size == side)
             if fits and _matches(form, size, F, blk):
-                parts.append(Part("psd" if size > 0 else "lp", blk))
+                parts.append(Part("psd" if size > 0 else "lp", blk, (b - 1,)))
                 del free[pos]
                 break
         else:
@@ -184,21 +187,75 @@ def layout_of_model(sdpa: SDPAProblem, form: CanonicalForm) -> SDPALayout:
 
 
 # ----- any canonical form, as an SDPA problem ----------------------------------------------
+class _Tree:
+    """A second-order cone's 2 × 2 blocks over the columns [−1 | x | inner nodes]: each
+    affine form is (columns, values), the new variables' columns counted from ``next``."""
+
+    def __init__(self, width: int, next_col: int):
+        self.width, self.next = width, next_col
+        self.blocks: list[sp.csr_matrix] = []
+
+    def cone(self, tau, a, b) -> int:
+        """Add [[τ + a, b], [b, τ − a]] ⪰ 0 (vec column-major); its block number."""
+        rows, cols, vals = [], [], []
+        for r, terms in enumerate(((tau, a), (b,), (b,), (tau, (a[0], -a[1])))):
+            for c, v in terms:
+                rows.append(np.full(c.size, r))
+                cols.append(c)
+                vals.append(v)
+        self.blocks.append(sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows),
+                                          np.concatenate(cols))), shape=(4, self.width)))
+        return len(self.blocks) - 1
+
+    def node(self, leaves: list, roles: dict) -> tuple:
+        """An affine form r with r ≥ ‖leaves‖ (a leaf itself, or a new variable s with the
+        cone s ≥ ‖(left, right)‖); ``roles`` gets each leaf's (block, component)."""
+        if len(leaves) == 1:
+            return leaves[0][1], leaves[0][0]
+        half = len(leaves) // 2
+        (fa, la), (fb, lb) = self.node(leaves[:half], roles), self.node(leaves[half:], roles)
+        col = self.next
+        self.next += 1
+        k = self.cone((np.array([col]), np.array([1.0])), fa, fb)
+        for leaf, comp in ((la, 1), (lb, 2)):
+            if leaf is not None:
+                roles[leaf] = (k, comp)
+        return (np.array([col]), np.array([1.0])), None
+
+
+def _soc_tree(G: sp.csr_matrix, tree: _Tree, first_block: int) -> tuple[int, tuple]:
+    """Write t ≥ ‖u‖ (G's rows: t, u_1, …) as a tree of 2 × 2 blocks; (blocks, roles)."""
+    forms = [(G.indices[G.indptr[r]:G.indptr[r + 1]], G.data[G.indptr[r]:G.indptr[r + 1]])
+             for r in range(G.shape[0])]
+    zero = (np.array([], int), np.array([]))
+    leaves = [(i, f) for i, f in enumerate(forms[1:], start=1)]
+    roles: dict[int, tuple[int, int]] = {}
+    start = len(tree.blocks)
+    half = max(len(leaves) // 2, 1)
+    (fa, la) = tree.node(leaves[:half], roles) if leaves else (zero, None)
+    (fb, lb) = tree.node(leaves[half:], roles) if len(leaves) > 1 else (zero, None)
+    root = tree.cone(forms[0], fa, fb)
+    roles[0] = (root, 0)
+    for leaf, comp in ((la, 1), (lb, 2)):
+        if leaf is not None:
+            roles[leaf] = (root, comp)
+    blocks = tuple(range(first_block, first_block + len(tree.blocks) - start))
+    return blocks, tuple((first_block + roles[i][0] - start, roles[i][1])
+                         for i in range(G.shape[0]))
+
+
 def sdpa_of_form(form: CanonicalForm, name: str = "kernelsdp") -> SDPALayout:
-    """``form`` written as SDPA's primal: x the canonical x, one SDPA block per cone (equality
-    rows as one ± diagonal block); refused with :class:`UnsupportedProblemError` when the
-    form has a quadratic objective or an exponential or power cone."""
-    if form.P is not None and form.P.nnz:
-        raise UnsupportedProblemError("CSDP and SDPA take a linear objective; this problem's "
-                                      "canonical form has a quadratic one.")
-    bad = sorted({blk.kind for blk in form.blocks} - {"zero", "nonneg", "soc", "psd"})
-    if bad:
-        raise UnsupportedProblemError(f"CSDP and SDPA take semidefinite, second-order and "
-                                      f"linear cones; this problem has {', '.join(bad)} cones.")
-    if form.c.size == 0 or not form.blocks:
-        raise UnsupportedProblemError("an SDPA problem needs at least one variable and one "
-                                      "constraint.")
-    Ab = sp.hstack([sp.csr_matrix(-form.b.reshape(-1, 1)), form.A], format="csr")
+    """``form`` written as SDPA's primal: x the canonical x (then a soc tree's inner nodes),
+    one SDPA block per cone, equality rows as one ± diagonal block, a second-order cone as
+    a tree of 2 × 2 blocks; refused with :class:`UnsupportedProblemError` when the form has
+    a quadratic objective or an exponential or power cone."""
+    _check_writable(form)
+    socs = [blk for blk in form.blocks if blk.kind == "soc"]
+    inner = sum(max(blk.size - 3, 0) for blk in socs)
+    n = form.c.size
+    width = 1 + n + inner
+    Ab = sp.hstack([sp.csr_matrix(-form.b.reshape(-1, 1)), form.A,
+                    sp.csr_matrix((form.A.shape[0], inner))], format="csr")
     sizes, Fs, parts = [], [], []
     zero = [blk for blk in form.blocks if blk.kind == "zero"]
     if zero:  # all equality rows in one block: [s; −s] ≥ 0
@@ -209,20 +266,33 @@ def sdpa_of_form(form: CanonicalForm, name: str = "kernelsdp") -> SDPALayout:
             raise NotImplementedError("equality rows that are not contiguous")
         sizes.append(-2 * rows.size)
         Fs.append(sp.vstack([G, -G], format="csc"))
-        parts.append(Part("zero", Block("zero", lo, hi)))
+        parts.append(Part("zero", Block("zero", lo, hi), (0,)))
+    tree = _Tree(width, 1 + n)
     for blk in form.blocks:
         G = Ab[blk.start:blk.stop]
-        if blk.kind == "nonneg":
-            size, F, kind = -blk.size, G, "lp"
-        elif blk.kind == "psd":
-            size, F, kind = blk.side, _unpack(blk) @ G, "psd"
+        if blk.kind in ("nonneg", "psd"):
+            parts.append(Part("lp" if blk.kind == "nonneg" else "psd", blk, (len(sizes),)))
+            sizes.append(-blk.size if blk.kind == "nonneg" else blk.side)
+            Fs.append(sp.csc_matrix(G if blk.kind == "nonneg" else _unpack(blk) @ G))
         elif blk.kind == "soc":
-            size, F, kind = blk.size, _arrow(blk.size) @ G, "soc"
-        else:
-            continue  # the zero rows, written above
-        sizes.append(size)
-        Fs.append(sp.csc_matrix(F))
-        parts.append(Part(kind, blk))
+            first = len(tree.blocks)
+            blocks, roles = _soc_tree(G, tree, len(sizes))
+            sizes += [2] * len(blocks)
+            Fs += [sp.csc_matrix(B) for B in tree.blocks[first:]]
+            parts.append(Part("soc", blk, blocks, roles))
     # column 0 of Ab is −b = F_0: SDPA's F(x) = Σ F_i x_i − F_0 is then the canonical s
-    problem = SDPAProblem(np.asarray(form.c, float).copy(), sizes, Fs, name)
-    return SDPALayout(form, problem, parts)
+    c = np.concatenate([np.asarray(form.c, float), np.zeros(inner)])
+    return SDPALayout(form, SDPAProblem(c, sizes, Fs, name), parts)
+
+
+def _check_writable(form: CanonicalForm) -> None:
+    if form.P is not None and form.P.nnz:
+        raise UnsupportedProblemError("CSDP and SDPA take a linear objective; this problem's "
+                                      "canonical form has a quadratic one.")
+    bad = sorted({blk.kind for blk in form.blocks} - {"zero", "nonneg", "soc", "psd"})
+    if bad:
+        raise UnsupportedProblemError(f"CSDP and SDPA take semidefinite, second-order and "
+                                      f"linear cones; this problem has {', '.join(bad)} cones.")
+    if form.c.size == 0 or not form.blocks:
+        raise UnsupportedProblemError("an SDPA problem needs at least one variable and one "
+                                      "constraint.")

@@ -51,7 +51,7 @@ from ..declarations import option
 from ..errors import InvalidDataError, KernelSDPError
 from ..formulations.base import Formulation
 from ..formulations.cvxpy_problem import CvxpyProblem
-from ..result import Result, Termination
+from ..result import PointStatus, Result, Termination
 from ..tolerances import CERTIFY_TOL
 from .base import Solver
 from .conic import GENERIC_MEMORY_LIMIT, INTERIOR_POINT_BYTES_PER_ENTRY, honest_status
@@ -244,9 +244,11 @@ def _unpack(problem: cp.Problem, chain, inverse, sol: CanonicalSolution) -> None
 
 
 def external_result(formulation: Formulation, model, sol: CanonicalSolution, tol_: float,
-                    options: ExternalOptions | None = None, message: str = "") -> Result:
-    """The :class:`Result` of an external answer, its status from the certificate (as
-    :func:`kernelsdp.solvers.conic.honest_status` for CVXPY's solvers)."""
+                    options: ExternalOptions | None = None, message: str = "",
+                    cert: Certificate | None = None) -> Result:
+    """The :class:`Result` of an external answer, its status from the certificate
+    (:func:`kernelsdp.solvers.conic.honest_status`'s rule; ``cert``: one already computed,
+    as for a solution file, which is then never re-solved)."""
     name, setup, solve_s = sol.solver, sol.setup_time_s, sol.solve_time_s
     info = {"cvxpy_status": sol.status, "program": message}
     if sol.status in _NO_POINT or sol.x is None:
@@ -255,7 +257,7 @@ def external_result(formulation: Formulation, model, sol: CanonicalSolution, tol
         if sol.status == cp.USER_LIMIT and options is not None and options.time_limit:
             termination = Termination.TIME_LIMIT
         if termination in (Termination.INFEASIBLE, Termination.UNBOUNDED):
-            cert = conic_certificate(sol, tol_)
+            cert = cert or conic_certificate(sol, tol_)
             if not cert.passed:
                 termination = Termination.UNCERTIFIED
                 text = (f"{text[:-1]}, but its {cert.kind} certificate fails: "
@@ -263,7 +265,8 @@ def external_result(formulation: Formulation, model, sol: CanonicalSolution, tol
         return Result.failure(formulation.name, name, termination, text, setup_time_s=setup,
                               solve_time_s=solve_s, canonical=sol, info=info)
     limit = (Termination.ITERATION_LIMIT if sol.status == cp.USER_LIMIT else None)
-    termination, point, text = honest_status(sol, tol_, limit)
+    termination, point, text = (honest_status(sol, tol_, limit) if cert is None else
+                                _status_of(sol, cert, tol_, limit))
     read = formulation.from_cvxpy(model) if model is not None else {}
     a, b = formulation.objective_map()
     f = sol.form
@@ -276,6 +279,26 @@ def external_result(formulation: Formulation, model, sol: CanonicalSolution, tol
                   duals=read.get("duals", {}), setup_time_s=setup, solve_time_s=solve_s,
                   lower_bound=claimed[0], upper_bound=claimed[1], canonical=sol,
                   message=text, info=info)
+
+
+def _status_of(sol: CanonicalSolution, cert: Certificate, tol_: float,
+               limit: Termination | None) -> tuple[Termination, PointStatus, str]:
+    """honest_status's rule on a certificate already computed: optimal only when claimed
+    and certified; almost optimal when certified otherwise; else the limit or slow progress.
+    The point is feasible when err1, err2 ≤ tol, nearly feasible up to √tol."""
+    primal = max(cert.measures.get("primal_equalities", 0.0) or 0.0,
+                 cert.measures.get("primal_cones", 0.0) or 0.0)
+    point = (PointStatus.FEASIBLE_POINT if primal <= tol_ else
+             PointStatus.NEARLY_FEASIBLE_POINT if primal <= tol_ ** 0.5 else
+             PointStatus.INFEASIBLE_POINT)
+    if cert.passed:
+        return (Termination.OPTIMAL if sol.status == cp.OPTIMAL else
+                Termination.ALMOST_OPTIMAL), point, ""
+    why = f"its certificate fails at tol {tol_:g}: {', '.join(cert.failed)}"
+    if sol.status == cp.OPTIMAL:
+        return Termination.UNCERTIFIED, point, f"{sol.solver} reported optimal, but {why}"
+    return (limit or Termination.SLOW_PROGRESS), point, f"{sol.solver} stopped " \
+        f"({sol.status}) short of a certified optimum: {why}"
 
 
 def certify_solution_file(problem_path: str, solution_path: str, fmt: str | None = None,
@@ -292,7 +315,7 @@ def certify_solution_file(problem_path: str, solution_path: str, fmt: str | None
     seconds = time.perf_counter() - t0
     can.solver = f"{sol.fmt}-file"
     f = CvxpyProblem(model, label=os.path.basename(problem_path))
-    result = external_result(f, None, can, tol_, message=sol.claim)
+    result = external_result(f, None, can, tol_, message=sol.claim, cert=cert)
     result.info["cvxpy_status"] = sol.status or "none"
     return result, cert, seconds
 
