@@ -4,6 +4,7 @@
     kernelsdp solve FORMULATION --solver NAME [--json] [--out FILE.npz] [input] [params]
     kernelsdp verify FORMULATION --solvers A,B,... [--json] [input] [params]
     kernelsdp certify FILE|FOLDER [--solvers A,B] [--json] [--time-limit S] [--tol T]
+    kernelsdp certify FILE.dat-s --solution SOL [--solution-format csdp|sdpa] [--json]
     kernelsdp reproduce PAPER [--quick]
     kernelsdp sweep SPEC.toml [--jobs N] [--backend loky|dask|ray --scheduler ADDRESS] [--fresh]
     kernelsdp relax FILE --relaxation shor+rlt[,moment2] [--maximize] [--solvers A,B] [--json]
@@ -86,6 +87,11 @@ def _add_certify_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--time-limit", type=float, default=None, metavar="S",
                    help="wall-clock limit per solve, in seconds")
+    p.add_argument("--solution", metavar="SOL", default=None,
+                   help="certify this solution file of the .dat-s FILE, without solving: "
+                   "CSDP's .sol or SDPA's output file")
+    p.add_argument("--solution-format", choices=("csdp", "sdpa"), default=None,
+                   help="the --solution file's format (default: read from its contents)")
     p.add_argument("--tol", type=float, default=CERTIFY_TOL,
                    help=f"bar for every measure and the interval width (default {CERTIFY_TOL:g})")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
@@ -251,7 +257,7 @@ def cmd_verify(args) -> int:
     from ..errors import KernelSDPError
     from ..verify import verify
     from .inputs import build_problem, checked_solver
-    from .output import clean, print_check
+    from .output import clean
     f = build_problem(args)
     names = [s.strip() for s in args.solvers.split(",") if s.strip()]
     if not names:
@@ -263,13 +269,7 @@ def cmd_verify(args) -> int:
     if args.json:
         print(json.dumps(clean(rep.to_dict()), indent=2))
         return 0 if rep.passed else 1
-    print("problem: " + ", ".join(f"{k}={v}" for k, v in rep.problem.items()))
-    for c in rep.checks:
-        print_check(c)
-    for c in rep.comparisons:
-        print(f"  {c.relation}: {c.a} vs {c.b}: separation {c.separation:.2e}, objectives differ "
-              f"by {c.relative_difference:.2e} (tol {c.tol:.0e}) {'ok' if c.passed else 'FAIL'}")
-    print("verify: " + ("PASSED" if rep.passed else "FAILED"))
+    print(rep)  # the same table as print(report) in Python (kernelsdp.verify.printing)
     return 0 if rep.passed else 1
 
 

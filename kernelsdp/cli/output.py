@@ -128,25 +128,3 @@ def write_npz_atomically(path: str, arrays: dict) -> None:
         write_atomically(path, lambda tmp: np.savez_compressed(tmp, **arrays), suffix=".npz")
     except OSError as exc:
         raise KernelSDPError(f"cannot write {path}: {exc.strerror or exc}; nothing was written.") from None
-
-
-def _interval(lower, upper, rigorous: bool) -> str:
-    fmt = lambda v: "-" if v is None else f"{v:.10g}"  # noqa: E731
-    return f"[{fmt(lower)}, {fmt(upper)}] {'rigorous' if rigorous else 'estimate'}"
-
-
-def print_check(c) -> None:
-    """One solver's row of a report: status, objective, certified interval, verdict."""
-    obj = f"{c.objective:.10g}" if c.objective is not None else "-"
-    print(f"{c.solver:<14} {c.status:<16} objective {obj:<18} {c.solve_time_s:9.3f}s  "
-          f"{c.verdict}  (tol {c.kkt_tol:.0e})")
-    print(f"    interval {_interval(c.lower, c.upper, c.rigorous)}"
-          + (f"  ({c.note})" if c.note else ""))
-    shown = [f"{k} {v:.2e}" for k, v in c.residuals.items() if isinstance(v, float)]
-    if shown:
-        print("    " + "  ".join(shown))
-    worst = sorted(c.per_constraint.items(), key=lambda kv: -kv[1])[:3]
-    if worst and worst[0][1] > c.kkt_tol:
-        print("    most violated constraints: " + ", ".join(f"{k} {v:.2e}" for k, v in worst))
-
-

@@ -105,8 +105,12 @@ def verified_lambda_min(f, M: sp.csr_matrix, beta: np.ndarray,
 def conjugate_sum_up(f, beta: np.ndarray) -> float:
     """An upper bound on the exact Σ h*(β) (each term's few roundings and the sum's)."""
     h = LOSSES[f.loss].conjugate(beta, f.pairs.t, f.C)
-    mag = np.abs(h) + np.abs(beta) + beta * beta / max(f.C, 1e-300)
-    return up(float(np.sum(h)) + gamma(h.size + 8) * float(np.sum(mag)))
+    if f.loss == "linear":  # h* = 0 on its domain, exactly
+        return 0.0
+    mag = np.abs(beta)  # βT with T = ±1 is exact; the quadratic terms round
+    if f.loss in ("squared-hinge", "l2"):
+        mag = mag + beta * beta / (2 * f.C)
+    return up(float(np.sum(h)) + gamma(h.size + 4) * float(np.sum(mag)))
 
 
 def frobenius_spectrum_up(f, M: sp.csr_matrix, beta: np.ndarray) -> tuple[float, bool, str]:

@@ -1,12 +1,17 @@
-"""Cross-check solvers on one problem and return a report (printing is the CLI's).
+"""Cross-check solvers on one problem and return a report (``print(report)`` shows it as
+the CLI does).
 
 For each solver: the certificate of its answer — :meth:`Formulation.certificate`, the
-family's own where it has one, the generic conic certificate otherwise — judged at the
-solver's named tolerance, never on its status.  Between solvers: their certified intervals
-must overlap.  Two answers can each look accurate and still disagree; two valid intervals
-cannot be disjoint, so a gap between them, relative to 1 + |bounds| and beyond the looser
-of the two objective tolerances, fails the comparison.  The objectives' relative difference
-is reported beside it.
+family's own where it has one, the generic conic certificate otherwise — judged at **one
+named tolerance**, ``tolerances.CERTIFY_TOL`` unless the caller names another, the same in
+Python and the CLI.  A solver's own accuracy (its declared tolerances) never loosens the
+verdict: it is reported beside it.  When the certificate fails, the row's status says so
+("almost optimal" where the solver said optimal) and its message names the failing terms.
+
+Between solvers: two *proven* intervals must intersect — proofs that are disjoint are
+"inconsistent", one of the two computations is wrong, whatever the tolerance; intervals
+with an estimated end must overlap within the tolerance, relative to their scale.  The
+objectives' relative difference is reported beside it.
 
 ``verify`` takes a formulation or a plain ``cvxpy.Problem`` (wrapped as
 :class:`~kernelsdp.formulations.cvxpy_problem.CvxpyProblem`): a model the package has never
@@ -21,7 +26,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .. import tolerances as tol
-from ..certificate import OPTIMALITY, Certificate, conic_certificate, no_point
+from .. import tolerances as _tol
+from ..certificate import OPTIMALITY, PROOF, Certificate, conic_certificate, no_point
 from ..errors import UnknownNameError
 from ..formulations.base import Formulation
 from ..formulations.cvxpy_problem import as_formulation
@@ -69,15 +75,30 @@ class SolverCheck:
     per_constraint: dict[str, float] = field(default_factory=dict)
     #: what the solver itself said (CVXPY's status for a generic solver), before any check
     claimed: str = ""
+    lower_label: str = ""
+    upper_label: str = ""
+    lower_why: str = ""
+    upper_why: str = ""
+    width: float | None = None
+    #: the solver's own declared accuracy (objective, certificate): reported, never judged
+    solver_tol: tuple[float, float] | None = None
 
     @classmethod
-    def of(cls, result: Result, cert: Certificate, certify_time_s: float = 0.0) -> "SolverCheck":
-        return cls(result.solver, result.termination.value, result.point.value,
+    def of(cls, result: Result, cert: Certificate, certify_time_s: float = 0.0,
+           solver_tol: tuple[float, float] | None = None) -> "SolverCheck":
+        status, message = result.termination.value, result.message
+        if not cert.passed and status == "optimal":  # the verdict's tolerance, not the solver's
+            status = "almost_optimal" if cert.kind == OPTIMALITY else "uncertified"
+            message = (f"{result.solver} reported optimal, but its certificate does not pass "
+                       f"at tol {cert.tol:g}: {', '.join(cert.failed)}")
+        return cls(result.solver, status, result.point.value,
                    result.objective, result.solve_time_s, result.iterations, cert.measures,
-                   cert.tol, cert.failed, cert.passed, result.message, cert.kind, cert.lower,
+                   cert.tol, cert.failed, cert.passed, message, cert.kind, cert.lower,
                    cert.upper, cert.rigorous, cert.verdict, cert.note, cert.dimacs,
                    certify_time_s, cert.per_constraint,
-                   str(result.info.get("cvxpy_status", result.termination.value)))
+                   str(result.info.get("cvxpy_status", result.termination.value)),
+                   cert.lower_label, cert.upper_label, cert.lower_why, cert.upper_why,
+                   cert.width, solver_tol)
 
 
 @dataclass
@@ -107,13 +128,28 @@ class VerifyReport:
                 "solvers": [asdict(c) for c in self.checks],
                 "comparisons": [asdict(c) for c in self.comparisons]}
 
+    def __str__(self) -> str:
+        from .printing import report_text
+        return report_text(self)
 
-def certify(f, result: Result, tol_: float | None = None) -> Certificate:
-    """The certificate of one result, at its solver's named tolerance unless ``tol_``."""
+
+def certify(f, result: Result | None = None, tol_: float | None = None) -> Certificate:
+    """The certificate of one result, judged at ``tol_`` (default: ``CERTIFY_TOL``, the one
+    named tolerance; the solver's own is never used to judge).
+
+    ``certify(problem)`` — a ``cvxpy.Problem`` the user has already solved with any solver,
+    no result: its variables' values and constraints' duals are certified as they are
+    (:mod:`kernelsdp.certificate.solved_problem`), never re-solved; without duals the answer
+    is "feasibility only", its upper end still proven."""
+    t = tol.CERTIFY_TOL if tol_ is None else tol_
+    if result is None:
+        from ..certificate.solved_problem import solved_canonical
+        return conic_certificate(solved_canonical(f), t, resolve=False)
     f = as_formulation(f)
-    t = tolerances_for(result.solver, f)[1] if tol_ is None else tol_
     if result.canonical is not None and result.termination in (Termination.INFEASIBLE,
-                                                                Termination.UNBOUNDED):
+                                                                Termination.UNBOUNDED,
+                                                                Termination.UNCERTIFIED) \
+            and result.point is PointStatus.NO_POINT:
         return conic_certificate(result.canonical, t)  # a Farkas certificate or a ray
     if result.point is PointStatus.NO_POINT:
         return no_point(t, result.message or f"{result.solver} returned no point "
@@ -124,7 +160,8 @@ def certify(f, result: Result, tol_: float | None = None) -> Certificate:
         lo = cert.lower if cert.lower is not None else -math.inf
         up = cert.upper if cert.upper is not None else math.inf
         v = float(result.objective)
-        cert.measures["reported_objective"] = max(0.0, lo - v, v - up) / (1.0 + abs(v))
+        size = max(abs(v), cert.scale, *(abs(b) for b in (lo, up) if math.isfinite(b)), 1e-300)
+        cert.measures["reported_objective"] = max(0.0, lo - v, v - up) / size
     return cert
 
 
@@ -133,21 +170,40 @@ def _side(v: float | None, default: float) -> float:
 
 
 def compare(a: SolverCheck, b: SolverCheck, t: float) -> Comparison:
-    """Do the two certified intervals overlap (within t, relative to 1 + |bounds|)?"""
+    """Do the two intervals meet?  Two proofs must intersect (else "inconsistent", at any
+    tolerance); otherwise they must overlap within t, relative to their scale."""
     lo = max(_side(a.lower, -math.inf), _side(b.lower, -math.inf))
     up = min(_side(a.upper, math.inf), _side(b.upper, math.inf))
-    scale = 1.0 + max((abs(v) for v in (a.lower, a.upper, b.lower, b.upper)
-                       if v is not None and math.isfinite(v)), default=0.0)
-    sep = max(0.0, lo - up) / scale if math.isfinite(lo - up) else 0.0
+    scale = max((abs(v) for v in (a.lower, a.upper, b.lower, b.upper)
+                 if v is not None and math.isfinite(v)), default=0.0)
+    gap = lo - up
+    sep = (max(0.0, gap) / scale if scale > 0 else (0.0 if gap <= 0 else math.inf)) \
+        if math.isfinite(gap) else 0.0
     diff = (abs(a.objective - b.objective) / max(1.0, abs(a.objective), abs(b.objective))
             if a.objective is not None and b.objective is not None else math.nan)
+    proven = _proven_side(a, b, lo) and _proven_side(a, b, up, upper=True)
+    if proven and gap > 0:
+        return Comparison(a.solver, b.solver, diff, 0.0, False,
+                          "inconsistent: two proven intervals are disjoint", sep)
     return Comparison(a.solver, b.solver, diff, t, sep <= t, separation=sep)
 
 
-def verify(problem, solvers: list[str], tol_: float | None = None, **options) -> VerifyReport:
+def _proven_side(a: SolverCheck, b: SolverCheck, value: float, upper: bool = False) -> bool:
+    """Is the binding end ``value`` (the larger lower end, or the smaller upper end) a proof?"""
+    for c in (a, b):
+        end, label = (c.upper, c.upper_label) if upper else (c.lower, c.lower_label)
+        if end is not None and end == value:
+            return label == PROOF
+    return False
+
+
+def verify(problem, solvers: list[str], tol_: float | None = None, *,
+           tol: float | None = None, **options) -> VerifyReport:
     """Solve ``problem`` (a formulation or a ``cvxpy.Problem``) with each named solver,
-    certify every answer and compare their intervals; ``options[name]`` are the options of
-    solver ``name``; ``tol_`` holds every solver to one tolerance instead of its own."""
+    certify every answer at one tolerance (``tol``, default ``CERTIFY_TOL``; ``tol_`` is
+    its older name) and compare their intervals; ``options[name]`` are the options of
+    solver ``name``."""
+    t = tol if tol is not None else (tol_ if tol_ is not None else _tol.CERTIFY_TOL)
     f = as_formulation(problem)
     report = VerifyReport(problem=f.describe())
     chosen = [prepare(f, name) for name in solvers]
@@ -158,8 +214,9 @@ def verify(problem, solvers: list[str], tol_: float | None = None, **options) ->
     for s, opts in zip(chosen, validated):
         r = s.run(f, opts)
         t0 = time.perf_counter()
-        cert = certify(f, r, tol_)
-        report.checks.append(SolverCheck.of(r, cert, time.perf_counter() - t0))
+        cert = certify(f, r, t)
+        report.checks.append(SolverCheck.of(r, cert, time.perf_counter() - t0,
+                                            tolerances_for(s, f)))
     checks = report.checks
     for x in range(len(checks)):
         for y in range(x + 1, len(checks)):
@@ -168,7 +225,5 @@ def verify(problem, solvers: list[str], tol_: float | None = None, **options) ->
                 report.comparisons.append(Comparison(a.solver, b.solver, math.nan, 0.0, False,
                                                      f"certified {a.kind} vs {b.kind}"))
             elif a.kind == b.kind == "optimality":
-                t = tol_ if tol_ is not None else max(tolerances_for(a.solver, f)[0],
-                                                      tolerances_for(b.solver, f)[0])
                 report.comparisons.append(compare(a, b, t))
     return report

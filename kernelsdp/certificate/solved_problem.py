@@ -1,0 +1,121 @@
+"""The canonical point of a ``cvxpy.Problem`` the user has already solved, with any solver,
+read from its variables' values and its constraints' ``dual_value`` — never re-solved
+(issue #26 §3).
+
+CVXPY canonicalises the problem for a conic solver (here Clarabel's form, whatever solver
+the user ran: only the data are needed) into (P) of :mod:`.canonical`.  The user's values
+are mapped forward:
+
+- x: each canonical variable is a user variable (same id, values in column-major order) or
+  the packed upper triangle of a symmetric one (``CvxAttr2Constr``: the entries the map
+  ``upper_tri_to_full`` reads first).  A model whose canonical form adds variables of its
+  own (epigraphs of norms, ``quad_form``, …) has no user value for them: refused with a
+  typed error naming what to use instead (``verify`` or ``certify_conic``);
+- y: each canonical constraint is a user constraint (same id) or, for a PSD constraint,
+  its ``SvecPSD`` form, matched in order: the dual matrix Z packed as the block's rows
+  (⟨y, s⟩ = ⟨Z, S⟩).  The user-level duals of a Maximize are the canonical ones of min −f
+  as they are (checked on Lovász θ and an LP solved by Clarabel and SCS).  Any dual missing
+  → no y: "feasibility only", whose upper end (the primal side) can still be proven.
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import scipy.sparse as sp
+from cvxpy.atoms.affine.upper_tri import upper_tri_to_full
+from cvxpy.constraints import PSD
+from cvxpy.constraints.psd import SvecPSD
+
+from ..errors import InvalidDataError, UnsupportedProblemError
+from .canonical import CanonicalForm, CanonicalSolution, constraint_violations
+
+#: the solver whose canonical form is built (data only; nothing is solved)
+FORM_SOLVER = "CLARABEL"
+
+
+def _x_of(prog, problem: cp.Problem) -> np.ndarray:
+    users = {v.id: v for v in problem.variables()}
+    x = np.zeros(prog.x.size)
+    for var in prog.variables:
+        col = prog.var_id_to_col[var.id]
+        user = users.get(var.id)
+        if user is None:
+            user = _symmetric_source(var, users)
+        if user is None or user.value is None:
+            raise UnsupportedProblemError(
+                "certify(problem) reads the values CVXPY keeps, but this model's canonical "
+                f"form adds a variable of its own ({var.name()}, size {var.size}) that has no "
+                "user value: use verify(problem, [solver]) to solve and certify it, or "
+                "certify_conic(data, x, y) with the solver's own vectors.")
+        value = np.asarray(user.value, dtype=float)
+        if user.size == var.size:
+            x[col:col + var.size] = value.ravel(order="F")
+        else:  # the packed upper triangle of a symmetric variable
+            M = sp.csc_matrix(upper_tri_to_full(user.shape[0]))
+            first = M.indices[M.indptr[:-1]]  # the first full entry each packed one fills
+            x[col:col + var.size] = value.ravel(order="F")[first]
+    return x
+
+
+def _symmetric_source(var, users: dict):
+    """The symmetric user variable whose packed triangle ``var`` is (matched by size)."""
+    for u in users.values():
+        n = u.shape[0] if u.ndim == 2 else 0
+        if u.attributes.get("symmetric") or u.attributes.get("PSD") or u.attributes.get("NSD"):
+            if n * (n + 1) // 2 == var.size:
+                return u
+    return None
+
+
+def _y_of(form: CanonicalForm, prog, problem: cp.Problem) -> np.ndarray | None:
+    by_id = {c.id: c for c in problem.constraints}
+    spare_psd = [c for c in problem.constraints if isinstance(c, PSD)
+                 and c.id not in {k.id for k in prog.constraints}]
+    blocks = iter(form.blocks)
+    parts = []
+    for con in prog.constraints:
+        user = by_id.get(con.id)
+        if user is None and isinstance(con, SvecPSD) and spare_psd:
+            user = spare_psd.pop(0)
+        if user is None or user.dual_value is None:
+            return None
+        if isinstance(con, SvecPSD) or (isinstance(con, PSD) and isinstance(user, PSD)):
+            Z = np.asarray(user.dual_value, dtype=float)
+            blk = next(blocks)
+            parts.append(blk.vector((Z + Z.T) / 2))
+            continue
+        nblocks = _block_count(con)
+        for _ in range(nblocks):
+            next(blocks)
+        parts.append(np.asarray(user.dual_value, dtype=float).ravel(order="F"))
+    y = np.concatenate(parts) if parts else np.zeros(0)
+    if y.size != form.A.shape[0]:
+        return None
+    return y
+
+
+def _block_count(con) -> int:
+    from cvxpy.constraints import SOC
+    return len(con.cone_sizes()) if isinstance(con, SOC) else (
+        con.size // 3 if type(con).__name__ in ("ExpCone", "PowCone3D") else 1)
+
+
+def solved_canonical(problem: cp.Problem) -> CanonicalSolution:
+    """The canonical (x, y) of an already solved problem (module docstring)."""
+    if not isinstance(problem, cp.Problem):
+        raise InvalidDataError(f"certify expects a solved cvxpy.Problem, got "
+                               f"{type(problem).__name__}.")
+    if problem.status is None or any(v.value is None for v in problem.variables()):
+        raise InvalidDataError("certify(problem): the problem has no values yet — solve it "
+                               "first (problem.solve(...)), or use verify(problem, [solver]).")
+    data, chain, _ = problem.get_problem_data(FORM_SOLVER)
+    form = CanonicalForm.from_problem_data(data, chain, problem)
+    prog = data[cp.settings.PARAM_PROB]
+    x = _x_of(prog, problem)
+    y = _y_of(form, prog, problem)
+    status = problem.status if problem.status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) \
+        else cp.OPTIMAL_INACCURATE
+    return CanonicalSolution(form, status, x, y, solver=str(problem.solver_stats.solver_name
+                                                            if problem.solver_stats else "user"),
+                             violations=constraint_violations(problem))
