@@ -13,8 +13,10 @@ a cell outside may cite an alternative only when
 1. the alternative *qualified*: it ran on every cell it changes, each with at least
    ``MIN_REPS`` repetitions (a reading tried on a few cells, or on two repetitions, is
    never a cause);
-2. under it the cell lies inside the band; and
-3. the move is larger than the repetitions' noise: ``|Δ| > NOISE_SE · SE(Δ)``, with
+2. table-wide, it moves more cells into the band than out of it (a reading that loses
+   more cells than it wins is, by the table's own evidence, not the paper's protocol);
+3. under it the cell lies inside the band; and
+4. the move is larger than the repetitions' noise: ``|Δ| > NOISE_SE · SE(Δ)``, with
    ``SE(Δ) = √(s₁²/n₁ + s₂²/n₂)``.
 
 Otherwise the cell reads "not explained".  Measured facts (a kernel's rank, a solver's
@@ -113,6 +115,8 @@ def explain_cell(key, adopted: dict, paper: dict, alternatives, effects: dict) -
         other = alt.cells.get(key)
         if not (eff.qualified and key in alt.changes and _ran(other)):
             continue
+        if len(eff.moves_in) <= len(eff.moves_out):
+            continue
         if in_band(other["mean"], paper[key]) and beyond_noise(cell, other):
             cited.append(alt.name)
             parts.append(f"in band under table-wide reading {alt.name!r}: {other['mean']:.1f} ± "
@@ -133,7 +137,8 @@ def effect_lines(effects: dict, adopted_name: str, adopted_in: int, adopted_run:
     """One line per reading: in band before (adopted) and after, moves in and out."""
     lines = [f"Readings applied to the whole table (adopted: {adopted_name!r}, {adopted_in} of "
              f"{adopted_run} cells in band); a cell may cite only a qualified reading "
-             f"(every changed cell run, >= {MIN_REPS} repetitions)"]
+             f"(every changed cell run, >= {MIN_REPS} repetitions) that moves more cells in "
+             "than out"]
     for e in effects.values():
         status = "qualified" if e.qualified else f"not qualified: {e.why_not}"
         lines.append(f"  {e.name:<16} changes {e.changed:>3} cells; in band {e.in_band_adopted:>3} -> "

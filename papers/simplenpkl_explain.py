@@ -89,8 +89,9 @@ def explain(name: str, method: str, table: dict, alternatives=(), effects=None) 
         return "not run in --quick (NPKL columns: Soybean only)"
     if cell["mean"] is None:
         return "no kernel returned (each unit's status is in the unit CSV)"
-    effects = effects if effects is not None else effects_of([name], table, alternatives)
-    verdict, _ = explain_cell((name, method), table, paper_bands([name]), alternatives, effects)
+    names = list(dict.fromkeys(d for d, _ in table))  # the whole table, not this row
+    effects = effects if effects is not None else effects_of(names, table, alternatives)
+    verdict, _ = explain_cell((name, method), table, paper_bands(names), alternatives, effects)
     facts = _facts(name, method, cell, table)
     if verdict == "within":
         uncertified = [f for f in facts if "not certified" in f]

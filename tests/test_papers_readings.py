@@ -22,9 +22,12 @@ ALL = tuple(PAPER)
 
 def _alternatives():
     return [
-        # run on every cell, 5 repetitions: moves ("a", "LL") in and ("b", "LL") out
+        # run on every cell, 5 repetitions: moves ("a", "LL") in, none out
         rd.Alternative("wide", {("a", "LL"): _c(81.0), ("a", "SHL"): _c(74.0),
-                                ("b", "LL"): _c(80.0), ("b", "SHL"): _c(70.0)}, ALL),
+                                ("b", "LL"): _c(90.5), ("b", "SHL"): _c(70.0)}, ALL),
+        # every cell, 5 repetitions, lands ("a", "LL") in the band but moves two cells out
+        rd.Alternative("net-loss", {("a", "LL"): _c(80.5), ("a", "SHL"): _c(75.0),
+                                    ("b", "LL"): _c(80.0), ("b", "SHL"): _c(60.0)}, ALL),
         # lands ("a", "SHL") in the band but ran on that cell only: never a cause
         rd.Alternative("one-cell", {("a", "SHL"): _c(60.0)}, ALL),
         # every cell, but two repetitions: never a cause
@@ -46,8 +49,10 @@ def test_moves_in_and_out_are_counted_over_the_whole_table():
     eff = _effects(_alternatives())
     w = eff["wide"]
     assert w.qualified and w.changed == 4 and w.run == 4
-    assert w.moves_in == (("a", "LL"),) and w.moves_out == (("b", "LL"),)
-    assert (w.in_band_adopted, w.in_band_reading) == (2, 2)
+    assert w.moves_in == (("a", "LL"),) and w.moves_out == ()
+    assert (w.in_band_adopted, w.in_band_reading) == (2, 3)
+    loss = eff["net-loss"]
+    assert loss.qualified and len(loss.moves_in) == 1 and len(loss.moves_out) == 2
     assert not eff["one-cell"].qualified and "not run on 3 of the 4" in eff["one-cell"].why_not
     assert not eff["two-reps"].qualified and "fewer than 5 repetitions" in eff["two-reps"].why_not
     assert eff["ll-only"].qualified and eff["ll-only"].changed == 2
@@ -70,7 +75,7 @@ def test_verdicts_on_the_stored_table():
     eff = _effects(alts)
     text, cited = rd.explain_cell(("a", "LL"), ADOPTED, PAPER, alts, eff)
     assert cited == ["wide", "ll-only"]
-    assert "table-wide +1 in / -1 out" in text
+    assert "table-wide +1 in / -0 out" in text  # net-loss lands it too, but loses the table
     # only partial, two-repetition or noisy readings land this cell in the band
     assert rd.explain_cell(("a", "SHL"), ADOPTED, PAPER, alts, eff) == ("not explained", [])
     assert rd.explain_cell(("b", "SHL"), ADOPTED, PAPER, alts, eff) == ("within", [])

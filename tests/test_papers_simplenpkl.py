@@ -84,9 +84,13 @@ def test_explanation_cites_only_table_wide_readings_and_says_not_explained():
     assert ex.explain("sonar", "SimpleNPKL-LL", table, [few]).startswith("not explained")
     three = Alternative("xing-0.7", {k: _cell(pm - 2.0) for k in both}, both)  # 3 repetitions
     assert ex.explain("sonar", "SimpleNPKL-LL", table, [three]).startswith("not explained")
-    wide = Alternative("xing-0.7", {k: _cell(pm - 2.0, reps=5) for k in both}, both)
-    text = ex.explain("sonar", "SimpleNPKL-LL", table, [wide], ex.effects_of(["sonar", "iris"], table, [wide]))
-    assert text.startswith("in band under table-wide reading 'xing-0.7'") and "+1 in / -1 out" in text
+    even = Alternative("xing-0.7", {k: _cell(pm - 2.0, reps=5) for k in both}, both)  # +1 in, -1 out
+    assert ex.explain("sonar", "SimpleNPKL-LL", table, [even]).startswith("not explained")
+    wide = Alternative("xing-0.7", {key: _cell(pm - 2.0, reps=5),
+                                    ("iris", "SimpleNPKL-LL"): _cell(97.0, reps=5)}, both)
+    text = ex.explain("sonar", "SimpleNPKL-LL", table, [wide],
+                      ex.effects_of(["sonar", "iris"], table, [wide]))
+    assert text.startswith("in band under table-wide reading 'xing-0.7'") and "+1 in / -0 out" in text
     table[("sonar", "SimpleNPKL-SHL")] = _cell(90.0, margin_reached=0.0)
     assert "0% of pairs reach" in ex.explain("sonar", "SimpleNPKL-SHL", table)
 
