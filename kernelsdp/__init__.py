@@ -22,7 +22,7 @@ except PackageNotFoundError:  # a source tree that was never installed
 
 #: public name → the module that defines it
 _EXPORTS = {
-    "Certificate": ".certificate", "PairwiseConstraints": ".data", "knn_laplacian": ".data",
+    "Certificate": ".certificate", "certify_conic": ".certificate", "PairwiseConstraints": ".data", "knn_laplacian": ".data",
     "load": ".data", "KernelSDPError": ".errors", "FORMULATIONS": ".formulations",
     "NPKL": ".formulations", "CvxpyModel": ".formulations", "Formulation": ".formulations",
     "simple_npkl": ".formulations", "CvxpyProblem": ".formulations.cvxpy_problem",

@@ -3,7 +3,8 @@ print every answer's certificate (DIMACS err1–err6, interval, verdict), with a
 how many "optimal" answers failed.  A folder runs through the project's runner
 (:func:`kernelsdp.runs.run_units`): each file's answers are kept in the results store the
 moment they are certified, and a re-run certifies only the files not done yet (``--fresh``:
-all of them again)."""
+all of them again).  ``--solution SOL`` certifies a solution file of CSDP (``.sol``) or
+SDPA (its output file) for one ``.dat-s`` file instead, without solving."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import sys
 
 from ..errors import KernelSDPError, SolverUnavailableError, UnknownNameError, check_positive
 from ..solvers import generic_solvers
-from ..verify.files import certify_file, certify_unit, problem_paths
+from ..solvers.external_sdp import certify_solution_file, external_solvers
+from ..verify.files import certify_file, certify_unit, check_row, problem_paths
 from .output import clean
 
 #: the study under which `kernelsdp certify FOLDER` keeps its answers
@@ -32,6 +34,8 @@ def _print_certify_row(name: str, c: dict) -> None:
 
 
 def cmd_certify(args) -> int:
+    if getattr(args, "solution", None) is not None:
+        return _certify_solution(args)
     if args.solvers is None:  # the most preferred generic solver that can run here
         names = [next(s.name for s in generic_solvers() if s.availability()[0])]
     else:
@@ -41,7 +45,7 @@ def cmd_certify(args) -> int:
     check_positive(args.tol, "tol", "certify")
     if args.time_limit is not None:
         check_positive(args.time_limit, "time_limit", "certify")
-    generic = {s.name: s for s in generic_solvers()}
+    generic = {s.name: s for s in [*generic_solvers(), *external_solvers()]}
     for name in names:
         if name not in generic:
             raise UnknownNameError(f"unknown solver {name!r} for certify; choose one of "
@@ -87,6 +91,33 @@ def cmd_certify(args) -> int:
     if unreadable:
         return 2
     return 0 if passed else 1
+
+
+def _certify_solution(args) -> int:
+    """``--solution``: one SDPA-format solver's solution file for one ``.dat-s``, certified
+    from the file alone (:func:`kernelsdp.solvers.external_sdp.certify_solution_file`)."""
+    from ..verify.report import SolverCheck
+    if args.solvers is not None:
+        raise KernelSDPError("--solution certifies the file without solving: leave out --solvers.")
+    if not (os.path.isfile(args.path) and args.path.endswith(".dat-s")):
+        raise KernelSDPError(f"{args.path}: --solution takes the .dat-s file the solution is of.")
+    check_positive(args.tol, "tol", "certify")
+    result, cert, seconds = certify_solution_file(args.path, args.solution,
+                                                  args.solution_format, args.tol)
+    row = check_row(SolverCheck.of(result, cert, seconds))
+    name = os.path.basename(args.path)
+    if args.json:
+        print(json.dumps(clean({"problem": {"name": name, "path": args.path,
+                                            "solution": args.solution},
+                                "passed": row["passed"], "solvers": [row]}), indent=2))
+        return 0 if row["passed"] else 1
+    print(f"{'problem':<22} {'solver':<9} {'status':<15} {'objective':>15} "
+          + " ".join(f"{'err' + str(k):>8}" for k in range(1, 7))
+          + "  interval (~ estimate)  time  verdict", flush=True)
+    _print_certify_row(name, row)
+    if cert.note:
+        print(f"  {cert.note}")
+    return 0 if row["passed"] else 1
 
 
 def _print_certify_summary(reports: list[dict], names, tol: float) -> None:

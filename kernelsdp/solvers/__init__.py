@@ -21,6 +21,7 @@ from .admm import ADMM
 from .base import KINDS, Solver, check_instance
 from .burer_monteiro import BurerMonteiro
 from .conic import ConicSolver, generic_solvers
+from .external_sdp import ExternalSDPSolver, external_solvers
 from .extragradient import Extragradient
 from .proposition1 import ClosedForm
 from .saddle_point import SaddlePoint
@@ -42,6 +43,7 @@ SOLVERS: list[Solver] = [
     SchurReduced(),
     Extragradient(),
     *generic_solvers(),
+    *external_solvers(),  # csdp, sdpa (unavailable, with the apt-get hint, when not installed)
 ]
 for _s in SOLVERS:
     check_instance(_s)
