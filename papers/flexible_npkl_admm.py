@@ -196,7 +196,8 @@ def main(quick: bool = False, store: ResultsStore | None = None) -> int:
           + ("; 1 for SCS and ADMM (1)" if quick else "") + ").")
     print("Protein: not available offline, skipped.  odd-even: scikit-learn digits (1,797 points, "
           "odd vs even) stands in for USPS (4,000 points)." + ("  quick: odd-even skipped." if quick else ""))
-    print("Ours: this 2-core machine; paper: MATLAB, PC of 2011.  '-': no such entry here.\n")
+    print("Ours: CPU seconds of each unit's process on the machine that ran it (the store says "
+          "which); paper: MATLAB, PC of 2011.  '-': no such entry here.\n")
     t_start = time.perf_counter()
     store = store if store is not None else ResultsStore()
     summary = run_units(STUDY, units, run_cell, store=store, desc="flexible-npkl")
