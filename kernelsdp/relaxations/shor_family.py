@@ -103,7 +103,9 @@ def _a_priori(q: QCQP, Y, diagonal: np.ndarray, box: bool) -> tuple[dict, dict]:
         n = q.d + 1
         a, b = np.triu_indices(n)
         finite = np.isfinite(lo1) & np.isfinite(hi1)
-        keep = finite[a] & finite[b]
+        # a fixed entry (Y₀₀ = 1, a variable with lb = ub) is no box: two rows L = U would
+        # leave the model no strictly feasible point, which the certificate's primal side needs
+        keep = finite[a] & finite[b] & (U[a, b] > L[a, b])
         idx = (a + n * b)[keep]
         if idx.size:
             vec = cp.vec(Y, order="F")[idx]
