@@ -19,7 +19,10 @@ order-2 relaxation implies the triangle inequalities; Barahona & Mahjoub 1986, L
 The moment matrix is one symmetric variable M of side s = C(d+2, 2), tied to y by one sparse
 equality (the index of each entry computed once, vectorised: a monomial with exponents
 e ≤ 4 is coded Σ e_i 5^i, so that a product of monomials is a sum of codes).  Above
-``MOMENT_MAX_D`` variables it is refused: the interior-point cost grows as s⁶.
+``MOMENT_MAX_D`` variables it is refused: the interior-point cost grows as s⁶ (the dense
+scaling block of the s×s cone).  Measured with Clarabel on random box QPs (2026-11-25, this
+2-core machine under a load of 10-15): d = 6: 0.3 s, 8: 1.6 s, 10: 8.9 s, 12: 130 s; the
+certificate of the answer took longer than the solve at d ≥ 8 (64 s at d = 10).
 """
 
 from __future__ import annotations
