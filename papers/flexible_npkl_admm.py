@@ -185,7 +185,7 @@ def units_for(quick: bool) -> list[dict]:
 
 
 def main(quick: bool = False, store: ResultsStore | None = None) -> int:
-    from .flexible_npkl_readings import print_readings, print_timing, NOT_REPRODUCED
+    from .flexible_npkl_readings import NOT_REPRODUCED, print_readings, print_timing
     from .readings import not_reproduced_lines
 
     units = units_for(quick)

@@ -63,8 +63,9 @@ def alternatives(names, results, raw_results) -> list[Alternative]:
     everything = tuple((n, *key) for n in sets for key in ROWS)
     swapped = {}
     for n in sets:
-        for (loss, method), runs in results.get(n, {}).items():
-            if method in OTHER_CAPACITY and (c := _cell(results[n].get((loss, OTHER_CAPACITY[method]), []))):
+        for loss, method in results.get(n, {}):
+            other = results[n].get((loss, OTHER_CAPACITY.get(method)), [])
+            if method in OTHER_CAPACITY and (c := _cell(other)):
                 swapped[(n, loss, method)] = c
     admm = tuple(k for k in everything if k[2] in OTHER_CAPACITY)
     return [Alternative("raw", _table(raw_results, sets), everything, "raw features"),
@@ -75,11 +76,12 @@ def alternatives(names, results, raw_results) -> list[Alternative]:
 
 def _facts(runs, key) -> str:
     """Measured facts about a cell's kernels (never a cause: see papers.readings)."""
-    mean = lambda field: float(np.mean([r[field] for r in runs if r.get(field) is not None]))  # noqa: E731
-    facts = (f"tr K/n {mean('trace_over_n'):.3g}, rank {mean('rank'):.0f}, training-pair signs right "
-             f"{100 * mean('pair_signs'):.0f} %, graph components {mean('components'):.0f}")
+    mean = lambda field: float(np.mean([r[field] for r in runs if r.get(field) is not None]))
+    facts = (f"tr K/n {mean('trace_over_n'):.3g}, rank {mean('rank'):.0f}, training-pair signs "
+             f"right {100 * mean('pair_signs'):.0f} %, graph components {mean('components'):.0f}")
     if key[1] == "ADMM (1)":
-        status = ", ".join(f"{s} {k}" for s, k in sorted(Counter(r["status"] for r in runs).items()))
+        counts = sorted(Counter(r["status"] for r in runs).items())
+        status = ", ".join(f"{s} {k}" for s, k in counts)
         capped = " (quick: capped iterations)" if any(r.get("max_iter") for r in runs) else ""
         facts += f"; stopped {status}{capped}"
     return facts
@@ -93,7 +95,8 @@ def print_readings(names, results, raw_results) -> None:
     effects = {a.name: table_effect(a, table, paper) for a in alts}
     inside, run = count_in_band(table, paper)
     print()
-    for line in effect_lines(effects, "standardised features, unnormalised clustering", inside, run):
+    adopted = "standardised features, unnormalised clustering"
+    for line in effect_lines(effects, adopted, inside, run):
         print(line)
     print("\nCells further than max(2 std, 3 points) from the paper: verdict (papers.readings), "
           "then measured facts")
@@ -143,9 +146,11 @@ def print_timing(names, results) -> None:
             if not r:
                 print(f"  {claim}, {admm}: not measured in this run")
                 continue
-            paper = [PAPER_CPU[(loss, paper_slow)][n] / PAPER_CPU[(loss, "ADMM")][n] for n, loss in r]
+            paper = [PAPER_CPU[(loss, paper_slow)][n] / PAPER_CPU[(loss, "ADMM")][n]
+                     for n, loss in r]
             least = min(r.values())
             holds = least > 1 if slow == "S-NPKL" else least >= 10
-            print(f"  {claim}, {admm}: {slow}/ADMM time {np.mean(list(r.values())):.1f}x on average, "
-                  f"least {least:.2f}x over {len(r)} cells (paper, same cells: {np.mean(paper):.1f}x, "
+            print(f"  {claim}, {admm}: {slow}/ADMM time {np.mean(list(r.values())):.1f}x on "
+                  f"average, least {least:.2f}x over {len(r)} cells (paper, same cells: "
+                  f"{np.mean(paper):.1f}x, "
                   f"least {min(paper):.1f}x) -> {'holds' if holds else 'does not hold'} here")

@@ -184,7 +184,7 @@ def main(quick: bool = False) -> int:
             print(f"{name:<14}{k:<13}" + "".join(_fmt([r[k][m] for r in runs], m)
                                                  for m in ("ncut", "svm", "auc", "cluster")))
         info = [r["info"] for r in runs]
-        mean = lambda key: float(np.mean([i[key] for i in info]))  # noqa: E731
+        mean = lambda key: float(np.mean([i[key] for i in info]))
         vm = min(i["vertex_margin"] for i in info)
         if max(i["exact_support"] for i in info) > 1 or vm <= 0:
             print(f"{'':<14}the exact optimum is not a strict vertex in every run (support "

@@ -102,7 +102,8 @@ def beyond_noise(a: dict, b: dict) -> bool:
     return abs(a["mean"] - b["mean"]) > NOISE_SE * se
 
 
-def explain_cell(key, adopted: dict, paper: dict, alternatives, effects: dict) -> tuple[str, list[str]]:
+def explain_cell(key, adopted: dict, paper: dict, alternatives,
+                 effects: dict) -> tuple[str, list[str]]:
     """(verdict, readings cited) for one cell under the rule of the module docstring."""
     cell = adopted.get(key)
     if not _ran(cell):
@@ -141,8 +142,9 @@ def effect_lines(effects: dict, adopted_name: str, adopted_in: int, adopted_run:
              "than out"]
     for e in effects.values():
         status = "qualified" if e.qualified else f"not qualified: {e.why_not}"
-        lines.append(f"  {e.name:<16} changes {e.changed:>3} cells; in band {e.in_band_adopted:>3} -> "
-                     f"{e.in_band_reading:>3}; moves in {len(e.moves_in):>3}, out {len(e.moves_out):>3}"
+        lines.append(f"  {e.name:<16} changes {e.changed:>3} cells; in band "
+                     f"{e.in_band_adopted:>3} -> {e.in_band_reading:>3}; moves in "
+                     f"{len(e.moves_in):>3}, out {len(e.moves_out):>3}"
                      f"  ({status})")
     return lines
 
@@ -150,6 +152,7 @@ def effect_lines(effects: dict, adopted_name: str, adopted_in: int, adopted_run:
 def not_reproduced_lines(items) -> list[str]:
     """The closing list every reproduction prints: (item, reason) pairs."""
     items = list(items)
-    lines = [f"Not reproduced ({len(items)} items): what the paper has and this module does not run"]
+    lines = [f"Not reproduced ({len(items)} items): what the paper has and this module "
+             "does not run"]
     lines += [f"  - {what}: {why}" for what, why in items]
     return lines

@@ -72,24 +72,27 @@ def table4(quick: bool = False, store=None, reps: int | None = None) -> list[dic
              for m in METHODS4 for r in range(reps)]
     recs = run_units(STUDY, units, run_unit, store=store, desc="Table 4").records
     print(f"\nTable 4 (Adult, the paper's a1a file): k = {ADULT_K}, B = N, C = {ADULT_C:g}, the "
-          f"paper's pair count; {reps} repetition(s); accuracy % (ours | paper), CPU s (ours | paper)")
+          f"paper's pair count; {reps} repetition(s); accuracy % (ours | paper), "
+          "CPU s (ours | paper)")
     rows = []
     for name, row in PAPER_TABLE4.items():
         cells = {}
         for m in METHODS4:
             rs = [r for r in recs if r["dataset"] == name and r["method"] == m]
             acc = [r["accuracy"] for r in rs]
-            cells[(name, m)] = {"mean": float(np.mean(acc)), "std": float(np.std(acc)), "reps": len(acc)}
+            cells[(name, m)] = {"mean": float(np.mean(acc)), "std": float(np.std(acc)),
+                                "reps": len(acc)}
         paper = {(name, m): (row[m][0], max(2 * row[m][1], 3.0)) for m in METHODS4}
         for m in METHODS4:
             rs = [r for r in recs if r["dataset"] == name and r["method"] == m]
             c = cells[(name, m)]
             verdict, _ = explain_cell((name, m), cells, paper, (), {})
             cpu = [r["cpu_s"] for r in rs if r["cpu_s"] is not None]
-            facts = (f"; rank {np.mean([r['rank'] for r in rs]):.0f}, {np.mean([r['iterations'] for r in rs]):.0f}"
-                     " iterations" if cpu else "")
+            facts = (f"; rank {np.mean([r['rank'] for r in rs]):.0f}, "
+                     f"{np.mean([r['iterations'] for r in rs]):.0f} iterations" if cpu else "")
             t = f"{np.mean(cpu):8.2f} | {row['cpu'][m]:<7.1f}" if cpu else f"{'-':>8} | -      "
-            print(f"  {name:<5}{m:<16}{c['mean']:6.1f} ± {c['std']:4.1f} | {row[m][0]:5.1f} ± {row[m][1]:3.1f}"
+            print(f"  {name:<5}{m:<16}{c['mean']:6.1f} ± {c['std']:4.1f} | "
+                  f"{row[m][0]:5.1f} ± {row[m][1]:3.1f}"
                   f"   {t}  {verdict}{facts if verdict != 'within' else ''}")
             rows.append({"dataset": name, "method": m, "ours_mean": c["mean"], "ours_std": c["std"],
                          "paper_mean": row[m][0], "within": verdict == "within", "why": verdict})

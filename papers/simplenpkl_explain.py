@@ -71,7 +71,8 @@ def _facts(name: str, method: str, cell: dict, table: dict) -> list[str]:
         facts.append(f"{100 * cell['margin_reached']:.0f}% of pairs reach T_ij K_ij >= 1"
                      + (f" (our LL {ll:.1f})" if ll is not None else ""))
     if method.startswith("NPKL") and "rank" in cell:
-        facts.append(f"rank K = {cell['rank']:.1f}, top eigenvalue {100 * cell['top_share']:.0f}% of tr K")
+        facts.append(f"rank K = {cell['rank']:.1f}, top eigenvalue "
+                     f"{100 * cell['top_share']:.0f}% of tr K")
     if cell.get("uncertified"):
         facts.append(f"{cell['uncertified']} of {cell['reps']} solves not certified optimal: "
                      + ", ".join(cell.get("statuses", ())))
@@ -103,12 +104,14 @@ def _fmt(mean, std) -> str:
     return "-" if mean is None else f"{mean:5.1f} ± {std:4.1f}"
 
 
-def print_table(names, table: dict, alternatives=(), effects=None, adopted: str = "paper") -> list[dict]:
+def print_table(names, table: dict, alternatives=(), effects=None,
+                adopted: str = "paper") -> list[dict]:
     """Table 2, one line per cell, with its explanation; returns the rows (for export)."""
     effects = effects if effects is not None else effects_of(names, table, alternatives)
     print("Table 2, accuracy %: ours (mean ± std over repetitions) beside the paper's; "
           "band = max(2 std, 3)")
-    head = (f"{'data set':<14}{'n':>4}{'m/n':>6}  {'method':<10}{'ours':>14}{'paper':>14}{'diff':>7}"
+    head = (f"{'data set':<14}{'n':>4}{'m/n':>6}  {'method':<10}{'ours':>14}{'paper':>14}"
+            f"{'diff':>7}"
             f"{'band':>6}  why")
     print(head)
     print("-" * len(head))
@@ -120,12 +123,14 @@ def print_table(names, table: dict, alternatives=(), effects=None, adopted: str 
             pm, ps = PAPER[name][k]
             diff = None if cell["mean"] is None else cell["mean"] - pm
             why = explain(name, method, table, alternatives, effects)
-            n = next((c["n"] for (d, _), c in table.items() if d == name and "n" in c), float("nan"))
+            n = next((c["n"] for (d, _), c in table.items() if d == name and "n" in c),
+                     float("nan"))
             mn = next((c["m"] / c["n"] for (d, _), c in table.items() if d == name and "m" in c),
                       float("nan"))
             lead = f"{name:<14}{n:>4.0f}{mn:>6.2f}" if first else " " * 24
             first = False
-            print(f"{lead}  {SHORT[method]:<10}{_fmt(cell['mean'], cell['std']):>14}{_fmt(pm, ps):>14}"
+            print(f"{lead}  {SHORT[method]:<10}{_fmt(cell['mean'], cell['std']):>14}"
+                  f"{_fmt(pm, ps):>14}"
                   f"{'' if diff is None else f'{diff:+.1f}':>7}{tolerance(ps):>6.1f}  {why}")
             rows.append({"dataset": name, "method": method, "ours_mean": cell["mean"],
                          "ours_std": cell["std"], "paper_mean": pm, "paper_std": ps,
@@ -146,12 +151,14 @@ def print_table(names, table: dict, alternatives=(), effects=None, adopted: str 
 
 def _print_cpu(names, table: dict) -> None:
     print("\nCPU seconds per run, clustering excluded  (ours | paper, 3.4 GHz 32-bit PC, SeDuMi)")
-    print(f"{'data set':<14}" + "".join(f"{SHORT[m]:>20}" for m in METHODS[1:]) + f"{'speedup LL':>14}")
+    print(f"{'data set':<14}" + "".join(f"{SHORT[m]:>20}" for m in METHODS[1:])
+          + f"{'speedup LL':>14}")
     for name in names:
         cells = []
         for k, m in enumerate(METHODS[1:], 1):
             ours = table.get((name, m), {}).get("cpu_s")
-            cells.append(f"{'-' if ours is None else f'{ours:.3f}':>9} | {PAPER[name][5][k - 1]:<7.2f}")
+            ours = "-" if ours is None else f"{ours:.3f}"
+            cells.append(f"{ours:>9} | {PAPER[name][5][k - 1]:<7.2f}")
         a, b = (table.get((name, m), {}).get("cpu_s") for m in ("NPKL-LL", "SimpleNPKL-LL"))
         sp = "-" if a is None or not b else f"{a / b:.0f}x"
         print(f"{name:<14}" + "".join(f"{c:>20}" for c in cells) + f"{sp:>14}")
@@ -164,8 +171,9 @@ def speed_claims(names, table: dict) -> list[str]:
                                "(§1), 'can be even 100 times faster'"),
                               ("SimpleNPKL-SHL", "NPKL-HL", "SHL: 'consistently 10 times faster' "
                                "than NPKL-HL")):
-        ratios = {n: table[(n, slow)]["cpu_s"] / table[(n, fast)]["cpu_s"] for n in names
-                  if table.get((n, slow), {}).get("cpu_s") and table.get((n, fast), {}).get("cpu_s")}
+        cpu = {n: (table.get((n, slow), {}).get("cpu_s"), table.get((n, fast), {}).get("cpu_s"))
+               for n in names}
+        ratios = {n: a / b for n, (a, b) in cpu.items() if a and b}
         if not ratios:
             out.append(f"  {claim}: not measured in this run (no {slow} column)")
             continue
@@ -175,7 +183,8 @@ def speed_claims(names, table: dict) -> list[str]:
         out.append(f"  {claim}: ours {np.mean(list(ratios.values())):.0f}x on average, least "
                    f"{least:.1f}x over {len(ratios)} data sets (the paper's own times on the same "
                    f"rows: {np.mean(paper):.0f}x on average, least {min(paper):.2f}x) -> "
-                   + ("holds here (>= 10x on every row)" if least >= 10 else "does not hold on every row"))
+                   + ("holds here (>= 10x on every row)" if least >= 10
+                      else "does not hold on every row"))
     return out
 
 
@@ -189,7 +198,8 @@ def print_ablation(names, table: dict, ablation: dict) -> None:
     print(f"{'':<22}" + "".join(f"{n[:width - 1]:>{width}}" for n in names))
     for k, method in enumerate(METHODS):
         print(f"{method}")
-        print(f"{'  paper (published)':<22}" + "".join(f"{PAPER[n][k][0]:>{width}.1f}" for n in names))
+        print(f"{'  paper (published)':<22}"
+              + "".join(f"{PAPER[n][k][0]:>{width}.1f}" for n in names))
         for label, cells in [("adopted", table)] + list(ablation.items()):
             vals = [cells.get((n, method)) for n in names]
             if all(v is None or v.get("mean") is None for v in vals):
@@ -225,4 +235,5 @@ def _print_measurements(names, table: dict, ablation: dict, width: int) -> None:
         if all(v is None for v in vals):
             continue
         fmt = ".2f" if key == "m" else ".0f"
-        print(f"{label:<22}" + "".join(f"{'-' if v is None else format(v, fmt):>{width}}" for v in vals))
+        print(f"{label:<22}"
+              + "".join(f"{'-' if v is None else format(v, fmt):>{width}}" for v in vals))

@@ -27,18 +27,18 @@ import time
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
-import numpy as np  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import MaxNLocator
+from threadpoolctl import threadpool_limits
 
-from kernelsdp.data import PairwiseConstraints, knn_laplacian, load  # noqa: E402
-from kernelsdp.evaluation import kernel_kmeans, pairwise_cluster_accuracy  # noqa: E402
-from kernelsdp.formulations import NPKL  # noqa: E402
-from kernelsdp.formulations.active import active_subproblem  # noqa: E402
-from kernelsdp.solvers import solve  # noqa: E402
+from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
+from kernelsdp.evaluation import kernel_kmeans, pairwise_cluster_accuracy
+from kernelsdp.formulations import NPKL
+from kernelsdp.formulations.active import active_subproblem
+from kernelsdp.solvers import solve
 
-from .simplenpkl_published import PAIRS_PER_POINT  # noqa: E402
+from .simplenpkl_published import PAIRS_PER_POINT
 
 #: Figure 1's panels: (data set, k, what it is)
 FIG1_SETS = (("a1a", 50, "the paper's a1a"), ("ionosphere", 5, "stand-in for a2a"))

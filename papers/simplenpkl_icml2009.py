@@ -81,7 +81,7 @@ from kernelsdp.solvers import solve
 from kernelsdp.verify import certify
 
 from .readings import MIN_REPS, Alternative, not_reproduced_lines
-from .simplenpkl_published import METHODS, PAIRS_PER_POINT, PAPER, PAPER_PAIR_COUNTS  # noqa: F401
+from .simplenpkl_published import METHODS, PAIRS_PER_POINT, PAPER, PAPER_PAIR_COUNTS
 
 GENERIC_MAX_N = 110
 #: eigenvalues of K below this fraction of the largest do not count in its rank (an

@@ -40,9 +40,9 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import train_test_split
 
 from kernelsdp.data import PairwiseConstraints, load, xor
+from kernelsdp.data.spectral_basis import median_gamma
 from kernelsdp.metric import RCA, SpectralMetricLearning, class_separation
 from kernelsdp.metric.baselines import feature_space_separation
-from kernelsdp.data.spectral_basis import median_gamma
 
 FIGURE = os.path.join("out", "spectral_metric_xor.png")
 
@@ -228,7 +228,7 @@ def ablation(runs: int, sets=("digits", "heart", "glass", "sonar")) -> None:
           "not recoverable from the seed; its claim is 'learned metric > Euclidean'.")
     print(f"  {'row':<30}" + "".join(f"{d:>12}" for d in sets) + "   p (kept eigenvalues)")
     recs = summary.records
-    mean = lambda d, row, key="J": float(np.mean([r[key] for r in recs if r["data"] == d and r["row"] == row]))  # noqa: E731
+    mean = lambda d, row, key="J": float(np.mean([r[key] for r in recs if r["data"] == d and r["row"] == row]))
     print(f"  {'Euclidean':<30}" + "".join(f"{mean(d, ABLATION[0][0], 'J_euclidean'):12.3f}" for d in sets))
     for label, *_ in ABLATION:
         print(f"  {label:<30}" + "".join(f"{mean(d, label):12.3f}" for d in sets)

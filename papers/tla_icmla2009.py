@@ -180,7 +180,7 @@ def plot_transformation(path: str) -> str:
     t = np.linspace(X[:, 0].min(), X[:, 0].max(), 300)
     g = basis.transform_1d(t, 0, w)
     true = np.sqrt(t)
-    norm = lambda v: (v - v.min()) / (v.max() - v.min())  # noqa: E731
+    norm = lambda v: (v - v.min()) / (v.max() - v.min())
     fig, ax = plt.subplots(figsize=(5.5, 4))
     ax.plot(t, norm(true), "k--", label="true inverse √x (scaled)")
     ax.plot(t, norm(g), "tab:red", label="learned Σ_j w_j φ_j(x) (scaled)")

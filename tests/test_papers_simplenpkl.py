@@ -15,8 +15,8 @@ from papers import simplenpkl_icml2009 as sn
 
 def test_pair_count_is_the_papers_own_count_per_point():
     ratios = [m / n for n, m in sn.PAPER_PAIR_COUNTS.values()]
-    assert 2.4 <= min(ratios) and max(ratios) <= 2.61
-    assert sn.PAIRS_PER_POINT == pytest.approx(np.mean(ratios))
+    assert min(ratios) >= 2.4 and max(ratios) <= 2.61
+    assert pytest.approx(np.mean(ratios)) == sn.PAIRS_PER_POINT
     _, y = load("heart")
     P = sn.draw_pairs(y, sn.Protocol(), seed=0)
     assert P.m == round(sn.PAIRS_PER_POINT * len(y))
@@ -35,7 +35,8 @@ def test_xing_reading_stops_at_seventy_percent_components_with_far_fewer_pairs()
 
 @pytest.mark.parametrize("name", ["heart", "sonar", "wine"])
 def test_kmeans_baseline_on_raw_features_with_one_start_matches_the_papers_column(name):
-    accs = [sn.run_unit({**sn.units_for("paper", [name], 1, 1, True, ("k-means",))[0], "rep": r})["accuracy"]
+    unit = sn.units_for("paper", [name], 1, 1, True, ("k-means",))[0]
+    accs = [sn.run_unit({**unit, "rep": r})["accuracy"]
             for r in range(3)]
     assert ex.within(np.mean(accs), sn.PAPER[name][0])
 
@@ -84,13 +85,14 @@ def test_explanation_cites_only_table_wide_readings_and_says_not_explained():
     assert ex.explain("sonar", "SimpleNPKL-LL", table, [few]).startswith("not explained")
     three = Alternative("xing-0.7", {k: _cell(pm - 2.0) for k in both}, both)  # 3 repetitions
     assert ex.explain("sonar", "SimpleNPKL-LL", table, [three]).startswith("not explained")
-    even = Alternative("xing-0.7", {k: _cell(pm - 2.0, reps=5) for k in both}, both)  # +1 in, -1 out
+    even = Alternative("xing-0.7", {k: _cell(pm - 2.0, reps=5) for k in both}, both)  # +1, -1
     assert ex.explain("sonar", "SimpleNPKL-LL", table, [even]).startswith("not explained")
     wide = Alternative("xing-0.7", {key: _cell(pm - 2.0, reps=5),
                                     ("iris", "SimpleNPKL-LL"): _cell(97.0, reps=5)}, both)
     text = ex.explain("sonar", "SimpleNPKL-LL", table, [wide],
                       ex.effects_of(["sonar", "iris"], table, [wide]))
-    assert text.startswith("in band under table-wide reading 'xing-0.7'") and "+1 in / -0 out" in text
+    assert text.startswith("in band under table-wide reading 'xing-0.7'")
+    assert "+1 in / -0 out" in text
     table[("sonar", "SimpleNPKL-SHL")] = _cell(90.0, margin_reached=0.0)
     assert "0% of pairs reach" in ex.explain("sonar", "SimpleNPKL-SHL", table)
 
@@ -124,14 +126,14 @@ def test_normalised_kernel_kmeans_clusters_directions_not_norms():
 
 def test_quick_mode_reduced_runs_prints_exports_and_resumes(tmp_path, capsys):
     store = ResultsStore(tmp_path / "r.sqlite")
-    kw = dict(quick=True, datasets=["iris"], repetitions=2, readings=["xing-0.7"], figures=False,
-              store=store, out=str(tmp_path), adult=False)
+    kw = {"quick": True, "datasets": ["iris"], "repetitions": 2, "readings": ["xing-0.7"],
+          "figures": False, "store": store, "out": str(tmp_path), "adult": False}
     assert sn.main(**kw) == 0
     text = capsys.readouterr().out
     assert "SNPKL-LL" in text and "97.4 ±  0.0" in text and "xing-0.7" in text
     assert "not qualified: 2 cells with fewer than 5 repetitions" in text  # quick: never a cause
     tail = text[text.index("Not reproduced ("):].splitlines()
-    assert len(tail) == 1 + len(sn.NOT_REPRODUCED) and "Protein" in tail[1]  # the summary ends with it
+    assert len(tail) == 1 + len(sn.NOT_REPRODUCED) and "Protein" in tail[1]  # ends with it
     assert "m = 2.49·n" in text or "m = 2.50·n" in text
     rows = store.records(sn.STUDY)
     assert {r["method"] for r in rows} == {"k-means", "SimpleNPKL-LL", "SimpleNPKL-SHL"}
@@ -144,7 +146,8 @@ def test_quick_mode_reduced_runs_prints_exports_and_resumes(tmp_path, capsys):
 def test_an_unknown_reading_is_one_typed_error(tmp_path):
     from kernelsdp.errors import UnknownNameError
     with pytest.raises(UnknownNameError, match="unknown reading 'nope'"):
-        sn.main(quick=True, reading="nope", store=ResultsStore(tmp_path / "r.sqlite"), out=str(tmp_path))
+        sn.main(quick=True, reading="nope", store=ResultsStore(tmp_path / "r.sqlite"),
+                out=str(tmp_path))
 
 
 def test_figure2_writes_a_png_with_both_selections(tmp_path, capsys):

@@ -93,12 +93,14 @@ def test_tla_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
 def test_landmark_trend_is_stated_whatever_it_is():
     from papers.spectral_metric_ijcai2007 import landmark_trend
     falling = {"S only": (188, 1.69, 0.01), "m = 100": (188, 1.69, 0.01),
-               "m = 200": (200, 1.65, 0.01), "m = 400": (400, 1.72, 0.01), "m = 800": (800, 1.55, 0.01)}
+               "m = 200": (200, 1.65, 0.01), "m = 400": (400, 1.72, 0.01),
+               "m = 800": (800, 1.55, 0.01)}
     text = landmark_trend(falling)
     assert "no monotone trend" in text and "m 188: 1.690" in text and "does not hold" in text
     assert text.count("m 188") == 1  # rows that ran the same m are one point
     rising = {"a": (100, 1.0, 0.0), "b": (200, 1.1, 0.0), "c": (400, 1.2, 0.0)}
-    assert "rises with m at every step" in landmark_trend(rising) and "holds here" in landmark_trend(rising)
+    text = landmark_trend(rising)
+    assert "rises with m at every step" in text and "holds here" in text
 
 
 def test_tla_svm_features_give_the_learned_kernel_and_claims_read_the_times():
@@ -119,4 +121,5 @@ def test_tla_svm_features_give_the_learned_kernel_and_claims_read_the_times():
     lines = scaling_claims(times)
     assert "n^0.30" in lines[0] and "holds" in lines[0]
     assert "at n = 100: 10.0x faster" in lines[1] and "does not hold" in lines[1]
-    assert "n = 40 against MWC-TLA at n = 100" in lines[2] and "300.0x" in lines[2] and "holds" in lines[2]
+    assert "n = 40 against MWC-TLA at n = 100" in lines[2] and "300.0x" in lines[2]
+    assert "holds" in lines[2]
