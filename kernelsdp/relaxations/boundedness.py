@@ -28,11 +28,18 @@ from .qcqp import QCQP
 
 #: λ_min(P[U, U]) above this (relative to max|P|) counts as positive definite
 PD_RTOL = 1e-9
+#: an LP-implied bound is moved outwards by this, relative to 1 + |bound|: HiGHS meets its
+#: primal and dual feasibility to 1e-7 (its default tolerances), so its optimum may sit that
+#: far inside the true one
+IMPLIED_MARGIN = 1e-6
 
 
 def implied_box(q: QCQP) -> tuple[np.ndarray, np.ndarray]:
-    """The tightest box the linear constraints and bounds imply (2d LPs, HiGHS); the stated
-    box when there are no linear constraints or they have no solution.  Cached on q."""
+    """The box the linear constraints and bounds imply (2d LPs, HiGHS), each LP value moved
+    outwards by IMPLIED_MARGIN (an LP optimum is exact only to the solver's tolerance, and
+    these bounds become rows of the lifted models: they must hold at every feasible x); the
+    stated box where it is tighter, and when there are no linear constraints or they have no
+    solution.  Cached on q."""
     if "implied_box" in q.cache:
         return q.cache["implied_box"]
     lo, hi = q.lb.copy(), q.ub.copy()
@@ -49,10 +56,12 @@ def implied_box(q: QCQP) -> tuple[np.ndarray, np.ndarray]:
                     q.cache["implied_box"] = (q.lb.copy(), q.ub.copy())
                     return q.cache["implied_box"]
                 if res.status == 0:
+                    value = sign * res.fun
+                    pad = IMPLIED_MARGIN * (1.0 + abs(value))
                     if sign > 0:
-                        lo[i] = max(lo[i], res.fun)
+                        lo[i] = max(lo[i], value - pad)
                     else:
-                        hi[i] = min(hi[i], -res.fun)
+                        hi[i] = min(hi[i], value + pad)
     q.cache["implied_box"] = (lo, hi)
     return lo, hi
 
