@@ -39,7 +39,7 @@ from .ends import proven_lower, proven_upper
 from .interior import central_dual, central_primal, thetas
 from .perturbed import shrink_and_solve, shrink_sizes
 from .rays import farkas_certificate, ray_certificate
-from .verdict import OPTIMALITY, PROOF, Certificate, feasibility_only, no_point
+from .verdict import OPTIMALITY, PROOF, Certificate, feasibility_only, no_point, relative_width
 
 #: the measures judged at tol beside the interval: the returned point's own feasibility (the
 #: interval may be proven from a corrected point; the point itself must still be one)
@@ -110,60 +110,77 @@ def _boundary_failure(end) -> bool:
     return end.label != PROOF and ("outside K*" in end.why or "strictly feasible" in end.why)
 
 
+def _better(old, new, lower: bool):
+    """The better of two ends: a proof over anything else, then the tighter value."""
+    if new.label != PROOF:
+        return old
+    if old.label != PROOF:
+        return new
+    return new if (new.value > old.value if lower else new.value < old.value) else old
+
+
 def _step_inside(form: CanonicalForm, x: np.ndarray, y: np.ndarray, lo, hi, bounds):
     """(lo, hi, notes) after combining each point that a boundary stopped with a central
-    point of its side (:mod:`.interior`); ends that were proofs are kept."""
+    point of its side (:mod:`.interior`): every θ tried, the best proof kept."""
     notes = []
     s = form.A @ x + form.b
     if _boundary_failure(hi) and math.isfinite(hi.deficit) and (
-            found := central_primal(form, float(np.max(np.abs(s), initial=1.0)))):
+            found := central_primal(form, x, float(np.max(np.abs(s), initial=1.0)))):
         xc, eta = found
         for th in thetas(hi.deficit, eta):
-            h = proven_upper(form, (1 - th) * x + th * xc)
-            if h.label == PROOF:
+            h = _better(hi, proven_upper(form, (1 - th) * x + th * xc), lower=False)
+            if h is not hi:
                 hi = h
                 notes.append(f"primal point combined with a central one, θ = {th:.1e}")
-                break
     g = form.c if form.P is None else form.c + form.P @ x
     if _boundary_failure(lo) and (found := central_dual(
-            form, g, float(np.max(np.abs(y), initial=1.0)))):
+            form, x, y, g, float(np.max(np.abs(y), initial=1.0)))):
         yc, eta = found
         for th in thetas(lo.deficit, eta):
-            e = proven_lower(form, x, (1 - th) * y + th * yc, bounds)
-            if e.label == PROOF:
+            e = _better(lo, proven_lower(form, x, (1 - th) * y + th * yc, bounds), lower=True)
+            if e is not lo:
                 lo = e
                 notes.append(f"dual point combined with a central one, θ = {th:.1e}")
-                break
-    return lo, hi, notes
+    return lo, hi, notes[-2:]
 
 
-def _proven_ends(form: CanonicalForm, x: np.ndarray, y: np.ndarray, resolve: bool):
+def _wide(lo, hi, tol: float, scale: float) -> bool:
+    """Is the interval not yet certified (an end not proven, or wider than tol)?"""
+    if lo.label != PROOF or hi.label != PROOF:
+        return True
+    return not relative_width(lo.value, hi.value, scale) <= tol
+
+
+def _proven_ends(form: CanonicalForm, x: np.ndarray, y: np.ndarray, resolve: bool,
+                 tol: float):
     """(lower End, upper End, note): the two proofs; an end that a cone's boundary stopped
-    is retried from a step along an interior direction, then from one re-solve with the
-    cones shrunk (the better proof of each end is kept)."""
+    is retried from a combination with a central point, then — while the interval is not
+    certified — from one re-solve with the cones shrunk; the better proof of each end is
+    kept."""
     bounds = trace_bounds(form)
     lo, hi = proven_lower(form, x, y, bounds), proven_upper(form, x)
     lo, hi, notes = _step_inside(form, x, y, lo, hi, bounds)
-    if resolve and (_boundary_failure(lo) or _boundary_failure(hi)):
+    scale = objective_scale(form, x, y)
+    if resolve and _wide(lo, hi, tol, scale) and (
+            _boundary_failure(lo) or _boundary_failure(hi) or "central" in " ".join(notes)):
         eps_p, eps_d = shrink_sizes(form, x, y)
-        alt = shrink_and_solve(form, eps_p if hi.label != PROOF else 0.0,
-                               eps_d if lo.label != PROOF else 0.0)
+        need_p = hi.label != PROOF or "primal point" in " ".join(notes)
+        need_d = lo.label != PROOF or "dual point" in " ".join(notes)
+        alt = shrink_and_solve(form, eps_p if need_p else 0.0, eps_d if need_d else 0.0)
         if alt is None:
             notes.append("a re-solve with the cones shrunk found no strictly feasible point")
         else:
-            lo2 = proven_lower(form, alt.x, alt.y, bounds) if lo.label != PROOF else lo
-            hi2 = proven_upper(form, alt.x) if hi.label != PROOF else hi
+            lo = _better(lo, proven_lower(form, alt.x, alt.y, bounds), lower=True)
+            hi = _better(hi, proven_upper(form, alt.x), lower=False)
             notes.append(f"re-solved with the cones shrunk (ε_primal {alt.eps_primal:.1e}, "
                          f"ε_dual {alt.eps_dual:.1e}, {alt.solve_time_s:.2f} s)")
-            lo = lo2 if lo2.label == PROOF else lo
-            hi = hi2 if hi2.label == PROOF else hi
     return lo, hi, "; ".join(notes)
 
 
 def _optimality(sol: CanonicalSolution, tol: float, resolve: bool = True) -> Certificate:
     form, x, y = sol.form, sol.x, sol.y
     measures = dimacs_measures(form, x, y)
-    lo, hi, how = _proven_ends(form, x, y, resolve)
+    lo, hi, how = _proven_ends(form, x, y, resolve, tol)
     for k, v in {**lo.details, **hi.details}.items():
         measures[k] = float(v)
     note = "both ends proven" if lo.label == hi.label == PROOF else "; ".join(

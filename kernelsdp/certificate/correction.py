@@ -116,3 +116,67 @@ def project_equalities(A_Z: sp.csr_matrix, b_Z: np.ndarray, x: np.ndarray,
             break
         out = out + step
     return out
+
+
+#: the scaled correction's dense Aᵀ H⁻¹ A is formed up to this many entries (8 bytes each)
+SCALED_MAX_ENTRIES = 20_000_000
+
+
+def _scaled_columns(form: CanonicalForm, y: np.ndarray) -> np.ndarray | None:
+    """H⁻¹A as a dense array (rows × columns), H⁻¹ the interior-point metric of y: for a PSD
+    block v ↦ vec(Y mat(v) Y) — a Nesterov–Todd-like scaling that moves each eigen-direction
+    of Y in proportion to its eigenvalue — y_i² on ℝ₊, y₀² on a second-order cone, a large
+    weight on the free rows.  None when it would not fit or the cones are not all symmetric."""
+    A = form.A
+    if A.shape[0] * A.shape[1] > SCALED_MAX_ENTRIES:
+        return None
+    out = np.zeros(A.shape, dtype=float)
+    scale = max(float(np.max(np.abs(y), initial=0.0)), 1e-300)
+    for blk in form.blocks:
+        sub = A[blk.rows].toarray()
+        if blk.kind == "zero":
+            out[blk.rows] = sub * (1e4 * scale) ** 2
+        elif blk.kind == "nonneg":
+            out[blk.rows] = sub * (y[blk.rows] ** 2)[:, None]
+        elif blk.kind == "soc":
+            out[blk.rows] = sub * float(y[blk.start]) ** 2
+        elif blk.kind == "psd":
+            Y = blk.matrix(y[blk.rows], dual=True)
+            for k in np.flatnonzero(np.any(sub != 0, axis=0)):
+                M = blk.matrix(sub[:, k], dual=False)
+                out[blk.rows, k] = blk.vector(Y @ M @ Y, dual=True)
+        else:
+            return None
+    return out
+
+
+def scaled_correction(form: CanonicalForm, y: np.ndarray, g: np.ndarray, floor: float,
+                      rounds: int = 2) -> np.ndarray | None:
+    """y + Δ with Aᵀ(y + Δ) = g, Δ = H⁻¹A u least in the interior-point metric of y (so the
+    correction keeps y's small eigenvalues small but positive: an interior-point dual stays
+    inside K*), refined ``rounds`` times, from y with every cone block first raised to λ_min ≥
+    ``floor`` (an interior-point dual ends just outside by rounding); None when the metric
+    cannot be formed."""
+    y = y.copy()
+    for blk in form.blocks:
+        if blk.kind in ("nonneg", "soc", "psd") and blk.min_eig(y[blk.rows], dual=True) < floor:
+            y[blk.rows] = blk.project(y[blk.rows], floor)
+    HA = _scaled_columns(form, y)
+    if HA is None:
+        return None
+    N = form.A.T @ HA
+    N = (N + N.T) / 2
+    ridge = 1e-14 * max(float(np.max(np.abs(np.diag(N)), initial=0.0)), 1e-300)
+    try:
+        import scipy.linalg as sla
+        factor = sla.cho_factor(N + ridge * np.eye(N.shape[0]))
+    except Exception:  # not positive definite: the metric does not help here
+        return None
+    out = y.copy()
+    for _ in range(rounds):
+        r = g - form.A.T @ out
+        step = HA @ sla.cho_solve(factor, r)
+        if not np.all(np.isfinite(step)):
+            return None
+        out = out + step
+    return out

@@ -41,7 +41,7 @@ from ..linalg.rounding import (UNIT_ROUNDOFF, abs_row_sum_max, affine_error, dot
                                matvec_error, norm_up, up)
 from ..linalg.verified import verified_psd
 from .canonical import CanonicalForm
-from .correction import dual_correction, project_equalities, zero_rows
+from .correction import dual_correction, project_equalities, scaled_correction, zero_rows
 from .membership import block_lower, distinct_rows, min_singular_bound
 from .verdict import ESTIMATE, PROOF
 
@@ -107,13 +107,28 @@ def _stationarity(form: CanonicalForm, x: np.ndarray, yc: np.ndarray) -> tuple[n
     return used, norm_up(np.abs(r[used]) + err[used])
 
 
+def _inside_or_none(form: CanonicalForm, y: np.ndarray | None, bounds: dict[int, float],
+                    floor: float) -> np.ndarray | None:
+    """y when every block without an a-priori bound is inside K* by ``floor`` (estimated),
+    else None."""
+    if y is None:
+        return None
+    for j, blk in enumerate(form.blocks):
+        if blk.kind in ("nonneg", "soc", "psd") and j not in bounds and \
+                blk.min_eig(y[blk.rows], dual=True) < floor:
+            return None
+    return y
+
+
 def proven_lower(form: CanonicalForm, x: np.ndarray, y: np.ndarray,
                  bounds: dict[int, float]) -> End:
     """The dual side: a proof when every step above closes (see the module docstring)."""
     A, b = form.A, form.b
     floor = DUAL_FLOOR * max(float(np.max(np.abs(y), initial=0.0)), 1e-300)
     Px = np.zeros_like(x) if form.P is None else form.P @ x
-    yc = dual_correction(form, y, Px + form.c, bounds, floor=floor)
+    yc = _inside_or_none(form, scaled_correction(form, y, Px + form.c, floor), bounds, floor / 2)
+    if yc is None:
+        yc = dual_correction(form, y, Px + form.c, bounds, floor=floor)
     used, rho = _stationarity(form, x, yc)
     half = 0.0 if form.P is None else 0.5 * float(x @ Px)
     bty = float(b @ yc)

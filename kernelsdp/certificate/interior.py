@@ -55,25 +55,33 @@ def _block_min(form: CanonicalForm, v: np.ndarray, dual: bool) -> float:
                default=np.inf)
 
 
-def _best_t(curve, scale: float) -> tuple[float, float]:
-    """(t, η) maximising the concave η(t) = curve(t) over t ≥ 0."""
+def _best_t(curve, loss, scale: float) -> tuple[float, float]:
+    """(t, η(t)) for the t ≥ 0 with η(t) = curve(t) > 0 that makes the combination cheapest,
+    loss(t)/η(t) — quasi-convex, since the loss is affine and η concave; a grid of decades,
+    then golden section around the best."""
+    def ratio(t):
+        eta = curve(t)
+        return max(loss(t), 0.0) / eta if eta > 0 else np.inf
+
     ts = [0.0] + [scale * 10.0 ** k for k in T_GRID]
-    vals = [curve(t) for t in ts]
-    i = int(np.argmax(vals))
+    vals = [ratio(t) for t in ts]
+    i = int(np.argmin(vals))
+    if not np.isfinite(vals[i]):
+        return 0.0, -np.inf
     lo, hi = ts[max(i - 1, 0)], ts[min(i + 1, len(ts) - 1)]
     g = (np.sqrt(5.0) - 1) / 2
-    for _ in range(20):
+    for _ in range(30):
         a, b = hi - g * (hi - lo), lo + g * (hi - lo)
-        if curve(a) >= curve(b):
+        if ratio(a) <= ratio(b):
             hi = b
         else:
             lo = a
-    t = (lo + hi) / 2
-    best = max((curve(t), t), (vals[i], ts[i]))
-    return best[1], best[0]
+    t = min(((lo + hi) / 2, ts[i]), key=ratio)
+    return t, curve(t)
 
 
-def central_primal(form: CanonicalForm, scale: float) -> tuple[np.ndarray, float] | None:
+def central_primal(form: CanonicalForm, x: np.ndarray, scale: float
+                   ) -> tuple[np.ndarray, float] | None:
     """(x_c, η): a point keeping the equalities whose cone blocks have λ_min ≥ η > 0
     (estimated; the proof comes later), or None."""
     A, b = form.A, form.b
@@ -93,12 +101,13 @@ def central_primal(form: CanonicalForm, scale: float) -> tuple[np.ndarray, float
     def curve(t):
         return _block_min(form, A @ (x0 + t * x1) + b, dual=False)
 
-    t, eta = _best_t(curve, scale)
+    fx = form.objective(x)
+    t, eta = _best_t(curve, lambda t: form.objective(x0 + t * x1) - fx, scale)
     return (x0 + t * x1, eta) if eta > 0 else None
 
 
-def central_dual(form: CanonicalForm, g: np.ndarray, scale: float
-                 ) -> tuple[np.ndarray, float] | None:
+def central_dual(form: CanonicalForm, x: np.ndarray, y: np.ndarray, g: np.ndarray,
+                 scale: float) -> tuple[np.ndarray, float] | None:
     """(y_c, η): a stationary dual point (Aᵀy = g) whose blocks have λ_min ≥ η > 0 in K*
     (estimated), or None."""
     A = form.A
@@ -118,7 +127,8 @@ def central_dual(form: CanonicalForm, g: np.ndarray, scale: float
     def curve(t):
         return _block_min(form, y0 + t * w, dual=True)
 
-    t, eta = _best_t(curve, scale)
+    qy = form.dual_objective(x, y)
+    t, eta = _best_t(curve, lambda t: qy - form.dual_objective(x, y0 + t * w), scale)
     return (y0 + t * w, eta) if eta > 0 else None
 
 

@@ -77,11 +77,17 @@ def _formulation_subparsers(parent, command: str):
 
 def _add_certify_parser(sub) -> None:
     p = sub.add_parser("certify", help="solve any conic problem and certify every answer",
-                       description="Solve an SDPA file (.dat-s), a .py file defining problem() "
-                       "that returns a cvxpy.Problem, or every such file in a folder, with each "
-                       "solver; certify each answer from its point and duals (DIMACS err1-err6, "
-                       "objective interval). Exit 0: all certified; 1: some answer failed.")
-    p.add_argument("path", metavar="FILE", help="a .dat-s file, a .py file, or a folder of them")
+                       description="Solve an SDPA file (.dat-s), every .dat-s in a folder, or "
+                       "(only with --allow-python, since the file is EXECUTED) a .py file "
+                       "defining problem() that returns a cvxpy.Problem, with each solver; "
+                       "certify each answer from its point and duals: an objective interval "
+                       "whose ends are each a proof or labelled an estimate (DIMACS err1-err6 "
+                       "shown). Exit 0: all certified; 1: some answer not certified; 2: a "
+                       "file could not be read or run.")
+    p.add_argument("path", metavar="FILE", help="a .dat-s file, a folder of them, or (with "
+                   "--allow-python) a .py file defining problem()")
+    p.add_argument("--allow-python", action="store_true",
+                   help="run .py files (a .py file is EXECUTED: only files you trust)")
     p.add_argument("--solvers", default=None, help="comma-separated generic solvers (default: "
                    "the most preferred installed one; see 'kernelsdp solvers')")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")

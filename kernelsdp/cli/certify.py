@@ -23,14 +23,19 @@ STUDY = "certify"
 
 
 def _print_certify_row(name: str, c: dict) -> None:
+    """One answer: DIMACS err1–err6, then the interval's ends to 12 digits with their labels
+    (P: proof, E: estimate, ~: probable), the time and the verdict."""
+    from ..verify.printing import end_text
     errs = " ".join(f"{c['dimacs'][k]:8.1e}" for k in sorted(c["dimacs"])) if c["dimacs"] else \
         " ".join(["       -"] * 6)
-    obj = f"{c['objective']:.8g}" if c["objective"] is not None else "-"
-    lo = "-" if c["lower"] is None else f"{c['lower']:.8g}"
-    up = "-" if c["upper"] is None else f"{c['upper']:.8g}"
-    print(f"{name[:22]:<22} {c['solver']:<9} {c['status']:<15} {obj:>15} {errs} "
-          f"[{lo}, {up}]{'' if c['rigorous'] else '~'}  {c['solve_time_s']:7.2f}s  {c['verdict']}",
-          flush=True)
+    obj = f"{c['objective']:.12g}" if c["objective"] is not None else "-"
+    lo = end_text(c["lower"], c.get("lower_label", ""))
+    up = end_text(c["upper"], c.get("upper_label", ""))
+    print(f"{name[:22]:<22} {c['solver']:<9} {c['status']:<15} {obj:>20} {errs} "
+          f"[{lo}, {up}]  {c['solve_time_s']:7.2f}s  {c['verdict']}", flush=True)
+    for side in ("lower", "upper"):
+        if c.get(f"{side}_why"):
+            print(f"{'':<22}   {side} end not a proof: {c[f'{side}_why']}", flush=True)
 
 
 def cmd_certify(args) -> int:
@@ -53,7 +58,7 @@ def cmd_certify(args) -> int:
         ok, reason = generic[name].availability()
         if not ok:
             raise SolverUnavailableError(f"solver {name!r} is unavailable: {reason}")
-    paths = problem_paths(args.path)
+    paths = problem_paths(args.path, getattr(args, "allow_python", False))
     units = [certify_unit(p, names, args.tol, args.time_limit) for p in paths]
     if os.path.isdir(args.path):
         from ..runs import run_units
@@ -121,12 +126,17 @@ def _certify_solution(args) -> int:
 
 
 def _print_certify_summary(reports: list[dict], names, tol: float) -> None:
+    """Per solver: answers, how many certified (both ends proven, width within tol), and the
+    answers counted by what the solver claimed — optimal and optimal_inaccurate apart."""
     print(f"summary at tol {tol:g}: {len(reports)} problem(s)")
     for name in names:
         rows = [(r, c) for r in reports for c in r["solvers"] if c["solver"] == name]
-        claimed = [(r, c) for r, c in rows if c["claimed"] in ("optimal", "optimal_inaccurate")]
-        wrong = sorted({r["problem"]["name"] for r, c in claimed if not c["passed"]})
-        failed = sum(not c["passed"] for _, c in claimed)
-        print(f"  {name:<9} {len(rows)} answers, {sum(c['passed'] for _, c in rows)} certified; "
-              f"{len(claimed)} called optimal, {failed} of them failed the certificate"
-              + (": " + ", ".join(wrong) if wrong else ""))
+        proven = sum(c.get("lower_label") == c.get("upper_label") == "proof" for _, c in rows)
+        parts = [f"  {name:<9} {len(rows)} answers, {sum(c['passed'] for _, c in rows)} "
+                 f"certified, both ends proven on {proven}"]
+        for claim in ("optimal", "optimal_inaccurate"):
+            claimed = [(r, c) for r, c in rows if c["claimed"] == claim]
+            wrong = sorted({r["problem"]["name"] for r, c in claimed if not c["passed"]})
+            parts.append(f"{len(claimed)} called {claim}, {len(wrong)} of them not certified"
+                         + (": " + ", ".join(wrong) if wrong else ""))
+        print("; ".join(parts))
