@@ -13,14 +13,22 @@ import pytest
 
 from kernelsdp.certificate import conic_certificate
 from kernelsdp.certificate.canonical import solve_canonical
-from kernelsdp.certificate.external import (canonical_of, certify_conic, certify_sdpa_solution,
-                                            sdpa_layout)
+from kernelsdp.certificate.external import (
+    canonical_of,
+    certify_conic,
+    certify_sdpa_solution,
+    sdpa_layout,
+)
 from kernelsdp.certificate.sdpa_layout import sdpa_of_form
 from kernelsdp.cli import main
 from kernelsdp.data import sdp_instances as S
 from kernelsdp.data.sdpa import parse_sdpa
-from kernelsdp.data.sdpa_solution import (detect_format, parse_csdp_solution,
-                                          parse_sdpa_output, read_solution)
+from kernelsdp.data.sdpa_solution import (
+    detect_format,
+    parse_csdp_solution,
+    parse_sdpa_output,
+    read_solution,
+)
 from kernelsdp.errors import InvalidDataError, UnsupportedProblemError
 from kernelsdp.result import Termination
 from kernelsdp.solvers.external_sdp import ExternalSDPSolver, _run_killable
@@ -241,7 +249,7 @@ def test_clarabels_duals_are_sdpas_dual_in_the_written_problem():
     assert np.allclose(FY, layout.sdpa.c, atol=1e-7)  # SDPA's dual equality F_i•Y = c_i
     F0Y = sum(F[:, 0].toarray().ravel() @ np.ravel(Yb, order="F")
               for F, Yb in zip(layout.sdpa.F, Y))
-    assert F0Y == pytest.approx(-S.theta_value(5), rel=1e-7)  # the dual value, minimised
+    assert pytest.approx(-S.theta_value(5), rel=1e-7) == F0Y  # the dual value, minimised
 
 
 def test_the_writer_refuses_cones_sdpa_cannot_hold():

@@ -29,7 +29,7 @@ def _peak(call) -> tuple[Exception | None, int]:
     try:
         call()
         err = None
-    except Exception as exc:  # noqa: BLE001 - returned to the assertion
+    except Exception as exc:
         err = exc
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()

@@ -167,11 +167,11 @@ def layout_of_model(sdpa: SDPAProblem, form: CanonicalForm) -> SDPALayout:
     if form.c.size != sdpa.m or form.P is not None or form.d != 0.0:
         raise NotImplementedError(f"the canonical form ({form.c.size} columns) is not that of "
                                   f"{sdpa.name}'s model (m = {sdpa.m})")
-    free = list(enumerate(form.blocks))
+    free = list(form.blocks)
     parts = []
     for b, (size, F) in enumerate(zip(sdpa.blocks, sdpa.F), start=1):
         kind, side = ("psd", size) if size > 0 else ("nonneg", -size)
-        for pos, (j, blk) in enumerate(free):
+        for pos, blk in enumerate(free):
             fits = blk.kind == kind and (blk.side == side if kind == "psd" else blk.size == side)
             if fits and _matches(form, size, F, blk):
                 parts.append(Part("psd" if size > 0 else "lp", blk, (b - 1,)))

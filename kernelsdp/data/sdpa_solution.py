@@ -42,8 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InvalidDataError, check_memory
-from .sdpa import (ENTRY_BYTES, MIN_ENTRY_CHARS, SDPAProblem, line_numbers, no_repeats,
-                   strict_number)
+from .sdpa import ENTRY_BYTES, MIN_ENTRY_CHARS, SDPAProblem, line_numbers, no_repeats, strict_number
 
 #: CSDP's exit codes (``easy_sdp``), as the status of SDPA's primal in CVXPY's words
 CSDP_STATUS = {0: cp.OPTIMAL, 1: cp.UNBOUNDED, 2: cp.INFEASIBLE, 3: cp.OPTIMAL_INACCURATE,

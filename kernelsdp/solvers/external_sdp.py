@@ -24,6 +24,7 @@ the point it prints can be certified.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -42,8 +43,12 @@ from cvxpy.reductions.solvers.conic_solvers.clarabel_conif import CLARABEL
 from .. import tolerances as tol
 from ..certificate import Certificate, conic_certificate
 from ..certificate.canonical import CanonicalSolution, constraint_violations
-from ..certificate.external import (canonical_of, canonical_solution, certify_sdpa_solution,
-                                    sdpa_layout)
+from ..certificate.external import (
+    canonical_of,
+    canonical_solution,
+    certify_sdpa_solution,
+    sdpa_layout,
+)
 from ..certificate.sdpa_layout import SDPALayout, sdpa_of_form
 from ..data.sdpa import read_sdpa, write_sdpa
 from ..data.sdpa_solution import read_csdp_solution, read_sdpa_output, read_solution
@@ -235,12 +240,12 @@ def _unpack(problem: cp.Problem, chain, inverse, sol: CanonicalSolution) -> None
     raw = types.SimpleNamespace(status=word, x=sol.x, z=sol.y, s=None, iterations=None,
                                 solve_time=sol.solve_time_s,
                                 obj_val=float(sol.form.c @ sol.x))
-    with warnings.catch_warnings():  # "may be inaccurate" is carried by the status
+    # "may be inaccurate" is carried by the status; a CVXPY whose Clarabel inversion reads
+    # other fields leaves the values unset
+    with warnings.catch_warnings(), contextlib.suppress(cp.error.SolverError, AttributeError,
+                                                         KeyError):
         warnings.simplefilter("ignore", UserWarning)
-        try:
-            problem.unpack_results(raw, chain, inverse)
-        except (cp.error.SolverError, AttributeError, KeyError):  # pragma: no cover
-            pass  # a CVXPY whose Clarabel inversion reads other fields: values stay unset
+        problem.unpack_results(raw, chain, inverse)
 
 
 def external_result(formulation: Formulation, model, sol: CanonicalSolution, tol_: float,
