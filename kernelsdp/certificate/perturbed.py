@@ -15,7 +15,11 @@ with room ε_d — both ends can then be proven, at a price of about ε_p·Σ tr
 hinf, qap), the shrunk problem is infeasible and no proof follows: the end says so.
 
 The re-solve runs Clarabel directly on the canonical data (PSD rows converted to its upper
-triangle with √2 scaling), whatever solver produced the original point.
+triangle with √2 scaling), whatever solver produced the original point, after scaling the
+objective to unit size and each cone block's rows by one positive number (each equality or
+ℝ₊ row by its own) — x is unchanged by such scalings and y maps back — so that Clarabel's
+absolute tolerances, and with them the certificate, behave the same on the problem
+multiplied by 10⁻⁶ or 10⁶.
 """
 
 from __future__ import annotations
@@ -119,10 +123,43 @@ def _clarabel_data(form: CanonicalForm):
     return sp.block_diag(pieces, format="csr"), cones
 
 
+def normalized(form: CanonicalForm) -> tuple[CanonicalForm, np.ndarray, float]:
+    """(the form with rows and objective scaled to unit size, the row factors r, σ): the
+    scaled problem has the same x, and y = σ·r·y′."""
+    from dataclasses import replace
+    A = sp.csr_matrix(form.A)
+    mag = np.maximum(np.asarray(abs(A).max(axis=1).todense()).ravel(), np.abs(form.b))
+    r = np.ones(A.shape[0])
+    for blk in form.blocks:
+        m = mag[blk.rows]
+        if blk.kind in ("zero", "nonneg"):
+            r[blk.rows] = np.where(m > 0, 1.0 / np.where(m > 0, m, 1.0), 1.0)
+        else:
+            top = float(np.max(m, initial=0.0))
+            r[blk.rows] = 1.0 / top if top > 0 else 1.0
+    sigma = max(float(np.max(np.abs(form.c), initial=0.0)),
+                float(abs(form.P).max()) if form.P is not None and form.P.nnz else 0.0)
+    sigma = sigma if sigma > 0 else 1.0
+    out = replace(form, A=(sp.diags(r) @ A).tocsr(), b=r * form.b, c=form.c / sigma,
+                  d=form.d / sigma, P=None if form.P is None else form.P / sigma)
+    return out, r, sigma
+
+
 def shrink_and_solve(form: CanonicalForm, eps_primal: float, eps_dual: float,
                      time_limit: float | None = None) -> Perturbed | None:
-    """Solve the shrunk problem with Clarabel; None when Clarabel finds no solution (no
-    strictly feasible point at this ε, or it failed)."""
+    """Solve the shrunk problem with Clarabel on the normalised data (ε relative to it);
+    None when Clarabel finds no solution (no strictly feasible point at this ε, or it
+    failed)."""
+    scaled, r, sigma = normalized(form)
+    got = _shrink_and_solve(scaled, eps_primal, eps_dual, time_limit)
+    if got is None:
+        return None
+    got.y = sigma * r * got.y
+    return got
+
+
+def _shrink_and_solve(form: CanonicalForm, eps_primal: float, eps_dual: float,
+                      time_limit: float | None = None) -> Perturbed | None:
     import time
 
     import clarabel
@@ -154,7 +191,10 @@ def shrink_and_solve(form: CanonicalForm, eps_primal: float, eps_dual: float,
 
 
 def shrink_sizes(form: CanonicalForm, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """(ε_p, ε_d): SHRINK_REL of the magnitudes of the cone rows and of the duals."""
-    s = form.A @ x + form.b
+    """(ε_p, ε_d) for the normalised problem (:func:`normalized`): SHRINK_REL of the
+    magnitudes of its cone rows and of its duals at (x, y)."""
+    scaled, r, sigma = normalized(form)
+    s = scaled.A @ x + scaled.b
+    yn = y / (sigma * r)
     return (SHRINK_REL * max(float(np.max(np.abs(s), initial=0.0)), 1e-300),
-            SHRINK_REL * max(float(np.max(np.abs(y), initial=0.0)), 1e-300))
+            SHRINK_REL * max(float(np.max(np.abs(yn), initial=0.0)), 1e-300))

@@ -38,6 +38,7 @@ import itertools
 from ..certificate import (ESTIMATE, OPTIMALITY, PROOF, Certificate, conic_certificate,
                            solve_canonical)
 from ..certificate.simple_sets import corrected_quadratic_up
+from ..linalg.rounding import down
 from ..errors import InvalidDataError, TooLargeError, check_choice
 from ..relaxations import QCQP, relax, to_simplex
 from ..declarations import Input, parameter
@@ -218,14 +219,22 @@ class StQP(Formulation):
         if self.d <= EXACT_MAX_D:
             alpha, faces = self.global_minimum()
             estimates.append((self.objective(alpha), f"exact minimum over {faces} faces"))
-        if not conic:  # a fresh SDP₁ solve: its proven lower end is the proof at hand
-            conic.append(solve_canonical(self.build().problem, "CLARABEL"))
-        for sol in conic:
+        scales = [1.0] * len(conic)
+        if not conic:  # a fresh SDP₁ solve of Q/max|Q| (Clarabel's tolerances are absolute:
+            # the bound must not depend on Q's scale), mapped back below
+            s = max(float(np.abs(self.Q).max()), 1e-300)
+            conic.append(solve_canonical(StQP(self.Q / s).build().problem, "CLARABEL"))
+            scales.append(s)
+            scales = scales[-1:]
+        for sol, s in zip(conic, scales):
             c = conic_certificate(sol, tol)
-            if c.lower is not None and c.lower_label == PROOF:
-                proofs.append((c.lower, f"SDP1 bound of a {sol.solver} solve (proof)"))
-            elif c.lower is not None:
-                estimates.append((c.lower, f"SDP1 bound of a {sol.solver} solve (estimate)"))
+            if c.lower is None:
+                continue
+            bound = down(c.lower * s) if s != 1.0 else c.lower
+            if c.lower_label == PROOF:
+                proofs.append((bound, f"SDP1 bound of a {sol.solver} solve (proof)"))
+            else:
+                estimates.append((bound, f"SDP1 bound of a {sol.solver} solve (estimate)"))
         return proofs, estimates
 
     def kkt_violation(self, alpha: np.ndarray) -> float:

@@ -1,0 +1,105 @@
+"""A verdict does not change when the data are scaled (issue #26 §2).
+
+The same answer to the same problem with its objective multiplied by 10⁻⁶ or 10⁶ — and,
+for the generic conic problems, with its constraint rows multiplied — gets the same
+verdict: the proofs and the widths are relative to the size of what they measure.  The
+answer is computed once and mapped exactly (x unchanged; multipliers × t for an objective
+× t, ÷ t for rows × t), so what is tested is the certificate, not the solver's own
+scale-dependent stop.  Every family with its own certificate, and a set of generic conic
+problems; the C = 1e12 NPKL problem of the issue is never "unbounded".
+"""
+
+from dataclasses import replace
+
+import networkx as nx
+import numpy as np
+import pytest
+from conftest import make_npkl
+
+from kernelsdp import tolerances as tol
+from kernelsdp.certificate import conic_certificate, solve_canonical
+from kernelsdp.data.datasets import hyperplane_transformed
+from kernelsdp.data.sdp_instances import lovasz_theta, maxcut_sdp, theta_sdpa
+from kernelsdp.formulations import MWCTLA, NPKL, StQP
+from kernelsdp.formulations.spectral_metric import SpectralMetric
+from kernelsdp.solvers import default_solver, solve
+from kernelsdp.verify import certify, verify
+
+SCALES = (1e-6, 1.0, 1e6)
+
+
+def _verdict(cert) -> tuple:
+    return cert.kind, cert.passed, tuple(sorted(cert.failed)), cert.lower_label, cert.upper_label
+
+
+def _scaled_results(f, result, t: float):
+    """The result of f with its objective × t: multipliers × t, the kernel unchanged."""
+    duals = {k: (np.asarray(v) * t if isinstance(v, (float, int, np.ndarray)) else v)
+             for k, v in result.duals.items()}
+    obj = None if result.objective is None else result.objective * t
+    return replace(result, duals=duals, objective=obj, canonical=None)
+
+
+@pytest.mark.parametrize("loss,capacity", [("linear", "frobenius"), ("hinge", "trace"),
+                                           ("squared-hinge", "frobenius"), ("l2", "trace"),
+                                           ("l1", "trace")])
+@pytest.mark.parametrize("solver", ["default", "clarabel"])
+def test_npkl_verdicts_do_not_change_with_the_objective_scale(iris_small, loss, capacity, solver):
+    f = make_npkl(iris_small, loss, capacity)
+    r = solve(f, default_solver(f).name if solver == "default" else solver)
+    got = set()
+    for t in SCALES:
+        ft = NPKL(L=f.L * t, pairs=f.pairs, loss=loss, capacity=capacity, C=f.C * t, B=f.B)
+        got.add(_verdict(certify(ft, _scaled_results(f, r, t))))
+    assert len(got) == 1, got
+
+
+def test_spectral_metric_stqp_and_mwc_verdicts_do_not_change_with_scale():
+    d = np.random.default_rng(1).uniform(0.5, 2.0, 8)
+    for solver in ("clarabel", "closed-form"):
+        f = SpectralMetric(d=d, c=1.0, nonneg=True)
+        r = solve(f, solver)
+        got = {_verdict(certify(SpectralMetric(d=d * t, c=1.0, nonneg=True),
+                                _scaled_results(f, r, t))) for t in SCALES}
+        assert len(got) == 1, (solver, got)
+    Q = np.random.default_rng(0).standard_normal((6, 6))
+    for solver in ("exact", "local"):
+        r = solve(StQP(Q), solver)
+        got = {_verdict(certify(StQP(Q * t), _scaled_results(StQP(Q), r, t))) for t in SCALES}
+        assert len(got) == 1, (solver, got)
+    X, y = hyperplane_transformed(200, "quadratic", seed=0)
+    f = MWCTLA.from_data(X, y, J=8)
+    r = solve(f, "closed-form")
+    got = {_verdict(certify(replace(f, Q=f.Q * t), _scaled_results(f, r, t))) for t in SCALES}
+    assert len(got) == 1, got
+
+
+def _scaled_solution(sol, t: float, rows: bool):
+    """The same canonical answer for the problem with its objective (or every row) × t."""
+    form = sol.form
+    if rows:
+        new = replace(form, A=form.A * t, b=form.b * t)
+        return replace(sol, form=new, y=None if sol.y is None else sol.y / t)
+    new = replace(form, c=form.c * t, d=form.d * t, P=None if form.P is None else form.P * t)
+    return replace(sol, form=new, y=None if sol.y is None else sol.y * t)
+
+
+@pytest.mark.parametrize("make", [lambda: lovasz_theta(nx.cycle_graph(7)),
+                                  lambda: maxcut_sdp(nx.petersen_graph()),
+                                  lambda: theta_sdpa(nx.cycle_graph(9)).to_cvxpy()],
+                         ids=["theta", "maxcut", "theta-sdpa"])
+@pytest.mark.parametrize("solver", ["CLARABEL", "SCS"])
+@pytest.mark.parametrize("rows", [False, True], ids=["objective", "rows"])
+def test_generic_conic_verdicts_do_not_change_with_scale(make, solver, rows):
+    sol = solve_canonical(make(), solver)
+    got = {_verdict(conic_certificate(_scaled_solution(sol, t, rows), tol.CERTIFY_TOL))
+           for t in SCALES}
+    assert len(got) == 1, got
+
+
+def test_a_compact_npkl_problem_at_C_1e12_is_never_unbounded(iris_small):
+    """The issue's example: the feasible set is compact and the objective ≥ 0."""
+    for loss, capacity in (("hinge", "trace"), ("l1", "trace"), ("squared-hinge", "frobenius")):
+        f = make_npkl(iris_small, loss, capacity, C=1e12)
+        for c in verify(f, ["clarabel"]).checks:
+            assert not (c.passed and c.kind == "unboundedness"), (loss, capacity, c.verdict)
