@@ -9,6 +9,14 @@ asserts a time).  Each part runs in its own subprocess.
     python benchmarks/certificate_cost.py --part generic --sdpa ~/SDPLIB/data
 
 Parts
+  sdplib       every .dat-s in --sdpa DIR (SDPLIB 1.2: https://github.com/vsdp/SDPLIB, data/;
+               not bundled) with Clarabel under a time limit of SDPLIB_TIME_LIMIT s (quick:
+               the files up to SDPLIB_QUICK_SIDE): one row per file — each end of the
+               interval with its label (proof / estimate), the width, solve and certify
+               times, and whether the interval holds SDPLIB's published optimum (table
+               below); summary: "both ends proven on K of N", the median certify / solve
+               ratio (bar 0.2; VSDP: about 1.0 lower + 1.3 upper), and the published optima
+               outside a proven interval (must be 0)
   generic      Clarabel and SCS on instances whose PSD side is at least 30 (Lovász theta of
                odd cycles as CVXPY models and as SDPA files, MaxCut on odd cycles and random
                graphs, theta of random graphs, NPKL with hinge loss and trace capacity), plus
@@ -178,12 +186,87 @@ def part_lambda_min(quick: bool) -> dict:
     return out
 
 
-PARTS = {"generic": part_generic, "npkl-factor": part_npkl_factor, "lambda-min": part_lambda_min}
+#: SDPLIB 1.2's published optimal values (its README, SDPA's sign convention: SDPA's primal
+#: min cᵀx), to 4–7 digits as published; files whose optimum is "infeasible" are omitted
+SDPLIB_OPTIMA = {
+    "arch0": 5.66517e-01, "arch2": 6.71515e-01, "arch4": 9.726274e-01, "arch8": 7.05698,
+    "control1": 17.78463, "control2": 8.3, "control3": 13.63327, "control4": 19.79423,
+    "control5": 16.8836, "control6": 37.3044, "control7": 20.6251, "control8": 20.286,
+    "gpp100": -44.9435, "gpp124-1": -7.3431, "gpp124-2": -46.8623, "gpp124-3": -153.014,
+    "gpp124-4": -418.99, "hinf1": 2.0326, "hinf2": 10.967, "hinf3": 56.9, "hinf4": 274.764,
+    "hinf5": 363.0, "hinf6": 449.0, "hinf7": 391.0, "hinf8": 116.0, "hinf9": 236.25,
+    "hinf10": 109.0, "hinf11": 65.9, "hinf12": 0.2, "hinf13": 46.0, "hinf14": 13.0,
+    "hinf15": 25.0, "mcp100": 226.1574, "mcp124-1": 141.9905, "mcp124-2": 269.8802,
+    "mcp124-3": 467.7501, "mcp124-4": 864.4119, "mcp250-1": 317.2643, "mcp250-2": 531.9301,
+    "mcp250-3": 981.1726, "mcp250-4": 1681.96, "qap5": -436.0, "qap6": -381.4,
+    "qap7": -424.8, "qap8": -756.9, "qap9": -1409.9, "qap10": -1092.4, "qpG11": 2448.659,
+    "ss30": 20.23951, "theta1": 23.0, "theta2": 32.87917, "theta3": 42.16698,
+    "theta4": 50.32122, "theta5": 57.23231, "truss1": -8.999996, "truss2": -123.3804,
+    "truss3": -9.109996, "truss4": -9.009996, "truss5": -132.7638, "truss6": -901.0015,
+    "truss7": -900.0013, "truss8": -133.1146,
+}
+#: Clarabel's time limit per SDPLIB file (s), and the largest PSD side in quick mode
+SDPLIB_TIME_LIMIT = 600.0
+SDPLIB_QUICK_SIDE = 60
+
+
+def part_sdplib(quick: bool) -> dict:
+    rows = []
+    if not SDPA_DIR:
+        return {"rows": rows}
+    for fname in sorted(os.listdir(SDPA_DIR)):
+        if not fname.endswith(".dat-s"):
+            continue
+        f = CvxpyProblem(load_problem(os.path.join(SDPA_DIR, fname)).problem)
+        if quick and f.psd_dim > SDPLIB_QUICK_SIDE:
+            continue
+        r = solve(f, "clarabel", time_limit=SDPLIB_TIME_LIMIT)
+        t = time.perf_counter()
+        c = certify(f, r, tol.CERTIFY_TOL)
+        opt = SDPLIB_OPTIMA.get(fname[:-len(".dat-s")])
+        outside = bool(opt is not None and ((c.lower_label == "proof" and c.lower is not None
+                                             and c.lower > opt * (1 + 1e-6 * np.sign(opt)))
+                                            or (c.upper_label == "proof" and c.upper is not None
+                                                and c.upper < opt * (1 - 1e-6 * np.sign(opt)))))
+        rows.append({"name": fname, "side": f.psd_dim, "status": r.termination.value,
+                     "lower": c.lower, "upper": c.upper, "lower_label": c.lower_label,
+                     "upper_label": c.upper_label, "width": c.width, "passed": bool(c.passed),
+                     "solve_s": r.solve_time_s, "certify_s": time.perf_counter() - t,
+                     "optimum": opt, "outside": outside, "why": (c.lower_why + " | " + c.upper_why)[:160]})
+    return {"rows": rows}
+
+
+PARTS = {"sdplib": part_sdplib, "generic": part_generic, "npkl-factor": part_npkl_factor, "lambda-min": part_lambda_min}
+
+
+def _report_sdplib(res: dict) -> None:
+    rows = res["rows"]
+    if not rows:
+        print("no --sdpa DIR given (or no .dat-s file there)")
+        return
+    fmt = lambda v: "-" if v is None else f"{v:.12g}"  # noqa: E731
+    print(f"{'file':<14}{'side':>5} {'status':<15}{'lower':>22} {'':<6}{'upper':>22} {'':<6}"
+          f"{'width':>9}{'solve s':>9}{'cert s':>8}{'ratio':>7}  optimum")
+    for r in rows:
+        held = "" if r["optimum"] is None else ("  OUTSIDE" if r["outside"] else "  inside")
+        print(f"{r['name'][:13]:<14}{r['side']:>5} {r['status']:<15}{fmt(r['lower']):>22} "
+              f"{r['lower_label'][:6]:<6}{fmt(r['upper']):>22} {r['upper_label'][:6]:<6}"
+              f"{r['width']:>9.1e}{r['solve_s']:>9.2f}{r['certify_s']:>8.2f}"
+              f"{r['certify_s'] / max(r['solve_s'], 1e-9):>7.2f}{held}")
+    both = [r for r in rows if r["lower_label"] == r["upper_label"] == "proof"
+            and r["upper"] is not None and np.isfinite(r["upper"])]
+    ratios = sorted(r["certify_s"] / max(r["solve_s"], 1e-9) for r in rows)
+    print(f"both ends proven on {len(both)} of {len(rows)}; certified (width <= "
+          f"{tol.CERTIFY_TOL:g}) on {sum(r['passed'] for r in rows)}; median certify / solve "
+          f"{ratios[len(ratios) // 2]:.2f} (bar 0.2); published optima outside a proven "
+          f"interval: {sum(r['outside'] for r in rows)} (must be 0)")
 
 
 def report(name: str, res: dict) -> None:
     print(f"\n== {name}")
-    if name == "generic":
+    if name == "sdplib":
+        _report_sdplib(res)
+    elif name == "generic":
         print(f"{'instance':<24}{'solver':<12}{'side':>5} {'status':<15}{'solve s':>9}{'cert s':>8}"
               f"{'ratio':>7}  verdict")
         for r in res["rows"]:

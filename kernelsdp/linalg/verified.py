@@ -15,10 +15,11 @@ factorisation's own rounding: only the residual is analysed, so LAPACK's blocked
 and qdldl's sparse LDLᵀ serve alike.  ``extra`` adds the caller's bound on ‖A_true − A‖₂
 (the matrix the caller holds may itself be rounded, e.g. s = Ax + b).
 
-- dense, n ≤ ``DENSE_VERIFY_MAX_N``: LAPACK's Cholesky of A − μI (``method='cholesky'``);
-- sparse, n ≤ ``SPARSE_VERIFY_MAX_N``: qdldl's LDLᵀ with AMD ordering (``'ldlt'``), refused
-  when the factor would hold more than ``SPARSE_VERIFY_MAX_FILL`` nonzeros per row on a
-  first try at a cheaper probe;
+- sparse, ``DENSE_SPARSE_SWITCH`` < n ≤ ``SPARSE_VERIFY_MAX_N``: qdldl's LDLᵀ with AMD
+  ordering (``method='ldlt'``), refused when the factor holds more than
+  ``SPARSE_VERIFY_MAX_FILL`` nonzeros per row;
+- dense (or sparse whose LDLᵀ was refused), n ≤ ``DENSE_VERIFY_MAX_N``: LAPACK's Cholesky
+  of A − μI (``'cholesky'``);
 - otherwise, or when every shift fails: the estimate, labelled as such (``proof=False``,
   with the reason in ``note``).
 
@@ -39,8 +40,12 @@ from .rounding import UNIT_ROUNDOFF, abs_row_sum_max, down, gamma, up
 
 #: at or below this side a dense matrix is verified by LAPACK's Cholesky (n³/3 flops)
 DENSE_VERIFY_MAX_N = 4000
-#: above the dense limit, sparse matrices up to this side are tried by LDLᵀ
-SPARSE_VERIFY_MAX_N = 2_000_000
+#: sparse matrices up to this side are tried by LDLᵀ (measured on NPKL's M(β), 5-NN graph
+#: of 10-D two-Gaussian data: fill 47, 129, 425 a row and 0.02, 0.32, 27.9 s at n = 1,000,
+#: 3,000, 10,000 — the kNN graph of 10-D data is an expander: its fill grows fast)
+SPARSE_VERIFY_MAX_N = 12_000
+#: above this side a sparse matrix tries LDLᵀ before the dense Cholesky
+DENSE_SPARSE_SWITCH = 400
 #: ... unless the factor's fill exceeds this many nonzeros per row (memory: 12 bytes each)
 SPARSE_VERIFY_MAX_FILL = 400
 #: shifts tried before giving up
@@ -129,10 +134,12 @@ def _sparse_residual_bound(A: sp.csr_matrix, mu: float) -> tuple[float | None, s
 
 
 def _estimate(A) -> float:
+    """λ_min: dense LAPACK up to ``linalg.extreme.DENSE_MAX_N``, Lanczos above (its value is
+    only the shift's starting point: a wrong one costs tightness, never validity)."""
+    from .extreme import DENSE_MAX_N, extreme_eigenvalue
     if sp.issparse(A):
-        if A.shape[0] <= DENSE_VERIFY_MAX_N:
+        if A.shape[0] <= DENSE_MAX_N:
             return float(np.linalg.eigvalsh(A.toarray())[0])
-        from .extreme import extreme_eigenvalue
         return extreme_eigenvalue(A, "SA").value
     return float(np.linalg.eigvalsh(A)[0])
 
@@ -182,32 +189,30 @@ def verified_min_eig(A, extra=0.0, estimate: float | None = None,
     scale = abs_row_sum_max(A)
     if not math.isfinite(scale):
         return VerifiedEig(-math.inf, False, "none", "the matrix has a non-finite entry")
-    dense = not sp.issparse(A) or n <= DENSE_VERIFY_MAX_N
-    if not dense and n > SPARSE_VERIFY_MAX_N:
-        est = _estimate(A) if estimate is None else float(estimate)
-        return VerifiedEig(est, False, "estimate", f"n = {n:,} above the verified limit "
-                           f"{SPARSE_VERIFY_MAX_N:,}", est)
-    if dense and not sp.issparse(A) and n > DENSE_VERIFY_MAX_N:
-        est = _estimate(A) if estimate is None else float(estimate)
-        return VerifiedEig(est, False, "estimate", f"dense n = {n:,} above the verified "
-                           f"limit {DENSE_VERIFY_MAX_N:,}", est)
+    sparse_ok = sp.issparse(A) and n <= SPARSE_VERIFY_MAX_N
+    dense_ok = n <= DENSE_VERIFY_MAX_N
     est = _estimate(A) if estimate is None else float(estimate)
+    if not (sparse_ok or dense_ok):
+        return VerifiedEig(est, False, "estimate", f"n = {n:,} above the verified limits (dense "
+                           f"{DENSE_VERIFY_MAX_N:,}, sparse {SPARSE_VERIFY_MAX_N:,})", est)
     if not math.isfinite(est):
         return VerifiedEig(-math.inf, False, "none", "no finite estimate of λ_min")
-    D = A.toarray() if (dense and sp.issparse(A)) else A
+    shifts = _shifts(est, scale, n, at_least)
     why = "Cholesky of A − μI failed at every shift"
-    for mu in _shifts(est, scale, n, at_least):
-        if dense:
-            err = _dense_residual_bound(D, mu)
-        else:
-            err, why_s = _sparse_residual_bound(D, mu)
-            why = why_s or why
-            if err is None and "fill" in why_s:
+    if sparse_ok and n > DENSE_SPARSE_SWITCH:  # sparse LDLᵀ first, dense only if its fill
+        for mu in shifts:                       # is refused and n is small enough
+            err, why = _sparse_residual_bound(A, mu)
+            if err is not None:
+                return VerifiedEig(down(mu - up(err + extra)), True, "ldlt", estimate=est)
+            if "fill" in why:
                 break
-        if err is None:
-            continue
-        lower = down(mu - up(err + extra))
-        return VerifiedEig(lower, True, "cholesky" if dense else "ldlt", estimate=est)
+        if not dense_ok:
+            return VerifiedEig(down(est - up(extra)), False, "estimate", why, est)
+    D = A.toarray() if sp.issparse(A) else A
+    for mu in shifts:
+        err = _dense_residual_bound(D, mu)
+        if err is not None:
+            return VerifiedEig(down(mu - up(err + extra)), True, "cholesky", estimate=est)
     return VerifiedEig(down(est - up(extra)), False, "estimate", why, est)
 
 
