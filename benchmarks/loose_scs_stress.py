@@ -39,8 +39,9 @@ def instances(quick: bool):
     out = [(f"theta-C{n}", lambda n=n: lovasz_theta(nx.cycle_graph(n)), theta_value(n))
            for n in range(5, 21, 2)]
     out.append(("theta-petersen", lambda: lovasz_theta(nx.petersen_graph()), 4.0))
-    out += [(f"theta-kneser-{n}-2", lambda n=n: lovasz_theta(nx.kneser_graph(n, 2)),
-             float(n - 1)) for n in (5, 6, 7)]
+    out += [(f"theta-kneser-{n}-2", lambda n=n: lovasz_theta(
+        nx.convert_node_labels_to_integers(nx.kneser_graph(n, 2))), float(n - 1))
+        for n in (5, 6, 7)]
     out += [(f"maxcut-C{n}", lambda n=n: maxcut_sdp(nx.cycle_graph(n)),
              n * (1 + np.cos(np.pi / n)) / 2) for n in (5, 7, 9, 11)]
     out += [(f"maxcut-K{n}", lambda n=n: maxcut_sdp(nx.complete_graph(n)), n * n / 4.0)

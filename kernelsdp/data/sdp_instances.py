@@ -42,7 +42,9 @@ def theta_value(n: int) -> float:
 
 
 def lovasz_theta(graph: nx.Graph) -> cp.Problem:
-    """max ⟨J, X⟩ s.t. tr X = 1, X_ij = 0 for every edge, X ⪰ 0."""
+    """max ⟨J, X⟩ s.t. tr X = 1, X_ij = 0 for every edge, X ⪰ 0 (nodes of any label: they
+    are numbered in the graph's order first — a Kneser graph's are sets)."""
+    graph = nx.convert_node_labels_to_integers(graph)
     n = graph.number_of_nodes()
     X = cp.Variable((n, n), symmetric=True, name="X")
     i, j = (np.array(v, dtype=int) for v in zip(*graph.edges)) if graph.number_of_edges() else ([], [])
@@ -54,6 +56,7 @@ def lovasz_theta(graph: nx.Graph) -> cp.Problem:
 
 def theta_sdpa(graph: nx.Graph) -> SDPAProblem:
     """Lovász theta as an SDPA file's problem: min x₀ s.t. x₀I + Σ_e x_e E_e − J ⪰ 0."""
+    graph = nx.convert_node_labels_to_integers(graph)
     n = graph.number_of_nodes()
     edges = list(graph.edges)
     m = 1 + len(edges)
