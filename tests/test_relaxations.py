@@ -152,30 +152,53 @@ def test_bad_input_is_one_typed_error(kwargs, match):
 # ----- the models -----------------------------------------------------------------------------
 def test_golden_rows_of_shor_and_rlt():
     """Each lifted row evaluated at a chosen Y is exactly the expected residual."""
-    q = QCQP.build(np.diag([1.0, -1.0]), [1.0, 0.0], inequalities=[(np.eye(2), None, -4.0)],
-                   A=[[1.0, 1.0]], b=[1.0], lb=[0.0, -1.0], ub=[2.0, 3.0])
+    kw = {"inequalities": [(np.eye(2), None, -4.0)], "lb": [0.0, -1.0], "ub": [2.0, 3.0]}
+    q = QCQP.build(np.diag([1.0, -1.0]), [1.0, 0.0], **kw)
     x, X = np.array([0.25, 0.75]), np.array([[0.5, 0.1], [0.1, 0.7]])
     Y = np.block([[np.ones((1, 1)), x[None]], [x[:, None], X]])
     shor = relax(q, "shor")
     assert set(shor.constraints) == {"homogenising", "psd", "quadratic_inequalities",
-                                     "linear_equalities", "equality_products", "lower_bounds",
-                                     "upper_bounds", "bound_products", "a_priori_diagonal"}
+                                     "lower_bounds", "upper_bounds", "bound_products",
+                                     "a_priori_diagonal"}
     shor.Y.value = Y
     res = lambda c: np.ravel(c.args[0].value - c.args[1].value)
     assert res(shor.constraints["quadratic_inequalities"][0]) == pytest.approx(np.trace(X) - 4)
-    eq = res(shor.constraints["equality_products"][0])  # either side may come first
-    assert np.allclose(np.abs(eq), np.abs(X.sum(0) - x))
     bp = res(shor.constraints["bound_products"][0])   # X_ii − (l+u)x_i + lu
     assert np.allclose(bp, np.diag(X) - (q.lb + q.ub) * x + q.lb * q.ub)
     assert np.allclose(res(shor.constraints["a_priori_diagonal"][0]), np.diag(X) - [4, 9])
     assert shor.problem.objective.value == pytest.approx(X[0, 0] - X[1, 1] + x[0])
-    rlt = relax(q, "rlt")
+    qa = QCQP.build(np.diag([1.0, -1.0]), [1.0, 0.0], A=[[1.0, 1.0]], b=[1.0], **kw)
+    rlt = relax(qa, "rlt")  # an LP: the equalities stay rows (no PSD face to reduce)
     assert "psd" not in rlt.constraints and "a_priori_box" in rlt.constraints
     rlt.Y.value = Y
-    C, _ = q.linear_rows()
+    eq = res(rlt.constraints["equality_products"][0])  # either side may come first
+    assert np.allclose(np.abs(eq), np.abs(X.sum(0) - x))
+    C, _ = qa.linear_rows()
     want = [C[i] @ Y @ C[j] for j in range(len(C)) for i in range(j + 1)]
     got = -res(rlt.constraints["rlt_products"][0])  # the row is K vec(Y) >= 0: 0 − K vec(Y)
     assert np.allclose(np.sort(got), np.sort(want))
+
+
+@pytest.mark.parametrize("A, b", [(np.ones((1, 4)), [1.0]),
+                                  ([[1.0, 2.0, 0.0, -1.0], [0.0, 1.0, 1.0, 1.0],
+                                    [1.0, 3.0, 1.0, 0.0]], [1.0, 2.0, 3.0])])
+def test_equalities_are_eliminated_from_the_psd_face(A, b):
+    """Y = T W Tᵀ meets A x = b and A X = b xᵀ for every W with W₀₀ = 1 (the third row of
+    the second A is the sum of the first two: a dependent row is dropped, not refused)."""
+    q = QCQP.build(-np.eye(4), A=A, b=b, lb=-1, ub=1)
+    rel = relax(q, "shor")
+    assert "linear_equalities" not in rel.constraints and "reduced" in rel.a_priori
+    W = rel.problem.variables()[0]
+    F = np.random.default_rng(0).standard_normal((W.shape[0], 2 * W.shape[0]))
+    Wv = F @ F.T
+    W.value = Wv / Wv[0, 0]
+    x, X = rel.solution(current=True)
+    A = np.asarray(A)
+    assert np.allclose(A @ x, b, atol=1e-12) and np.allclose(A @ X, np.outer(b, x), atol=1e-12)
+    rel.solve()
+    assert rel.certificate.rigorous  # the face has interior points: both ends proven
+    with pytest.raises(InvalidDataError, match="no solution"):
+        relax(QCQP.build(np.eye(2), A=[[1.0, 1.0], [2.0, 2.0]], b=[1.0, 3.0]), "shor")
 
 
 def test_applicable_says_why_and_relax_refuses_unbounded_liftings():

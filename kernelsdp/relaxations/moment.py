@@ -38,7 +38,7 @@ from . import boundedness as bd
 from .base import Lifting
 from .lifting import Relaxation
 from .qcqp import QCQP, Quadratic
-from .shor_family import rlt_matrix
+from .shor_family import outwards, rlt_matrix
 
 #: the largest number of variables moment2 accepts (s = 91, 1820 moments)
 MOMENT_MAX_D = 12
@@ -140,7 +140,7 @@ def _a_priori(q: QCQP, mono: Monomials, M) -> tuple[dict, dict]:
     fin = np.flatnonzero(np.isfinite(diag))
     if not fin.size:
         return {}, {}
-    return ({"a_priori_diagonal": [cp.diag(M)[fin] <= diag[fin]]},
+    return ({"a_priori_diagonal": [cp.diag(M)[fin] <= outwards(diag[fin])]},
             {"a_priori_diagonal": f"M_aa = L(x^2α) <= Π max(l², u²)^α for {fin.size} of "
                                   f"{diag.size} diagonal entries (a trace bound on M₂)"})
 

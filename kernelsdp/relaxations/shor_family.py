@@ -4,11 +4,14 @@ Forward map x ↦ Y = [[1, xᵀ], [x, xxᵀ]], relaxed: Y₀₀ = 1, X = Y[1:, 1
 X = xxᵀ, so that every quadratic xᵀPx + qᵀx + r becomes the linear ⟨P, X⟩ + qᵀx + r.
 The pieces, by constraint group (``Relaxation.constraints``):
 
-- ``psd``: Y ⪰ 0 (Shor 1987) — Shor, Shor+RLT, DNN;
+- ``psd``: Y ⪰ 0 (W ⪰ 0 with equalities; Shor 1987) — Shor, Shor+RLT, DNN;
 - the QCQP's own constraints, lifted: quadratic (in)equalities, ``A x = b``, ``G x ≤ h``,
   bounds, ``binary`` (x_i² = x_i ↦ X_ii = x_i), ``spin`` (x_i² = 1 ↦ X_ii = 1);
-- ``equality_products``: A X = b xᵀ, each equality times x — with Y ⪰ 0 this is the lifted
-  squared equality (aᵀx − β)² = 0; without it the lifted simplex QP is unbounded;
+- linear equalities: with Y ⪰ 0 they are eliminated, Y = T W Tᵀ with W ⪰ 0 on the face
+  {E Y = 0} (:mod:`.reduction`), which holds A x = b and A X = b xᵀ (the lifted squared
+  equality (aᵀx − β)² = 0, without which the lifted simplex QP is unbounded) by
+  construction and leaves the model strictly feasible; without Y ⪰ 0 (the RLT LP) they stay
+  rows, ``linear_equalities`` and ``equality_products`` A X = b xᵀ;
 - ``bound_products`` (Shor): (x_i − l_i)(u_i − x_i) ≥ 0 ↦ X_ii ≤ (l_i + u_i)x_i − l_iu_i,
   for each variable with both bounds finite (diag(X) ≤ x on [0, 1]ⁿ, as in the SDP
   relaxation of box QPs of Vandenbussche & Nemhauser 2005 and Anstreicher 2009);
@@ -32,6 +35,16 @@ from ..errors import check_memory
 from . import boundedness as bd
 from .lifting import Relaxation
 from .qcqp import QCQP, Quadratic
+from .reduction import equality_basis
+
+#: a-priori rows are stated this much (relative) outside the bound they state: the bound is
+#: computed in floating point (a square, a product) and must not cut off a feasible point
+A_PRIORI_PAD = 1e-12
+
+
+def outwards(v: np.ndarray) -> np.ndarray:
+    """v moved up by A_PRIORI_PAD·(1 + |v|): a computed upper bound made safe."""
+    return v + A_PRIORI_PAD * (1.0 + np.abs(v))
 
 
 def lifted(quad: Quadratic, x, X):
@@ -39,11 +52,11 @@ def lifted(quad: Quadratic, x, X):
     return cp.sum(cp.multiply(quad.P, X)) + quad.q @ x + quad.r
 
 
-def _own_constraints(q: QCQP, x, X) -> dict[str, list]:
+def _own_constraints(q: QCQP, x, X, reduced: bool) -> dict[str, list]:
     cons: dict[str, list] = {
         "quadratic_inequalities": [lifted(c, x, X) <= 0 for c in q.inequalities],
         "quadratic_equalities": [lifted(c, x, X) == 0 for c in q.equalities]}
-    if q.A is not None:
+    if q.A is not None and not reduced:  # else Y = T W Tᵀ meets them by construction
         cons["linear_equalities"] = [q.A @ x == q.b]
         cons["equality_products"] = [np.reshape(q.b, (-1, 1)) @ cp.reshape(
             x, (1, q.d), order="F") == q.A @ X]
@@ -84,16 +97,18 @@ def rlt_matrix(q: QCQP) -> sp.csr_matrix:
     return K[np.flatnonzero(r <= p)]
 
 
-def _a_priori(q: QCQP, Y, diagonal: np.ndarray, box: bool) -> tuple[dict, dict]:
-    """Redundant rows the certificate can read: X_ii ≤ bound_i, and (``box``) every Y_ab
-    between the extreme products of the implied bounds."""
+def _a_priori(q: QCQP, Y, W, coords: np.ndarray, diagonal: np.ndarray,
+              box: bool) -> tuple[dict, dict]:
+    """Redundant rows the certificate can read: W_jj ≤ the bound of X_ii for the coordinate
+    i = coords[j − 1] that W's diagonal holds (W = Y without equalities), and (``box``) every
+    Y_ab between the extreme products of the implied bounds."""
     cons, said = {}, {}
-    fin = np.flatnonzero(np.isfinite(diagonal))
-    fin = np.setdiff1d(fin, q.spin)  # X_ii = 1 is stated already
-    if fin.size:
-        cons["a_priori_diagonal"] = [cp.diag(Y)[fin + 1] <= diagonal[fin]]
-        said["a_priori_diagonal"] = (f"X_ii <= max(lb_i², ub_i²) for {fin.size} of {q.d} "
-                                     "variables (a trace bound on the lifted block)")
+    j = np.flatnonzero(np.isfinite(diagonal[coords]) & ~np.isin(coords, q.spin))
+    if j.size:  # (X_ii = 1 is stated already for a ±1 variable)
+        cons["a_priori_diagonal"] = [cp.diag(W)[j + 1] <= outwards(diagonal[coords[j]])]
+        said["a_priori_diagonal"] = (f"X_ii <= max(lb_i², ub_i²) on the diagonal of "
+                                     f"{W.name()} for {j.size} of {q.d} variables (a trace "
+                                     "bound on the PSD block)")
     if box:
         lo, hi = bd.implied_box(q)
         lo1, hi1 = np.r_[1.0, lo], np.r_[1.0, hi]
@@ -109,7 +124,8 @@ def _a_priori(q: QCQP, Y, diagonal: np.ndarray, box: bool) -> tuple[dict, dict]:
         idx = (a + n * b)[keep]
         if idx.size:
             vec = cp.vec(Y, order="F")[idx]
-            cons["a_priori_box"] = [vec >= L[a, b][keep], vec <= U[a, b][keep]]
+            cons["a_priori_box"] = [vec >= -outwards(-L[a, b][keep]),
+                                    vec <= outwards(U[a, b][keep])]
             said["a_priori_box"] = f"box rows on {idx.size} entries of Y (products of the bounds)"
     return cons, said
 
@@ -119,20 +135,31 @@ def shor_family(q: QCQP, name: str, *, psd: bool = True, rlt: bool = False,
     """The lifted model with the named pieces (module docstring); ``diagonal`` are the X_ii
     bounds this model implies (stated as ``a_priori_diagonal``)."""
     d = q.d
-    Y = cp.Variable((d + 1, d + 1), symmetric=True, name="Y")
+    basis = equality_basis(q) if psd else None
+    if basis is None:
+        Y = W = cp.Variable((d + 1, d + 1), symmetric=True, name="Y")
+        coords = np.arange(d)
+    else:  # Y = T W Tᵀ: the face of A x = b (reduction.py)
+        T, coords = basis
+        W = cp.Variable((coords.size + 1, coords.size + 1), symmetric=True, name="W")
+        Y = T @ W @ T.T
     x, X = Y[1:, 0], Y[1:, 1:]
-    cons: dict[str, list] = {"homogenising": [Y[0, 0] == 1]}
+    cons: dict[str, list] = {"homogenising": [W[0, 0] == 1]}
     if psd:
-        cons["psd"] = [Y >> 0]
-    cons.update(_own_constraints(q, x, X))
+        cons["psd"] = [W >> 0]
+    cons.update(_own_constraints(q, x, X, reduced=basis is not None))
     if rlt:
         cons["rlt_products"] = [rlt_matrix(q) @ cp.vec(Y, order="F") >= 0]
     elif psd:
         cons["bound_products"] = _bound_products(q, x, X)
     if dnn:
         cons["dnn"] = [Y >= 0]
-    extra, said = _a_priori(q, Y, bd.shor_diagonal(q) if diagonal is None else diagonal,
+    extra, said = _a_priori(q, Y, W, coords,
+                            bd.shor_diagonal(q) if diagonal is None else diagonal,
                             box=rlt and not psd)
+    if basis is not None:
+        said["reduced"] = (f"A x = b eliminated: Y = T W Tᵀ with W of side {coords.size + 1} "
+                           "(no strictly feasible point otherwise)")
     cons.update(extra)
     cons = {k: v for k, v in cons.items() if v}
     sense = cp.Maximize if q.maximize else cp.Minimize
