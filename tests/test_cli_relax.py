@@ -13,13 +13,12 @@ BOXQP = pathlib.Path(__file__).parents[1] / "benchmarks" / "data" / "boxqp" / "s
 
 
 def test_relax_a_published_box_qp_as_json(capsys):
-    code = main(["relax", str(BOXQP), "--relaxation", "shor,shor+rlt", "--maximize", "--json",
+    code = main(["relax", str(BOXQP), "--relaxation", "shor+rlt", "--maximize", "--json",
                  "--draws", "16"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["problem"]["d"] == 20 and out["problem"]["maximize"]
     rows = {r["relaxation"]: r for r in out["relaxations"]}
     assert rows["shor+rlt"]["proven_bound"] >= 706.5 > rows["shor+rlt"]["proven_bound"] - 0.1
-    assert rows["shor"]["proven_bound"] >= rows["shor+rlt"]["proven_bound"]
     assert rows["shor+rlt"]["recovered_value"] == 706.5  # the published optimum
     assert rows["shor+rlt"]["gap"] == pytest.approx(rows["shor+rlt"]["proven_bound"] - 706.5)
 
