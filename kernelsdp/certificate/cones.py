@@ -23,9 +23,9 @@ Every cone here is self-dual except exp and pow3d (and zero, whose dual is free)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import functools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from cvxpy.utilities.psd_utils import TriangleKind, tri_to_full
@@ -57,6 +57,18 @@ def pow_distance(x: float, y: float, z: float, alpha: float) -> float:
     clipped = math.copysign(min(abs(z), cap), z)
     return min(math.sqrt(x * x + y * y + z * z),
                math.sqrt((x - xp) ** 2 + (y - yp) ** 2 + (z - clipped) ** 2))
+
+
+@functools.lru_cache(maxsize=64)
+def _entry_map(side: int, triangle, sqrt2: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    size = side * (side + 1) // 2
+    marks = tri_to_full(np.arange(1.0, size + 1), side, triangle, False)
+    iu, ju = np.triu_indices(side)
+    k = np.rint(marks[iu, ju]).astype(int) - 1
+    a, b = np.empty(size, dtype=int), np.empty(size, dtype=int)
+    a[k], b[k] = iu, ju
+    w = np.where(a == b, 1.0, np.sqrt(2.0) if sqrt2 else 1.0)
+    return a, b, w
 
 
 @dataclass(frozen=True)
@@ -93,6 +105,11 @@ class Block:
         if dual and not self.sqrt2:
             M = np.where(np.eye(self.side, dtype=bool), M, M / 2)
         return M
+
+    def entry_map(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(a, b, w): row k of a triangle-format PSD block holds the matrix entry (a_k, b_k)
+        times w_k (√2 off the diagonal when scaled, else 1) — cached per layout."""
+        return _entry_map(self.side, self.triangle, self.sqrt2)
 
     def diagonal_rows(self) -> np.ndarray:
         """Row offsets (within the block) of a psd block's diagonal entries."""

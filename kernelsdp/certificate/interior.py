@@ -33,8 +33,9 @@ from .perturbed import cone_identity
 
 #: weight of the equality rows in the primal least-squares problem
 EQUALITY_WEIGHT = 1e4
-#: t searched over scale·10^k for these k, then refined by golden section
-T_GRID = tuple(range(-6, 7))
+#: t searched over scale·10^k for these k, then refined by GOLDEN_STEPS of golden section
+T_GRID = tuple(range(-6, 7, 2))
+GOLDEN_STEPS = 4
 #: θ tried: THETA_GROWTH × the least θ that the measured shortfall needs
 THETA_GROWTH = (2.0, 20.0, 200.0)
 
@@ -70,7 +71,7 @@ def _best_t(curve, loss, scale: float) -> tuple[float, float]:
         return 0.0, -np.inf
     lo, hi = ts[max(i - 1, 0)], ts[min(i + 1, len(ts) - 1)]
     g = (np.sqrt(5.0) - 1) / 2
-    for _ in range(30):
+    for _ in range(GOLDEN_STEPS):
         a, b = hi - g * (hi - lo), lo + g * (hi - lo)
         if ratio(a) <= ratio(b):
             hi = b
