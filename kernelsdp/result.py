@@ -121,6 +121,9 @@ class Result:
     canonical : the canonical conic point of a generic solve (x, y, ray; see
         :mod:`kernelsdp.certificate.canonical`), from which the generic certificate is
         computed; None for fast solvers.
+    certificate : the :class:`~kernelsdp.certificate.Certificate` of this result once it is
+        certified (``kernelsdp solve`` and the estimators certify what they return): its
+        interval's ends with their labels, proof or estimate, travel with the result.
     """
 
     formulation: str
@@ -140,6 +143,7 @@ class Result:
     lower_bound: float | None = None
     upper_bound: float | None = None
     canonical: Any = field(default=None, repr=False)
+    certificate: Any = field(default=None, repr=False)
 
     @property
     def gap(self) -> float | None:
@@ -180,4 +184,13 @@ class Result:
             "message": self.message,
             "info": {k: v for k, v in self.info.items()
                      if isinstance(v, (int, float, str, bool)) or v is None},
+            **({} if self.certificate is None else {"certificate": _certificate_summary(
+                self.certificate)}),
         }
+
+
+def _certificate_summary(c) -> dict[str, Any]:
+    """The certificate's interval, each end's label and reason, and its verdict."""
+    return {"lower": c.lower, "upper": c.upper, "lower_label": c.lower_label,
+            "upper_label": c.upper_label, "lower_why": c.lower_why, "upper_why": c.upper_why,
+            "width": c.width, "tol": c.tol, "verdict": c.verdict, "passed": c.passed}

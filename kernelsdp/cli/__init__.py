@@ -239,6 +239,9 @@ def cmd_solve(args) -> int:
     s = default_solver(f) if args.solver is None else checked_solver(f, args.solver)
     # only what the user gave: an option this solver does not take is an error (exit 2)
     r = _run_solver(s, f, args, solver_options(args))
+    if r.ok:  # the answer's certificate travels with it: each end's label, the verdict
+        from ..verify import certify
+        r.certificate = certify(f, r)
     summary = clean({**r.summary(), "formulation": args.formulation, "problem": f.describe()})
     if args.out and r.ok:
         write_npz_atomically(args.out, _out_arrays(r))
@@ -254,6 +257,11 @@ def cmd_solve(args) -> int:
               f"({summary['point']}), objective {summary['objective']}, "
               f"{r.solve_time_s:.3f}s, {r.iterations} iterations"
               + (f"\n  {r.message}" if r.message else ""))
+        if r.certificate is not None:
+            from ..verify.printing import end_text
+            c = r.certificate
+            print(f"  certificate: [{end_text(c.lower, c.lower_label)}, "
+                  f"{end_text(c.upper, c.upper_label)}] {c.verdict} (tol {c.tol:g})")
     # 0 only for a point its solver could stand behind: a limit or an uncertified claim is 1
     done = (Termination.OPTIMAL, Termination.LOCALLY_SOLVED, Termination.ALMOST_OPTIMAL)
     return 0 if r.ok and r.termination in done else 1
