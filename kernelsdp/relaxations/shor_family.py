@@ -18,7 +18,7 @@ The pieces, by constraint group (``Relaxation.constraints``):
 - ``rlt_products`` (RLT): every pairwise product of the linear inequalities and bounds,
   (hᵢ − gᵢᵀx)(hⱼ − gⱼᵀx) ≥ 0 ↦ cᵢᵀYcⱼ ≥ 0 (Sherali & Adams 1990; Sherali & Tuncbilek 1992;
   McCormick 1976 on a box), one sparse matrix (cᵢ ⊗ cⱼ rows) built once;
-- ``dnn``: Y ≥ 0 elementwise (x ≥ 0 needed; Burer 2009);
+- ``dnn``: Y ≥ 0 elementwise (x ≥ 0 needed; Burer 2009), the entries not stated already;
 - ``a_priori_*``: redundant rows that state bounds the model implies, so that the
   certificate (:mod:`kernelsdp.certificate.bounds`) finds them — ``a_priori_diagonal``
   X_ii ≤ max(l_i², u_i²) (an a-priori trace bound on the PSD block), and for the LP
@@ -82,6 +82,22 @@ def _bound_products(q: QCQP, x, X) -> list:
         return []
     l, u = q.lb[i], q.ub[i]
     return [cp.diag(X)[i] <= cp.multiply(l + u, x[i]) - l * u]
+
+
+def _dnn_rows(q: QCQP, Y, rlt: bool) -> list:
+    """Y ≥ 0 without the rows the model states already: Y₀₀ = 1, Y₀ⱼ = x_j ≥ lb_j ≥ 0 (the
+    bounds), and with RLT each X_ij whose two bounds are x ≥ 0 (the product is that row).
+    A repeated row splits its multiplier between the copies, which the certificate's dual
+    correction then has to put back into the cone."""
+    n = q.d + 1
+    a, b = np.triu_indices(n, k=0)
+    keep = (a > 0) & (b > 0)
+    if rlt:
+        zero = np.r_[False, q.lb == 0]
+        keep &= ~(zero[a] & zero[b])
+    if not keep.any():
+        return []
+    return [cp.vec(Y, order="F")[(a + n * b)[keep]] >= 0]
 
 
 def rlt_matrix(q: QCQP) -> sp.csr_matrix:
@@ -153,7 +169,7 @@ def shor_family(q: QCQP, name: str, *, psd: bool = True, rlt: bool = False,
     elif psd:
         cons["bound_products"] = _bound_products(q, x, X)
     if dnn:
-        cons["dnn"] = [Y >= 0]
+        cons["dnn"] = _dnn_rows(q, Y, rlt)
     extra, said = _a_priori(q, Y, W, coords,
                             bd.shor_diagonal(q) if diagonal is None else diagonal,
                             box=rlt and not psd)
