@@ -14,15 +14,16 @@ F_i•Y = c_i, and the dual value d − bᵀy is d + F_0•Y: the SDPA dual obje
 - ``lp``: a diagonal block as a nonnegative block, entry by entry (y = diag Y);
 - ``zero``: equality rows written as the diagonal block [s; −s] ≥ 0 (y = Y₊ − Y₋; such a
   problem has no strictly feasible point in SDPA's form, and the solvers' accuracy shows it);
-- ``soc``: a second-order cone t ≥ ‖u‖ as a binary tree of three-dimensional cones
-  τ ≥ ‖(a, b)‖, each the 2 × 2 block [[τ + a, b], [b, τ − a]] ⪰ 0 (Ben-Tal and Nemirovski,
-  *Lectures on Modern Convex Optimization*, §3.3): the root's τ is t, the leaves are the
-  u_i, and each inner node is a new variable appended to x (len(u) − 2 of them).  A block's
-  dual [[p, q], [q, r]] is the cone's dual (p + r, p − r, 2q); t's multiplier is the root's
-  first entry and u_i's the entry of its leaf — a point of the cone wherever the new
-  variables' stationarity holds (their cost is 0), which the certificate measures.  (The
-  one-block arrow matrix [[t, uᵀ], [u, tI]] costs a dense (len(u) + 1)-sided block, which
-  made CSDP 100 times slower on NPKL's Frobenius capacity.)
+- ``soc``: a second-order cone t ≥ ‖u‖ as a tree of arrow blocks [[τ, fᵀ], [f, τI]] ⪰ 0
+  (τ ≥ ‖f‖; Ben-Tal and Nemirovski, *Lectures on Modern Convex Optimization*, §4.2): the
+  root's τ is t, each block has about √len(u) children, leaves are the u_i, and each inner
+  node is a new variable s ≥ ‖its children‖ appended to x.  The adjoint of a block maps its
+  dual Y to (tr Y, 2·Y[1:, 0]); t's multiplier is the root's tr Y and u_i's the entry of its
+  leaf — a point of the cone wherever the new variables' stationarity holds (their cost is
+  0), which the certificate measures.  One arrow block for the whole cone would be a dense
+  (len(u) + 1)-sided matrix (CSDP took 23–45 s on NPKL's Frobenius capacity at n = 24 that
+  way); a binary tree of 2 × 2 blocks adds len(u) − 2 variables to the Schur complement
+  (2.9 s); about √len(u) blocks of side √len(u) add only √len(u).
 
 :func:`layout_of_model` matches an SDPA file's blocks with the canonical form of its CVXPY
 model (``read_sdpa(path).to_cvxpy()``), checking every block's data, so a change in CVXPY's
@@ -32,6 +33,7 @@ with these cones as an SDPA problem (for CSDP and SDPA to solve), and refuses th
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,8 +56,8 @@ class Part:
 
     kind: str               # "psd" | "lp" | "zero" | "soc"
     block: Block            # the canonical block (for "zero", the run of equality rows)
-    sdpa: tuple[int, ...]   # the SDPA blocks (one, or a soc's tree of 2 × 2 blocks)
-    #: soc: per canonical row (t, u_1, ...), (SDPA block, 0: τ | 1: a | 2: b)
+    sdpa: tuple[int, ...]   # the SDPA blocks (one, or a soc's tree of arrow blocks)
+    #: soc: per canonical row (t, u_1, ...), (SDPA block, 0 for τ or its child's position)
     roles: tuple[tuple[int, int], ...] = ()
 
 
@@ -84,8 +86,8 @@ class SDPALayout:
         for part in self.parts:
             blk = part.block
             if part.kind == "soc":
-                triples = {k: _triple(_dense(blocks[k]), dual) for k in part.sdpa}
-                out[blk.rows] = [triples[k][c] for k, c in part.roles]
+                mats = {k: _dense(blocks[k]) for k in part.sdpa}
+                out[blk.rows] = [_arrow_entry(mats[k], pos, dual) for k, pos in part.roles]
                 continue
             v = blocks[part.sdpa[0]]
             if part.kind == "psd":
@@ -102,11 +104,12 @@ def _dense(M) -> np.ndarray:
     return M.toarray() if sp.issparse(M) else np.asarray(M, float)
 
 
-def _triple(M: np.ndarray, dual: bool) -> tuple[float, float, float]:
-    """(τ, a, b) of a 2 × 2 block [[τ + a, b], [b, τ − a]], or, for a dual block
-    [[p, q], [q, r]], the adjoint's image (p + r, p − r, 2q)."""
-    p, q, r = float(M[0, 0]), float(M[0, 1]), float(M[1, 1])
-    return (p + r, p - r, 2 * q) if dual else ((p + r) / 2, (p - r) / 2, q)
+def _arrow_entry(M: np.ndarray, pos: int, dual: bool) -> float:
+    """Of an arrow block [[τ, fᵀ], [f, τI]]: τ (pos 0) or f_pos; of a dual block Y, the
+    adjoint's image: tr Y (pos 0) or 2·Y[pos, 0]."""
+    if pos == 0:
+        return float(np.trace(M)) if dual else float(M[0, 0])
+    return 2.0 * float(M[pos, 0]) if dual else float(M[pos, 0])
 
 
 # ----- packing operators -----------------------------------------------------------------
@@ -188,100 +191,110 @@ def layout_of_model(sdpa: SDPAProblem, form: CanonicalForm) -> SDPALayout:
 
 # ----- any canonical form, as an SDPA problem ----------------------------------------------
 class _Tree:
-    """A second-order cone's 2 × 2 blocks over the columns [−1 | x | inner nodes]: each
-    affine form is (columns, values), the new variables' columns counted from ``next``."""
+    """Second-order cones as trees of arrow blocks, over the columns [−1 | x | inner nodes]:
+    each affine form is (columns, values); the inner nodes' columns count from ``next`` and
+    the blocks are kept as triplets until the width is known (:meth:`matrices`)."""
 
-    def __init__(self, width: int, next_col: int):
-        self.width, self.next = width, next_col
-        self.blocks: list[sp.csr_matrix] = []
+    def __init__(self, next_col: int):
+        self.next = next_col
+        self.blocks: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
 
-    def cone(self, tau, a, b) -> int:
-        """Add [[τ + a, b], [b, τ − a]] ⪰ 0 (vec column-major); its block number."""
+    def cone(self, tau, children: list) -> int:
+        """Add the arrow block [[τ, fᵀ], [f, τI]] ⪰ 0, i.e. τ ≥ ‖f‖; its number."""
+        n = len(children) + 1
         rows, cols, vals = [], [], []
-        for r, terms in enumerate(((tau, a), (b,), (b,), (tau, (a[0], -a[1])))):
-            for c, v in terms:
-                rows.append(np.full(c.size, r))
-                cols.append(c)
-                vals.append(v)
-        self.blocks.append(sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows),
-                                          np.concatenate(cols))), shape=(4, self.width)))
+
+        def put(at, form):
+            rows.append(np.full(form[0].size, at))
+            cols.append(form[0])
+            vals.append(form[1])
+
+        for i in range(n):
+            put(i * (n + 1), tau)          # the diagonal
+        for i, f in enumerate(children, start=1):
+            put(i, f)                      # (i, 0)
+            put(i * n, f)                  # (0, i)
+        self.blocks.append((n, np.concatenate(rows), np.concatenate(cols),
+                            np.concatenate(vals)))
         return len(self.blocks) - 1
 
-    def node(self, leaves: list, roles: dict) -> tuple:
-        """An affine form r with r ≥ ‖leaves‖ (a leaf itself, or a new variable s with the
-        cone s ≥ ‖(left, right)‖); ``roles`` gets each leaf's (block, component)."""
+    def node(self, leaves: list, roles: dict, branch: int) -> tuple:
+        """An affine form r with r ≥ ‖leaves‖: a leaf itself, or a new variable s with
+        s ≥ ‖(its children)‖; ``roles`` gets each leaf's (block, position)."""
         if len(leaves) == 1:
             return leaves[0][1], leaves[0][0]
-        half = len(leaves) // 2
-        (fa, la), (fb, lb) = self.node(leaves[:half], roles), self.node(leaves[half:], roles)
-        col = self.next
+        s = (np.array([self.next]), np.array([1.0]))
         self.next += 1
-        k = self.cone((np.array([col]), np.array([1.0])), fa, fb)
-        for leaf, comp in ((la, 1), (lb, 2)):
+        self.attach(s, leaves, roles, branch)
+        return s, None
+
+    def attach(self, tau, leaves: list, roles: dict, branch: int) -> int:
+        """τ ≥ ‖leaves‖ as one arrow block over at most ``branch`` children."""
+        groups = [leaves[k::branch] for k in range(min(branch, len(leaves)))]
+        kids = [self.node(g, roles, branch) for g in groups]
+        k = self.cone(tau, [f for f, _ in kids])
+        for pos, (_, leaf) in enumerate(kids, start=1):
             if leaf is not None:
-                roles[leaf] = (k, comp)
-        return (np.array([col]), np.array([1.0])), None
+                roles[leaf] = (k, pos)
+        return k
+
+    def matrices(self, width: int) -> list[sp.csc_matrix]:
+        return [sp.csc_matrix((v, (r, c)), shape=(n * n, width)) for n, r, c, v in self.blocks]
 
 
-def _soc_tree(G: sp.csr_matrix, tree: _Tree, first_block: int) -> tuple[int, tuple]:
-    """Write t ≥ ‖u‖ (G's rows: t, u_1, …) as a tree of 2 × 2 blocks; (blocks, roles)."""
+def _soc_tree(G: sp.csr_matrix, tree: _Tree, first_block: int) -> tuple[tuple, tuple]:
+    """t ≥ ‖u‖ (G's rows: t, u_1, …) as a tree of arrow blocks of about √len(u) children
+    each; (its SDPA blocks, the (block, position) of each row)."""
     forms = [(G.indices[G.indptr[r]:G.indptr[r + 1]], G.data[G.indptr[r]:G.indptr[r + 1]])
              for r in range(G.shape[0])]
-    zero = (np.array([], int), np.array([]))
-    leaves = [(i, f) for i, f in enumerate(forms[1:], start=1)]
+    leaves = list(enumerate(forms[1:], start=1))
+    branch = max(2, math.ceil(math.sqrt(len(leaves))))
     roles: dict[int, tuple[int, int]] = {}
     start = len(tree.blocks)
-    half = max(len(leaves) // 2, 1)
-    (fa, la) = tree.node(leaves[:half], roles) if leaves else (zero, None)
-    (fb, lb) = tree.node(leaves[half:], roles) if len(leaves) > 1 else (zero, None)
-    root = tree.cone(forms[0], fa, fb)
-    roles[0] = (root, 0)
-    for leaf, comp in ((la, 1), (lb, 2)):
-        if leaf is not None:
-            roles[leaf] = (root, comp)
+    roles[0] = (tree.attach(forms[0], leaves, roles, branch), 0)
     blocks = tuple(range(first_block, first_block + len(tree.blocks) - start))
     return blocks, tuple((first_block + roles[i][0] - start, roles[i][1])
                          for i in range(G.shape[0]))
 
 
 def sdpa_of_form(form: CanonicalForm, name: str = "kernelsdp") -> SDPALayout:
-    """``form`` written as SDPA's primal: x the canonical x (then a soc tree's inner nodes),
-    one SDPA block per cone, equality rows as one ± diagonal block, a second-order cone as
-    a tree of 2 × 2 blocks; refused with :class:`UnsupportedProblemError` when the form has
-    a quadratic objective or an exponential or power cone."""
+    """``form`` written as SDPA's primal: x the canonical x (then the soc trees' inner
+    nodes), one SDPA block per cone, equality rows as one ± diagonal block, a second-order
+    cone as a tree of arrow blocks; refused with :class:`UnsupportedProblemError` when the
+    form has a quadratic objective or an exponential or power cone."""
     _check_writable(form)
-    socs = [blk for blk in form.blocks if blk.kind == "soc"]
-    inner = sum(max(blk.size - 3, 0) for blk in socs)
     n = form.c.size
-    width = 1 + n + inner
-    Ab = sp.hstack([sp.csr_matrix(-form.b.reshape(-1, 1)), form.A,
-                    sp.csr_matrix((form.A.shape[0], inner))], format="csr")
-    sizes, Fs, parts = [], [], []
+    Ab = sp.hstack([sp.csr_matrix(-form.b.reshape(-1, 1)), form.A], format="csr")
+    sizes, Fs, parts = [], [], []  # Fs: (SDPA block, CSR rows over [−1 | x]) or a tree's
     zero = [blk for blk in form.blocks if blk.kind == "zero"]
     if zero:  # all equality rows in one block: [s; −s] ≥ 0
         rows = np.concatenate([np.arange(b.start, b.stop) for b in zero])
-        G = Ab[rows]
         lo, hi = int(rows.min()), int(rows.max()) + 1
         if hi - lo != rows.size:  # pragma: no cover - CVXPY puts the zero cone first
             raise NotImplementedError("equality rows that are not contiguous")
         sizes.append(-2 * rows.size)
-        Fs.append(sp.vstack([G, -G], format="csc"))
+        Fs.append(sp.vstack([Ab[rows], -Ab[rows]], format="csr"))
         parts.append(Part("zero", Block("zero", lo, hi), (0,)))
-    tree = _Tree(width, 1 + n)
+    tree = _Tree(1 + n)
     for blk in form.blocks:
         G = Ab[blk.start:blk.stop]
         if blk.kind in ("nonneg", "psd"):
             parts.append(Part("lp" if blk.kind == "nonneg" else "psd", blk, (len(sizes),)))
             sizes.append(-blk.size if blk.kind == "nonneg" else blk.side)
-            Fs.append(sp.csc_matrix(G if blk.kind == "nonneg" else _unpack(blk) @ G))
+            Fs.append(sp.csr_matrix(G if blk.kind == "nonneg" else _unpack(blk) @ G))
         elif blk.kind == "soc":
             first = len(tree.blocks)
             blocks, roles = _soc_tree(G, tree, len(sizes))
-            sizes += [2] * len(blocks)
-            Fs += [sp.csc_matrix(B) for B in tree.blocks[first:]]
+            sizes += [tree.blocks[k][0] for k in range(first, len(tree.blocks))]
+            Fs += [first + k for k in range(len(blocks))]  # placeholders: the tree's blocks
             parts.append(Part("soc", blk, blocks, roles))
-    # column 0 of Ab is −b = F_0: SDPA's F(x) = Σ F_i x_i − F_0 is then the canonical s
-    c = np.concatenate([np.asarray(form.c, float), np.zeros(inner)])
+    width = tree.next
+    trees = tree.matrices(width)
+    Fs = [trees[F] if isinstance(F, int) else
+          sp.csc_matrix(sp.hstack([F, sp.csr_matrix((F.shape[0], width - 1 - n))]))
+          for F in Fs]
+    # column 0 is −b = F_0: SDPA's F(x) = Σ F_i x_i − F_0 is then the canonical s
+    c = np.concatenate([np.asarray(form.c, float), np.zeros(width - 1 - n)])
     return SDPALayout(form, SDPAProblem(c, sizes, Fs, name), parts)
 
 
