@@ -123,13 +123,16 @@ class CanonicalSolution:
     #: each user constraint's own violation at the returned point (CVXPY's ``violation()``;
     #: exponential and power cones skipped: CVXPY solves a problem to measure those)
     violations: dict[str, float] = field(default_factory=dict)
+    #: certificates already computed for this answer, by (tol, resolve): the solver's status
+    #: and verify read the same one instead of proving twice
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def replace_point(self, x=None, y=None, ray=None) -> "CanonicalSolution":
         """A copy with another point (for perturbation tests and what-ifs)."""
         from dataclasses import replace
         return replace(self, x=self.x if x is None else np.asarray(x, float),
                        y=self.y if y is None else np.asarray(y, float),
-                       ray=self.ray if ray is None else np.asarray(ray, float))
+                       ray=self.ray if ray is None else np.asarray(ray, float), cache={})
 
 
 def solve_canonical(problem: cp.Problem, solver: str, verbose: bool = False,

@@ -28,6 +28,7 @@ Infeasibility and unboundedness: :mod:`.rays`.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import cvxpy as cp
 import numpy as np
@@ -196,7 +197,16 @@ def _optimality(sol: CanonicalSolution, tol: float, resolve: bool = True) -> Cer
 
 def conic_certificate(sol: CanonicalSolution, tol: float, resolve: bool = True) -> Certificate:
     """The certificate of one canonical answer, chosen by what the solver claims
-    (``resolve``: allow the one shrunk re-solve of :mod:`.perturbed`)."""
+    (``resolve``: allow the one shrunk re-solve of :mod:`.perturbed`); computed once per
+    answer and tolerance (a copy is returned: callers may add measures)."""
+    key = (float(tol), bool(resolve))
+    if key not in sol.cache:
+        sol.cache[key] = _certificate(sol, tol, resolve)
+    cert = sol.cache[key]
+    return replace(cert, measures=dict(cert.measures), per_constraint=dict(cert.per_constraint))
+
+
+def _certificate(sol: CanonicalSolution, tol: float, resolve: bool) -> Certificate:
     if sol.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
         return farkas_certificate(sol, tol)
     if sol.status in (cp.UNBOUNDED, cp.UNBOUNDED_INACCURATE):

@@ -61,9 +61,11 @@ def cmd_certify(args) -> int:
     paths = problem_paths(args.path, getattr(args, "allow_python", False))
     units = [certify_unit(p, names, args.tol, args.time_limit) for p in paths]
     if os.path.isdir(args.path):
-        from ..runs import run_units
-        records = run_units(STUDY, units, certify_file, n_jobs=getattr(args, "jobs", 1) or 1,
-                            desc=f"certify {args.path}", fresh=getattr(args, "fresh", False)).records
+        from ..runs import ResultsStore, run_units
+        fresh = getattr(args, "fresh", False)  # --fresh also sets an invalid store aside
+        records = run_units(STUDY, units, certify_file, store=ResultsStore(replace_invalid=fresh),
+                            n_jobs=getattr(args, "jobs", 1) or 1, desc=f"certify {args.path}",
+                            fresh=fresh).records
     else:
         records = [{**units[0], **certify_file(units[0])}]
         if "error" in records[0]:
