@@ -73,14 +73,19 @@ def folder(tmp_path):
 
 
 def test_certify_a_folder(capsys, folder):
-    code, out, _ = run(capsys, "certify", folder, "--solvers", "clarabel,scs")
+    code, out, _ = run(capsys, "certify", folder, "--solvers", "clarabel,scs", "--allow-python")
     assert code == 0, out
     rows = [ln for ln in out.splitlines() if ln.rstrip().endswith(
         ("certified optimality", "certified infeasibility", "certified unboundedness"))]
-    assert len(rows) == 10 and "0 of them failed" in out
-    code, out, _ = run(capsys, "certify", folder, "--json")
+    assert len(rows) == 10 and "0 of them not certified" in out
+    code, out, _ = run(capsys, "certify", folder, "--json", "--allow-python")
     rows = json.loads(out)
     assert code == 0 and len(rows) == 5 and all(r["passed"] for r in rows)
+    s = rows[0]["solvers"][0]
+    assert s["lower_label"] == s["upper_label"] == "proof" or s["kind"] != "optimality"
+    # without --allow-python the folder's .py file is not run, and the reason is not hidden
+    code, out, _ = run(capsys, "certify", folder, "--json")
+    assert code == 0 and len(json.loads(out)) == 4
     theta = next(r for r in rows if r["problem"]["name"] == "theta.dat-s")
     s = theta["solvers"][0]
     assert {"solver", "status", "objective", "dimacs", "lower", "upper", "rigorous", "passed",
@@ -94,7 +99,7 @@ def test_certify_a_folder(capsys, folder):
 def test_certify_exits_1_when_an_answer_fails(capsys, folder):
     # Clarabel stops near 1e-9: held to 1e-12 its 'optimal' answer fails, and says so
     code, out, _ = run(capsys, "certify", folder / "theta.dat-s", "--solvers", "clarabel", "--tol", "1e-12")
-    assert code == 1 and "FAIL" in out and "1 of them failed" in out
+    assert code == 1 and "FAIL" in out and "1 of them not certified" in out
 
 
 @pytest.mark.parametrize("args, message", [
@@ -113,7 +118,7 @@ def test_certify_user_errors_exit_2_with_one_line(capsys, folder, args, message)
     (folder / "raises.py").write_text("def problem():\n    return 1 / 0\n")
     (folder / "notaproblem.py").write_text("def problem():\n    return 3\n")
     args = [folder / args[0] if not args[0].startswith("-") else args[0], *args[1:]]
-    code, out, err = run(capsys, "certify", *args)
+    code, out, err = run(capsys, "certify", *args, "--allow-python")
     assert code == 2 and err.count("\n") == 1 and err.startswith("kernelsdp: error:")
     assert __import__("re").search(message, err), err
 
@@ -132,5 +137,26 @@ def test_certify_time_limit_reaches_the_solver(capsys, folder):
 ])
 def test_certify_refuses_problems_cvxpy_cannot_take(capsys, tmp_path, source, message):
     (tmp_path / "p.py").write_text(source)
-    code, _, err = run(capsys, "certify", tmp_path / "p.py")
+    code, _, err = run(capsys, "certify", tmp_path / "p.py", "--allow-python")
     assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_python_files_run_only_when_asked_and_never_exit_for_the_cli(capsys, tmp_path):
+    """Issue #26 §4: a .py is executed only with --allow-python; what it raises (SystemExit
+    included) is one line and a failed entry, never an exit 0 of the CLI."""
+    (tmp_path / "exits.py").write_text("import sys\nsys.exit(0)\n")
+    code, _, err = run(capsys, "certify", tmp_path / "exits.py")
+    assert code == 2 and "--allow-python" in err and err.count("\n") == 1
+    code, _, err = run(capsys, "certify", tmp_path / "exits.py", "--allow-python")
+    assert code == 2 and "SystemExit" in err and err.count("\n") == 1
+    (tmp_path / "ok.dat-s").write_text(S.LP_BLOCK_SDPA)
+    code, out, err = run(capsys, "certify", tmp_path, "--allow-python")
+    assert code == 2 and "SystemExit" in err and "ok.dat-s" in out
+
+
+def test_a_symlink_loop_in_a_folder_is_one_failed_entry(capsys, tmp_path):
+    (tmp_path / "ok.dat-s").write_text(S.LP_BLOCK_SDPA)
+    (tmp_path / "a.dat-s").symlink_to(tmp_path / "b.dat-s")
+    (tmp_path / "b.dat-s").symlink_to(tmp_path / "a.dat-s")
+    code, out, err = run(capsys, "certify", tmp_path)
+    assert code == 2 and "symbolic links" in err and "ok.dat-s" in out

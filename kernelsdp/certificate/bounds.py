@@ -95,3 +95,74 @@ def trace_bounds(form: CanonicalForm) -> dict[int, float]:
         if np.isfinite(total):
             out[j] = total
     return out
+
+
+def _single_entry_box(form: CanonicalForm, lo: np.ndarray, hi: np.ndarray) -> None:
+    """Tighten [lo, hi] on x from rows with one entry: a·x_k + b = 0 (zero cone) or ≥ 0
+    (ℝ₊), each bound moved outwards by a few ulps for the division's rounding."""
+    A, b = form.A, form.b
+    for blk in form.blocks:
+        if blk.kind not in ("zero", "nonneg"):
+            continue
+        sub = A[blk.rows]
+        single = np.flatnonzero(np.diff(sub.indptr) == 1)
+        if not single.size:
+            continue
+        k = sub.indices[sub.indptr[single]]
+        a = sub.data[sub.indptr[single]]
+        v = -b[blk.start + single] / a
+        pad = 4 * np.finfo(float).eps * np.abs(v) + np.finfo(float).tiny
+        if blk.kind == "zero":
+            np.maximum.at(lo, k, v - pad)
+            np.minimum.at(hi, k, v + pad)
+        else:
+            pos = a > 0
+            np.maximum.at(lo, k[pos], (v - pad)[pos])
+            np.minimum.at(hi, k[~pos], (v + pad)[~pos])
+
+
+def box_bounds(form: CanonicalForm, traces: dict[int, float]) -> dict[int, np.ndarray | float]:
+    """Upper bounds on the cone rows over the feasible set, from a box on x: rows with one
+    entry, and the entries of trace-bounded PSD variable blocks (|X_ab| ≤ tr X).  Per entry
+    for ℝ₊ blocks (an array), the trace (Σ of the diagonal rows' bounds; √2·t for a
+    second-order cone) for the others; only finite bounds are returned.  Each row's bound
+    b_i + Σ_k max(a_ik·lo_k, a_ik·hi_k) is rounded up (Higham's γ_k)."""
+    from ..linalg.rounding import gamma
+    n = form.A.shape[1]
+    lo, hi = np.full(n, -np.inf), np.full(n, np.inf)
+    for j, T in traces.items():  # a variable PSD block: every entry within ±T
+        cols = form.A[form.blocks[j].rows].indices
+        w = np.abs(form.A[form.blocks[j].rows].data)
+        np.maximum.at(lo, cols, -T / w * (1 + 1e-15))
+        np.minimum.at(hi, cols, T / w * (1 + 1e-15))
+    _single_entry_box(form, lo, hi)
+    A = form.A.tocsr()
+    row_up = _row_upper(A, form.b, lo, hi)
+    row_up = row_up + gamma(int(np.max(np.diff(A.indptr), initial=1)) + 1) * np.abs(row_up)
+    out: dict[int, np.ndarray | float] = {}
+    for j, blk in enumerate(form.blocks):
+        if j in traces or blk.kind == "zero":
+            continue
+        r = row_up[blk.rows]
+        if blk.kind == "nonneg":
+            if np.any(np.isfinite(r)):
+                out[j] = np.where(np.isfinite(r), np.maximum(r, 0.0), np.inf)
+        elif blk.kind == "psd":
+            t = float(np.sum(np.maximum(r[blk.diagonal_rows()], 0.0)))
+            if np.isfinite(t):
+                out[j] = t * (1 + 1e-15)
+        elif blk.kind == "soc" and np.isfinite(r[0]):
+            out[j] = np.sqrt(2.0) * max(float(r[0]), 0.0) * (1 + 1e-15)
+    return out
+
+
+def _row_upper(A: sp.csr_matrix, b: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """b_i + Σ_k max(a_ik·lo_k, a_ik·hi_k) per row (+inf where a term is unbounded)."""
+    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    a, k = A.data, A.indices
+    with np.errstate(invalid="ignore"):
+        term = np.where(a > 0, a * hi[k], a * lo[k])
+    term = np.where(a == 0, 0.0, term)
+    out = np.asarray(b, dtype=float).copy()
+    np.add.at(out, rows, term)
+    return out

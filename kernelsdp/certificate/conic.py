@@ -33,7 +33,7 @@ from dataclasses import replace
 import cvxpy as cp
 import numpy as np
 
-from .bounds import trace_bounds
+from .bounds import box_bounds, trace_bounds
 from .canonical import CanonicalForm, CanonicalSolution
 from .correction import zero_rows
 from .ends import proven_lower, proven_upper
@@ -158,7 +158,8 @@ def _proven_ends(form: CanonicalForm, x: np.ndarray, y: np.ndarray, resolve: boo
     is retried from a combination with a central point, then — while the interval is not
     certified — from one re-solve with the cones shrunk; the better proof of each end is
     kept."""
-    bounds = trace_bounds(form)
+    traces = trace_bounds(form)
+    bounds = {**box_bounds(form, traces), **traces}
     lo, hi = proven_lower(form, x, y, bounds), proven_upper(form, x)
     lo, hi, notes = _step_inside(form, x, y, lo, hi, bounds)
     scale = objective_scale(form, x, y)

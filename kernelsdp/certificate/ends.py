@@ -164,8 +164,10 @@ def proven_lower(form: CanonicalForm, x: np.ndarray, y: np.ndarray,
         neg = np.minimum(lam, 0.0)
         if not np.any(neg < 0):
             continue
-        if j in bounds:
-            lower -= up(float(np.sum(-neg)) * bounds[j])
+        bound = bounds.get(j)
+        if bound is not None and np.all(np.isfinite(np.asarray(bound)[neg < 0]
+                                                    if np.ndim(bound) else bound)):
+            lower -= up(float(np.sum(-neg * bound)) * (1 + 4 * UNIT_ROUNDOFF))
         else:
             short = max(short, -float(neg.min()))
             whys.append(f"block {j} ({blk.kind}): its dual is outside K* by "
