@@ -180,8 +180,10 @@ def _shrink_and_solve(form: CanonicalForm, eps_primal: float, eps_dual: float,
     try:
         sol = clarabel.DefaultSolver(P, np.asarray(c, float), A_cl, np.asarray(b_cl, float),
                                      cones, s).solve()
-    except Exception:  # pragma: no cover - a Clarabel failure is "no point"
-        return None
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # noqa: BLE001 - Clarabel's Rust panics (pyo3's PanicException)
+        return None        # derive from BaseException: a failed re-solve is "no point"
     status = str(sol.status)
     if "Solved" not in status:
         return None
