@@ -301,10 +301,10 @@ def test_stqp_cli(capsys, tmp_path):
                        "--solvers", "clarabel,exact,local", "--json")
     d = json.loads(out)
     assert code == 0 and d["passed"]
-    # Theorem 2 (d <= 3): the rounded point is the exact optimum, so the relaxation's answer
-    # is certified against the enumerated minimum
+    # Theorem 2 (d <= 3): the rounded point is the exact optimum, and SDP₁ is exact (d <= 4:
+    # DNN = CP), so the relaxation's answer is certified by its own proven bound
     clar = next(c for c in d["solvers"] if c["solver"] == "clarabel")
-    assert clar["passed"] and "exact minimum" in clar["note"] and clar["rigorous"]
+    assert clar["passed"] and "SDP1 bound" in clar["note"] and clar["rigorous"]
     code, out, err = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "q.npz"),
                          "--solver", "exact", "--json")
     assert code == 0 and np.isclose(sum(json.loads(out)["alpha"]), 1.0)

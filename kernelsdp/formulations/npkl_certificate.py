@@ -87,7 +87,8 @@ def npkl_certificate(f, result, tol: float) -> Certificate:
         beta, lam = bounded["beta"], max(0.0, -bounded["lambda_min"])
     M = f.dual_matrix(beta)
     lower, lo_proof, lo_why, spectrum = (
-        (bounded["lower"], False, "") if bounded is not None else proven_dual_value(f, beta, M))
+        (bounded["lower"], False, "", bounded["lambda_min"]) if bounded is not None
+        else proven_dual_value(f, beta, M))
     measures.update(_dual_measures(f, result, kernel, beta, beta_raw, lam, M, bounded, spectrum))
     note = "lower bound: the dual function at the projected multipliers"
     if bounded is not None:

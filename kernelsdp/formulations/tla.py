@@ -199,7 +199,7 @@ class MWCTLA(_TLA):
         (lo, lo_lab, lo_why), (top, up_lab, up_why) = mwc_ends(self.Q, M, m)
         if self.tightened:  # M ≥ 0 entrywise is not proven for the factor
             lo_lab, lo_why = ESTIMATE, "the tightened model's M ≥ 0 is not proven"
-        return Certificate(OPTIMALITY, tol, lo, top, lo_lab, measures, tuple(measures),
+        return Certificate(OPTIMALITY, tol, lo, top, lo_lab, measures, (),  # (m, M)'s own
                            note="upper bound λ_max(Q)₊ (M ⪰ 0, tr M ≤ 1)",
                            upper_label=up_lab, lower_why=lo_why, upper_why=up_why)
 
@@ -367,7 +367,8 @@ class LMTL(NCTLA):
         aM = np.asarray(result.primal.get("alpha_M", a), dtype=float)  # the α that built w
         lo, lo_lab, lo_why = lmtl_lower(self, a)
         hi, up_lab, up_why = lmtl_upper(self, M, aM)
-        return Certificate(OPTIMALITY, tol, lo, hi, lo_lab, measures, tuple(measures),
+        return Certificate(OPTIMALITY, tol, lo, hi, lo_lab, measures,
+                           ("alpha_box", "alpha_equality"),  # the duals: reported; M's judged
                            note="SVM dual bound (α) and SVM primal bound (M)",
                            upper_label=up_lab, lower_why=lo_why, upper_why=up_why,
                            scale=2 * float(np.sum(np.abs(a))))
