@@ -8,8 +8,6 @@ never an exception: it is a status in the :class:`~kernelsdp.result.Result`.
 
 from __future__ import annotations
 
-import numpy as np
-
 
 class KernelSDPError(Exception):
     """Base class of every error that the user can fix."""
@@ -58,72 +56,19 @@ class IllPosedWarning(UserWarning):
     """The problem is accepted but may not attain its optimum; solvers will struggle."""
 
 
-#: the environment variable that sets the memory (GiB) a solve or a data set may plan to use
-MEMORY_ENV = "KERNELSDP_MEMORY_GIB"
-GIB = 2**30
+#: names that moved out of this module (issue #28): still importable from here, with a
+#: DeprecationWarning, until the next minor version
+_MOVED = {"MEMORY_ENV": "limits", "GIB": "limits", "physical_memory": "limits",
+          "memory_limit": "limits", "check_memory": "limits", "check_positive": "validation",
+          "check_int": "validation", "check_choice": "validation"}
 
 
-def physical_memory() -> int:
-    """This machine's physical memory in bytes."""
-    import os
-    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-
-
-def memory_limit(cap: int | None = None) -> int:
-    """The bytes a method may plan to use: ``$KERNELSDP_MEMORY_GIB`` if set, else physical
-    memory; at most ``cap``."""
-    import os
-    text = os.environ.get(MEMORY_ENV)
-    if text:
-        try:
-            limit = float(text) * GIB
-        except ValueError:
-            limit = -1.0
-        if not limit > 0:
-            raise InvalidParameterError(f"${MEMORY_ENV} must be a positive number of GiB. Got "
-                                        f"{text!r} instead.")
-    else:
-        limit = physical_memory()
-    return int(min(limit, cap) if cap is not None else limit)
-
-
-def check_memory(nbytes: float, what: str, hint: str = "") -> None:
-    """Refuse, before allocating, work that would need more than :func:`memory_limit`."""
-    limit = memory_limit()
-    if nbytes > limit:
-        raise TooLargeError(f"{what} would need about {nbytes / GIB:.1f} GiB; the limit is "
-                            f"{limit / GIB:.1f} GiB (this machine's memory, or ${MEMORY_ENV})"
-                            f"{'; ' + hint if hint else ''}.")
-
-
-def check_positive(value, name: str, owner: str) -> float:
-    """Return ``value`` as a float if it is finite and > 0, else raise the standard error."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise InvalidParameterError(
-            f"The {name!r} parameter of {owner} must be a float in the range (0, inf). "
-            f"Got {value!r} instead.") from None
-    if not (x > 0.0) or x == float("inf"):
-        raise InvalidParameterError(
-            f"The {name!r} parameter of {owner} must be a float in the range (0, inf). "
-            f"Got {value!r} instead.")
-    return x
-
-
-def check_int(value, name: str, owner: str, low: int = 1) -> int:
-    """Return ``value`` as an int if it is an integer (not a bool) >= ``low``, else raise the
-    standard error."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise InvalidParameterError(
-            f"The {name!r} parameter of {owner} must be an int >= {low}. Got {value!r} instead.")
-    return int(value)
-
-
-def check_choice(value, name: str, owner: str, choices) -> str:
-    """Return ``value`` if it is one of ``choices``, else raise the standard error."""
-    if value not in choices:
-        raise UnknownNameError(
-            f"The {name!r} parameter of {owner} must be one of "
-            f"{', '.join(map(repr, choices))}. Got {value!r} instead.")
-    return value
+def __getattr__(name: str):
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    import warnings
+    home = f"kernelsdp.{_MOVED[name]}"
+    warnings.warn(f"kernelsdp.errors.{name} moved to {home}.{name}", DeprecationWarning,
+                  stacklevel=2)
+    return getattr(importlib.import_module(home), name)

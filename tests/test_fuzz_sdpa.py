@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from kernelsdp.cli import main
 from kernelsdp.data.sdpa import declared_bytes, parse_sdpa, read_sdpa
-from kernelsdp.errors import GIB, InvalidDataError, KernelSDPError, TooLargeError
+from kernelsdp.errors import InvalidDataError, KernelSDPError, TooLargeError
+from kernelsdp.limits import GIB
 
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])

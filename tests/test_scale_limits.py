@@ -14,7 +14,8 @@ from kernelsdp.data import PairwiseConstraints
 from kernelsdp.errors import InvalidParameterError, TooLargeError
 from kernelsdp.formulations import LMTL, MWCTLA, NCTLA, NPKL, SpectralMetric, StQP
 from kernelsdp.solvers import registry, solve
-from kernelsdp.solvers.memory import GIB, memory_limit, peak_bytes
+from kernelsdp.limits import GIB, memory_limit
+from kernelsdp.solvers.base import peak_bytes
 from kernelsdp.verify import verify
 
 N = 1000  # big enough that the dense steps of the NPKL solvers need tens of MB
@@ -96,7 +97,7 @@ def _stub(n, m, nnz):
 ])
 def test_sizes_beyond_this_machine_are_refused_with_their_gib(name, options, gib_at_least):
     from kernelsdp.solvers import get_solver
-    from kernelsdp.solvers.memory import refuse_if_too_large
+    from kernelsdp.solvers.base import refuse_if_too_large
     s = get_solver(NPKL, name)
     n = 10**9 if name == "admm" else 200_000
     f = _stub(n, int(1.2 * n), 6 * n)

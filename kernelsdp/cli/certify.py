@@ -12,7 +12,8 @@ import json
 import os
 import sys
 
-from ..errors import KernelSDPError, SolverUnavailableError, UnknownNameError, check_positive
+from ..errors import KernelSDPError, SolverUnavailableError, UnknownNameError
+from ..validation import check_positive
 from ..solvers import generic_solvers
 from ..solvers.external_sdp import certify_solution_file, external_solvers
 from ..verify.files import certify_file, certify_unit, check_row, problem_paths

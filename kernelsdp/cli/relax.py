@@ -60,7 +60,8 @@ def _names(text: str, what: str) -> list[str]:
 
 
 def _check_options(args, solvers: list[str]) -> None:
-    from ..errors import SolverUnavailableError, UnknownNameError, check_int, check_positive
+    from ..errors import SolverUnavailableError, UnknownNameError
+    from ..validation import check_int, check_positive
     from ..solvers import generic_solvers
     check_int(args.draws, "draws", "relax", low=0)
     if args.time_limit is not None:

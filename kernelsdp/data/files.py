@@ -7,7 +7,7 @@ unpickled (object dtypes are refused from the header, and so are complex ones, w
 imaginary part a real model would drop), and refused when its declared size exceeds the
 per-array budget ``KERNELSDP_MAX_ARRAY_GIB`` (default :data:`DEFAULT_MAX_ARRAY_GIB`) or,
 with the arrays already read, the memory limit ``KERNELSDP_MEMORY_GIB``
-(:func:`kernelsdp.errors.check_memory`), so a 1 KB file declaring a 10⁵ × 10⁵ array costs
+(:func:`kernelsdp.limits.check_memory`), so a 1 KB file declaring a 10⁵ × 10⁵ array costs
 nothing.  A sparse matrix is checked the same way from the shape it declares (two
 integers, parsed strictly: ``[30.7, 30.2]`` is refused, not truncated) and its stored
 entries, before it is built: a COO file declaring 4·10⁹ × 4·10⁹ is refused with the GiB its
@@ -24,7 +24,8 @@ import zipfile
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import InvalidDataError, check_memory
+from ..errors import InvalidDataError
+from ..limits import check_memory
 from .pairs_csv import read_pairs_csv  # noqa: F401  (read here by callers)
 
 #: the largest array (GiB) read from a user's file unless KERNELSDP_MAX_ARRAY_GIB says more

@@ -13,7 +13,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors, kneighbors_graph
 
-from ..errors import InvalidDataError, check_int
+from ..errors import InvalidDataError
+from ..validation import check_int
 
 #: Relative asymmetry above which a user-supplied Laplacian is rejected.
 SYMMETRY_RTOL = 1e-10

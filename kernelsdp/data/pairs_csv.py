@@ -5,7 +5,7 @@ decimal integers (``[+-]?[0-9]+``: no ``1_000``, ``1e3`` or ``1.0``) and the lab
 decimal number equal to +1 or -1; empty lines are skipped.  The rows are counted first
 (one pass over the bytes) and what they will cost — :data:`~.pairs.PAIR_BYTES` a pair,
 validation included — is refused before anything is allocated when it exceeds the
-memory limit (``KERNELSDP_MEMORY_GIB``, :func:`kernelsdp.errors.check_memory`); then the
+memory limit (``KERNELSDP_MEMORY_GIB``, :func:`kernelsdp.limits.check_memory`); then the
 file is parsed in chunks of :data:`CHUNK_BYTES` by NumPy's C reader straight into typed
 columns.  A 10⁷-line file peaks near 1 GiB (``benchmarks/pairs_csv_memory.py``).  Every
 malformed line is one error naming the file and the line.
@@ -20,7 +20,8 @@ import warnings
 
 import numpy as np
 
-from ..errors import InvalidDataError, check_memory
+from ..errors import InvalidDataError
+from ..limits import check_memory
 from .pairs import PAIR_BYTES, PairwiseConstraints
 
 #: bytes parsed at a time (a line longer than this is refused)

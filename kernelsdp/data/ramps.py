@@ -23,7 +23,9 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import InvalidDataError, check_int, check_memory
+from ..errors import InvalidDataError
+from ..limits import check_memory
+from ..validation import check_int
 
 CHUNK = 100_000
 

@@ -57,7 +57,8 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import InvalidDataError, check_memory
+from ..errors import InvalidDataError
+from ..limits import check_memory
 
 _SEPARATORS = re.compile(r"[,{}()]")
 #: a number as C's strtod reads it (decimal; hexadecimal floats are not SDPA's)

@@ -41,7 +41,8 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import InvalidDataError, check_memory
+from ..errors import InvalidDataError
+from ..limits import check_memory
 from .sdpa import ENTRY_BYTES, MIN_ENTRY_CHARS, SDPAProblem, line_numbers, no_repeats, strict_number
 
 #: CSDP's exit codes (``easy_sdp``), as the status of SDPA's primal in CVXPY's words

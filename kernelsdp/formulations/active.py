@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..errors import check_int
+from ..validation import check_int
 from ..linalg.positive_part import closed_form_kernel, positive_eigenpairs
 from ..result import KernelFactor
 

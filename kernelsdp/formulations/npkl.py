@@ -27,11 +27,11 @@ import scipy.sparse as sp
 
 from ..data.graph import knn_laplacian, validate_laplacian
 from ..data.pairs import PairwiseConstraints
-from ..errors import (IllPosedWarning, InvalidDataError, UnboundedProblemError,
-                      check_choice, check_positive)
+from ..errors import IllPosedWarning, InvalidDataError, UnboundedProblemError
 from ..linalg.extreme import largest_eigenvalue, lowest_eigenvalue
 from ..linalg.positive_part import positive_eigenpairs
 from ..result import KernelFactor
+from ..validation import check_choice, check_positive
 from ..declarations import parameter
 from .base import CvxpyModel, Formulation, require_keys, scalar_key
 from .losses import LOSSES

@@ -27,7 +27,8 @@ from .. import tolerances as tol
 from ..certificate import ESTIMATE, OPTIMALITY, PROOF, Certificate, feasibility_only
 from ..certificate.simple_sets import corrected_quadratic_up
 from ..linalg.rounding import down, gamma, up
-from ..errors import InvalidDataError, InvalidParameterError, check_int, check_positive
+from ..errors import InvalidDataError, InvalidParameterError
+from ..validation import check_int, check_positive
 from ..data.spectral_basis import (EIG_RTOL, SpectralBasis, choose_landmarks, full_basis,
                                landmark_basis, median_gamma, validate_points_pairs)
 from ..result import KernelFactor

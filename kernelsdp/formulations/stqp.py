@@ -39,7 +39,8 @@ from ..certificate import (ESTIMATE, OPTIMALITY, PROOF, Certificate, conic_certi
                            solve_canonical)
 from ..certificate.simple_sets import corrected_quadratic_up
 from ..linalg.rounding import down
-from ..errors import InvalidDataError, TooLargeError, check_choice
+from ..errors import InvalidDataError, TooLargeError
+from ..validation import check_choice
 from ..relaxations import QCQP, relax, to_simplex
 from ..declarations import Input, parameter
 from .base import (DATASET, N_POINTS, PROBLEM, SEED, WITH_DATASET, CvxpyModel, Formulation,

@@ -45,7 +45,8 @@ import numpy as np
 from ..certificate import ESTIMATE, OPTIMALITY, PROOF, Certificate, feasibility_only
 from .tla_proof import lmtl_lower, lmtl_upper, mwc_ends
 from ..data.ramps import RampBasis, kernel_gram, label_alignment, validate_labels
-from ..errors import InvalidParameterError, TooLargeError, check_choice
+from ..errors import InvalidParameterError, TooLargeError
+from ..validation import check_choice
 from ..relaxations import QCQP, numerical_rank, relax
 from ..tolerances import EIG_ZERO_RTOL
 from ..declarations import Input, parameter

@@ -71,6 +71,24 @@ def dense_bytes(n: int) -> int:
     return 3 * 8 * n * n
 
 
+def sparse_bytes(nnz: int) -> int:
+    """A CSR matrix: 8-byte values and 4-byte column indices (the row pointers are O(n))."""
+    return 12 * nnz
+
+
+def positive_part_bytes(n: int, nnz: int, method: str) -> int:
+    """The peak bytes of :func:`positive_eigenpairs` on a sparse n×n matrix with nnz
+    entries: the sparse matrix, then the dense decomposition (3 n×n arrays) wherever it fits
+    ``DENSE_MEMORY_LIMIT`` — every method switches to it there once the positive part is
+    large (measured: the saddle-point at n = 6,000 peaked at 628 MB, where the first ARPACK
+    block alone reads 10 MB) — else the first ARPACK block (Lanczos basis and eigenvectors,
+    2·(2k+1) vectors of n; the block grows with the positive part, so beyond the dense limit
+    this is a floor)."""
+    dense = method == "dense" or dense_bytes(n) <= DENSE_MEMORY_LIMIT
+    work = dense_bytes(n) if dense else 8 * n * 2 * (2 * PROBE_BLOCK + 1)
+    return sparse_bytes(nnz) + work
+
+
 def extrapolate_positive_count(w: np.ndarray) -> float:
     """Where the largest eigenvalues ``w`` (all > 0) would reach 0 if their decay went on.
 

@@ -31,7 +31,7 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import check_memory
+from ..limits import check_memory
 from . import boundedness as bd
 from .lifting import Relaxation
 from .qcqp import QCQP, Quadratic

@@ -17,6 +17,7 @@ from __future__ import annotations
 from ..errors import SolverUnavailableError, UnknownNameError, UnsupportedProblemError
 from ..formulations.base import Formulation
 from ..formulations.cvxpy_problem import as_formulation
+from ..limits import format_size, memory_limit
 from .admm import ADMM
 from .base import KINDS, Solver, check_instance
 from .burer_monteiro import BurerMonteiro
@@ -103,6 +104,28 @@ def default_solver(f: Formulation) -> Solver:
 
 def solve(problem, solver: str | None = None, **options):
     """Solve a formulation (or a ``cvxpy.Problem``) with a registered solver, by name; by
+def within_memory(f: Formulation, exclude: Solver | None = None) -> list[tuple[str, int]]:
+    """(name, bytes) of the registered solvers that support ``f``, can run here and would
+    solve it, with their default options, within their memory limit."""
+    fits = []
+    for s in solvers_for(type(f)):
+        if s is exclude or s.supports(f) is not None or not s.availability()[0]:
+            continue
+        need = s.memory_bytes(f, s.options())
+        if need is not None and need <= memory_limit(s.memory_cap):
+            fits.append((s.name, need))
+    return fits
+
+
+def memory_alternatives(f: Formulation, solver: Solver) -> str:
+    """The end of a memory refusal: the other solvers that would take ``f`` within memory."""
+    fits = within_memory(f, exclude=solver)
+    if not fits:
+        return "no registered solver takes it within memory: use a smaller n."
+    return ("within memory: " + ", ".join(f"--solver {name} (about {format_size(need)})"
+                                          for name, need in fits) + ".")
+
+
     default the most preferred one that supports it (``Result.solver`` says which ran)."""
     f = as_formulation(problem)
     s = default_solver(f) if solver is None else prepare(f, solver)
@@ -112,4 +135,5 @@ def solve(problem, solver: str | None = None, **options):
 __all__ = ["ADMM", "BurerMonteiro", "ClosedForm", "ConicSolver", "ExactStQP", "Extragradient",
            "LocalStQP", "SOLVERS", "SaddlePoint", "SchurReduced", "Solver",
            "SpectralClosedForm", "TopEigenpair", "default_solver", "generic_solvers",
-           "get_solver", "prepare", "register", "registry", "solve", "solvers_for"]
+           "get_solver", "prepare", "register", "registry", "solve", "solvers_for",
+           "within_memory"]

@@ -20,7 +20,8 @@ A solver class states
   :mod:`kernelsdp.tolerances`), read by verify;
 - ``memory_bytes(f, options)``: the peak bytes of one solve, from the sizes alone; every
   ``run`` starts by refusing a size that would not fit, with the GiB it would need
-  (:mod:`.memory`), before allocating anything.
+  (:func:`refuse_if_too_large`, under :func:`kernelsdp.limits.memory_limit`), before
+  allocating anything.
 
 The base class enforces the contract when a solver class is defined (:func:`check_class`:
 a known kind, a declared memory formula, tolerances in (0, 1), and the ``time_limit`` and
@@ -42,8 +43,9 @@ from typing import Any, ClassVar
 
 from .. import tolerances as tol
 from ..declarations import Input, dataclass_inputs
-from ..errors import InvalidParameterError, UnsupportedProblemError
+from ..errors import InvalidParameterError, TooLargeError, UnsupportedProblemError
 from ..formulations.base import Formulation
+from ..limits import GIB, MEMORY_ENV, memory_limit
 from ..result import Result
 
 KINDS = ("exact", "iterative", "interior-point", "first-order")
@@ -94,7 +96,7 @@ def check_class(cls: type) -> None:
                             f"{', '.join(LIMIT_OPTIONS)}; {', '.join(missing)} missing.")
     if cls.memory_bytes is Solver.memory_bytes:
         raise TypeError(f"{where} must declare memory_bytes(formulation, options): the peak "
-                        "bytes of one solve from the sizes alone (solvers/memory.py).")
+                        "bytes of one solve from the sizes alone (kernelsdp.limits).")
     for name in ("objective_tol", "certificate_tol"):
         if _bad_tolerance(getattr(cls, name)):
             raise TypeError(f"{where}: {name} must be a float in (0, 1) (kernelsdp.tolerances).")
@@ -111,6 +113,28 @@ def check_instance(s: Solver) -> Solver:
         if _bad_tolerance(getattr(s, name)):
             raise TypeError(f"{s!r}: {name} must be a float in (0, 1) (kernelsdp.tolerances).")
     return s
+
+
+def peak_bytes(solver: Solver, f: Formulation, options) -> int | None:
+    """What ``solver`` declares for one solve of ``f`` (None: nothing declared)."""
+    return solver.memory_bytes(f, options)
+
+
+def refuse_if_too_large(solver: Solver, f: Formulation, options) -> None:
+    """Raise :class:`TooLargeError` (one line, with the GiB) when the solve would not fit,
+    naming the registered solvers that would take the problem within memory
+    (:func:`kernelsdp.solvers.within_memory`)."""
+    need = peak_bytes(solver, f, options)
+    if need is None:
+        return
+    limit = memory_limit(getattr(solver, "memory_cap", None))
+    if need > limit:
+        from . import memory_alternatives  # the registry: it imports this module
+        size = f"n = {f.n}" + (f", m = {f.pairs.m}" if hasattr(f, "pairs") else "")
+        raise TooLargeError(
+            f"{solver.name} would need about {need / GIB:.1f} GiB for this {f.name} problem "
+            f"({size}); the limit is {limit / GIB:.1f} GiB (this machine's memory, "
+            f"${MEMORY_ENV}, or the solver's own cap); {memory_alternatives(f, solver)}")
 
 
 class Solver(ABC):
@@ -131,8 +155,8 @@ class Solver(ABC):
 
     def __init_subclass__(cls, **kwargs):
         """Check the class's declarations (:func:`check_class`), and make every ``run`` start
-        with the memory check (:mod:`.memory`), so that no path — solve, verify, a sweep —
-        allocates a size that cannot fit."""
+        with the memory check (:func:`refuse_if_too_large`), so that no path — solve,
+        verify, a sweep — allocates a size that cannot fit."""
         super().__init_subclass__(**kwargs)
         if not getattr(cls.run, "__isabstractmethod__", False):
             check_class(cls)
@@ -140,7 +164,6 @@ class Solver(ABC):
         if run is not None and not getattr(run, "checks_memory", False):
             @functools.wraps(run)
             def checked(self, formulation, options):
-                from .memory import refuse_if_too_large
                 refuse_if_too_large(self, formulation, options)
                 return run(self, formulation, options)
             checked.checks_memory = True

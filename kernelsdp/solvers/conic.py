@@ -175,7 +175,7 @@ class ConicSolver(Solver):
         if not ok:
             return Result.failure(formulation.name, self.name, Termination.SOLVER_UNAVAILABLE,
                                   f"solver {self.name!r} is unavailable: {reason}")
-        # the size was checked before this call (Solver.memory_bytes, solvers/memory.py)
+        # the size was checked before this call (Solver.memory_bytes, refuse_if_too_large)
         t0 = time.perf_counter()
         model = formulation.build()
         t1 = time.perf_counter()

@@ -39,11 +39,11 @@ import numpy as np
 from .. import tolerances as tol
 from ..formulations.npkl import NPKL
 from ..linalg.extreme import DENSE_MAX_N, LANCZOS_WORDS_PER_ROW, extreme_eigenvalue
-from ..linalg.positive_part import EigenBudget, EigenStop, closed_form_kernel, positive_eigenpairs
+from ..linalg.positive_part import (EigenBudget, EigenStop, closed_form_kernel,
+                                     positive_eigenpairs, positive_part_bytes)
 from ..result import KernelFactor, PointStatus, Result, Termination
 from ..declarations import option
 from .base import Solver
-from .memory import positive_part_bytes
 
 
 EIG_METHODS = ("auto", "dense", "probe", "arpack")
@@ -70,8 +70,9 @@ class ClosedForm(Solver):
     certificate_tol = tol.KKT_TOL
 
     def memory_bytes(self, f: NPKL, options: ClosedFormOptions) -> int:
-        """A = C·T − L (sparse) and its positive part (:func:`.memory.positive_part_bytes`);
-        for the trace capacity M = L − C·T and one Lanczos basis."""
+        """A = C·T − L (sparse) and its positive part
+        (:func:`~kernelsdp.linalg.positive_part.positive_part_bytes`); for the trace capacity
+        M = L − C·T and one Lanczos basis."""
         if f.capacity == "trace":
             # M's assembly from COO (int64 indices, a few copies: 32 bytes an entry), the
             # widest Lanczos basis, and the eigenvector, residual and factor (4 n-vectors)

@@ -208,7 +208,7 @@ def verify(problem, solvers: list[str], tol_: float | None = None, *,
     report = VerifyReport(problem=f.describe())
     chosen = [prepare(f, name) for name in solvers]
     validated = [s.options(**options.get(s.name, {})) for s in chosen]  # all, before any solve
-    from ..solvers.memory import refuse_if_too_large
+    from ..solvers.base import refuse_if_too_large
     for s, opts in zip(chosen, validated):  # every size refusal, too, before the first solve
         refuse_if_too_large(s, f, opts)
     for s, opts in zip(chosen, validated):
