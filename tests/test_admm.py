@@ -19,9 +19,9 @@ from kernelsdp.result import PointStatus, Termination
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.admm import iteration_memory_bytes
 from kernelsdp.formulations.losses import LOSSES as ALL_LOSSES
-from kernelsdp.solvers.factor_steps import ball_step, default_rank
+from kernelsdp.solvers.admm.factor_steps import ball_step, default_rank
 from kernelsdp.linalg.extreme import LowestEigenpair
-from kernelsdp.solvers.gap_certificate import check_spacing
+from kernelsdp.solvers.admm.certificate_spacing import check_spacing
 from kernelsdp.tolerances import ADMM_GAP_TOL
 from kernelsdp.verify import certify, verify, verify_twins
 
@@ -165,7 +165,7 @@ def test_widening_stops_at_the_time_limit():
     """The widening's ARPACK runs under the solver's time limit: past it there is no
     widening (the run's own check then stops it); without a limit the factor grows."""
     from kernelsdp.linalg.positive_part import EigenBudget
-    from kernelsdp.solvers.factor_steps import DENSE_N, widen
+    from kernelsdp.solvers.admm.factor_steps import DENSE_N, widen
     f = two_class_npkl(DENSE_N + 100, 1.2, "hinge", "trace", C=1.0, B=float(DENSE_N + 100))
     n, r = f.n, 4
     X = np.linalg.qr(np.random.default_rng(0).standard_normal((n, r)))[0]  # saturated: K = XᵀX has equal eigenvalues

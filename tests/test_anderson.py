@@ -1,10 +1,10 @@
-"""Anderson mixing (kernelsdp.solvers.anderson): a float32 history must not limit accuracy."""
+"""Anderson mixing (kernelsdp.linalg.anderson): a float32 history must not limit accuracy."""
 
 import numpy as np
 import pytest
 
-from kernelsdp.solvers import anderson
-from kernelsdp.solvers.anderson import Anderson
+from kernelsdp.linalg import anderson
+from kernelsdp.linalg.anderson import Anderson
 
 #: the fixed-point residual asked, relative to the fixed point: four orders of magnitude
 #: below float32's rounding, reachable only if each stored difference keeps its own digits

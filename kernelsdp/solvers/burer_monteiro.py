@@ -43,7 +43,7 @@ from ..formulations.npkl import NPKL
 from ..linalg.extreme import LowestEigenpair
 from ..result import KernelFactor, PointStatus, Result, Termination
 from .base import Solver
-from .factor_steps import warm_start
+from .admm.factor_steps import warm_start
 
 #: the factor's width unless ``rank`` says otherwise.  Not Pataki's bound on m: measured on
 #: Iris (n = 150, ℓ2, trace), r = 14 = Pataki stalled (Riemannian CG) at a 1.5e-3 gap (its step hit

@@ -1,4 +1,4 @@
-"""When an iterative NPKL solver takes its next duality-gap certificate (the certificate
+"""When ADMM (an iterative NPKL solver) takes its next duality-gap certificate (the certificate
 itself is :meth:`kernelsdp.formulations.NPKL.dual_value`, its λ_min
 :class:`kernelsdp.linalg.extreme.LowestEigenpair`)."""
 

@@ -1,4 +1,4 @@
-"""The sparse matrix W of low-rank NPKL's X/Y steps (seed 001; see :mod:`.admm`, *Implicit Z*).
+"""The sparse matrix W of low-rank NPKL's X/Y steps (seed 001; see :mod:`kernelsdp.solvers.admm`, *Implicit Z*).
 
 With A⁰ = −L off the pairs, the right-hand sides need only W = −L + (A + L + αE)|_Q on the
 pattern supp(L) ∪ Q, Q = Ω ∪ Ωᵀ (q = 2m ordered pair entries).  The X-step multiplies W by
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..linalg.row_blocks import RowBlocks
+from ...linalg.row_blocks import RowBlocks
 
 
 class PairPattern:

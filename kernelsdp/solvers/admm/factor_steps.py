@@ -1,4 +1,4 @@
-"""The factor blocks of low-rank NPKL's ADMM (seed 001; see :mod:`.admm`): the start, the
+"""The factor blocks of low-rank NPKL's ADMM (seed 001; see :mod:`kernelsdp.solvers.admm`): the start, the
 X/Y step inside the trace ball, and the widening of a saturated factor (the Z-step's prox is
 each loss's own, :attr:`kernelsdp.formulations.losses.Loss.prox`)."""
 
@@ -11,8 +11,8 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.optimize import brentq
 
-from ..formulations.npkl import NPKL
-from ..linalg.positive_part import EigenBudget, EigenStop
+from ...formulations.npkl import NPKL
+from ...linalg.positive_part import EigenBudget, EigenStop
 
 #: below this n the warm start uses dense LAPACK, above it ARPACK
 DENSE_N = 1500
@@ -57,7 +57,7 @@ def ray_scale(f: NPKL, Xt: np.ndarray) -> float:
     P(0); at least 1)."""
     from scipy.optimize import minimize_scalar
 
-    from ..formulations.losses import LOSSES
+    from ...formulations.losses import LOSSES
     P, loss = f.pairs, LOSSES[f.loss]
     z = np.einsum("ij,ij->i", Xt[P.i], Xt[P.j])
     lap = float(np.sum(Xt * (f.L @ Xt)))

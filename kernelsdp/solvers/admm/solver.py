@@ -34,7 +34,7 @@ fell by 10–40 % (UCI fixtures, digits, n = 5,000).
 stays: we start from A⁰ = −L (the seed's A⁰ = 0 reaches it after one iteration).  Then
 Z = XᵀY + E with E and A + L supported on Q = Ω ∪ Ωᵀ, and the X/Y right-hand sides need
 only W = A + αE = −L + (A + L + αE)|_Q, a sparse matrix on supp(L) ∪ Q
-(:mod:`.admm_pattern`).  Nothing n×n is
+(:mod:`.pattern`).  Nothing n×n is
 formed.  **Memory** of one iteration, in words w of the iteration's precision (8 bytes in
 double, 4 in single), with N = 3rn + 2q words of state (X, Y, H; A, E on the q = 2m
 ordered pairs) and p = ``anderson`` pairs: the iterate and its image (2N), the Anderson
@@ -105,7 +105,7 @@ grows: n = 5,000, 822 iterations at 28 ms against 783 at 60 ms in double; n = 20
 the same time to the certified gap, in 0.42 GiB instead of 0.59.
 ``history_precision="single"`` (the default) keeps only the Anderson differences in
 float32, each formed in the iteration's precision before it is rounded, so it keeps seven
-digits of its own size (:mod:`.anderson`): the iterate and every certificate stay in
+digits of its own size (:mod:`kernelsdp.linalg.anderson`): the iterate and every certificate stay in
 double.  Measured at n = 20,000 (``benchmarks/admm_speed.py --part history``, one run):
 1,357 iterations against 1,446 with a double history, 57 s against 61, peak RSS 0.51 GiB
 against 0.62; it removes 4pN bytes, 1.3 GB at n = 100,000, r = 108.
@@ -116,7 +116,7 @@ Z-step: (λ/2)∂ℓ̃(z_ij) = −(A_ij + L_ij)) give the dual bound g(β) = B·
 Σ h*(β_ij), valid for every β, with M(β) = L + Σβ_ij E_ij.
 The factorisation is non-convex, so the residuals alone can stop far from the optimum
 (measured: 29 % off at tolerance 1e-4); the gap cannot.  It is evaluated only once the
-residuals pass, then spaced by ``gap_certificate.check_spacing``: never closer than
+residuals pass, then spaced by ``certificate_spacing.check_spacing``: never closer than
 ``check_every`` iterations nor than one λ_min costs (ARPACK, restarted from the last
 eigenvector; tens of iterations' worth at large n), further apart while the gap's rate
 says tolerance is far.
@@ -132,20 +132,20 @@ import numpy as np
 
 from threadpoolctl import threadpool_limits
 
-from .. import tolerances
-from ..formulations.losses import LOSSES
-from ..formulations.npkl import NPKL
-from ..result import KernelFactor, PointStatus, Result, Termination
-from ..tolerances import ADMM_GAP_TOL, ADMM_RESIDUAL_TOL
-from .admm_pattern import PairPattern
-from .anderson import BLOCK, Anderson
-from ..declarations import option
-from .base import Solver
+from ... import tolerances
+from ...formulations.losses import LOSSES
+from ...formulations.npkl import NPKL
+from ...result import KernelFactor, PointStatus, Result, Termination
+from ...tolerances import ADMM_GAP_TOL, ADMM_RESIDUAL_TOL
+from .pattern import PairPattern
+from ...linalg.anderson import BLOCK, Anderson
+from ...declarations import option
+from ..base import Solver
 from .factor_steps import DENSE_N, ball_step, default_rank, free_columns, warm_start, widen
-from ..linalg.extreme import LANCZOS_WORDS_PER_ROW, LowestEigenpair
-from ..linalg.positive_part import EigenBudget
-from .gap_certificate import check_spacing
-from ..formulations.npkl_trace_bound import certified_lower_bound, null_structure, trace_bound
+from ...linalg.extreme import LANCZOS_WORDS_PER_ROW, LowestEigenpair
+from ...linalg.positive_part import EigenBudget
+from .certificate_spacing import check_spacing
+from ...formulations.npkl_trace_bound import certified_lower_bound, null_structure, trace_bound
 
 #: below this n·r the iteration runs on one BLAS thread (see ``solve``)
 SINGLE_THREAD_BELOW = 5_000_000
@@ -258,7 +258,7 @@ class ADMM(Solver):
         p_zero = f.value_at_zero()  # P(0): an a-priori level
         bound_info: dict = {}
 
-        # ---- the pattern: Q = Ω ∪ Ωᵀ inside W's sparsity supp(L) ∪ Q (admm_pattern) ----
+        # ---- the pattern: Q = Ω ∪ Ωᵀ inside W's sparsity supp(L) ∪ Q (pattern.py) ----
         pat = PairPattern(f.L, P.i, P.j, P.t, dtype)
         q, Lt, Lq = pat.q, pat.L, pat.Lq
 
