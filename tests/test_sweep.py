@@ -14,14 +14,17 @@ from kernelsdp.errors import Interrupted, InvalidDataError, InvalidParameterErro
 from kernelsdp.runs import ResultsStore
 from kernelsdp.sweep import parse_spec, read_spec, run_sweep, spec_keys, table
 
+from kernelsdp.tolerances import ADMM_GAP_TOL  # noqa: E402
+
 SMALL = {"formulation": "npkl", "dataset": "iris", "n_points": 20, "capacity": "trace",
          "B": 20}
 
 
 def small_spec(study="t", **grid):
-    return parse_spec({"study": study, "grid": {**SMALL, "solver": "admm",
-                                                 "loss": ["l2", "hinge"], "C": [0.5, 1.0],
-                                                 "rank": 4, **grid}})
+    # ADMM stops at its certified gap of 1e-3: the study says so (one tolerance per study)
+    return parse_spec({"study": study, "tol": ADMM_GAP_TOL,
+                       "grid": {**SMALL, "solver": "admm", "loss": ["l2", "hinge"],
+                                "C": [0.5, 1.0], "rank": 4, **grid}})
 
 
 def test_grid_expands_and_options_apply_to_the_solvers_that_take_them():
@@ -126,7 +129,7 @@ def test_cli_sweep_writes_the_table_exports_and_plot(tmp_path, monkeypatch, caps
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("KERNELSDP_STORE", str(tmp_path / "r.sqlite"))
     spec = tmp_path / "s.toml"
-    spec.write_text('study = "cli"\nout = "res"\n[grid]\nformulation = "npkl"\nsolver = "admm"\n'
+    spec.write_text('study = "cli"\nout = "res"\ntol = 1e-3\n[grid]\nformulation = "npkl"\nsolver = "admm"\n'
                     'dataset = "iris"\nn_points = 20\nloss = "l2"\ncapacity = "trace"\nB = 20\n'
                     'C = [0.5, 1.0]\n[options.admm]\nrank = 4\n')
     assert main(["sweep", str(spec)]) == 0

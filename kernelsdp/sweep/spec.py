@@ -2,6 +2,8 @@
 
     study = "npkl-uci"                 # the study's name in the results store
     out = "out/sweeps"                 # where the table, CSV/JSON and PNG go (optional)
+    tol = 1e-3                         # the certificates' tolerance (optional; default
+                                       # CERTIFY_TOL, 1e-6: one tolerance judges every unit)
 
     [grid]                             # every combination of these values is one unit
     formulation = "npkl"               # a scalar is a one-value list
@@ -32,7 +34,6 @@ unless the caller raises the limit (``kernelsdp sweep --max-units N``).  Every s
 lives in the unit, so a changed setting is a new unit and never reuses a stale record.
 """
 
-
 from __future__ import annotations
 
 import functools
@@ -48,7 +49,7 @@ from .unit import META, SOLVER_PREFIX, check_unit, problem_inputs, solver_option
 
 BACKENDS = ("loky", "dask", "ray")
 DEFAULT_OUT = os.path.join("out", "sweeps")
-_TOP = ("study", "out", "grid", "options", "cluster")
+_TOP = ("study", "out", "tol", "grid", "options", "cluster")
 _CLUSTER = ("backend", "scheduler", "jobs")
 #: the most units a spec may expand to unless the caller says more (--max-units)
 MAX_UNITS = 10_000
@@ -143,6 +144,13 @@ def parse_spec(data: dict, where: str = "the sweep spec", max_units: int = MAX_U
         raise InvalidParameterError(f"{where}: [options.{stray[0]}] names no solver of the grid "
                                     f"(its solvers: {', '.join(sorted(named)) or 'none'}).")
     units = _units(grids, options, max_units, where)
+    if "tol" in data:  # part of each unit: another tolerance is another answer
+        t = data["tol"]
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t < 1:
+            raise InvalidParameterError(f"The 'tol' parameter of the sweep must be a float in "
+                                        f"(0, 1). Got {t!r} instead.")
+        for u in units:
+            u["tol"] = float(t)
     cluster = data.get("cluster", {})
     bad = sorted(set(cluster) - set(_CLUSTER)) if isinstance(cluster, dict) else ["(not a table)"]
     if bad:

@@ -100,7 +100,8 @@ def run_unit(unit: dict) -> dict:
     memory tries again; an unavailable solver raises, since another machine may have it."""
     from ..verify import certify
 
-    f, s, opts = build(unit)
+    tol = unit.get("tol")
+    f, s, opts = build({k: v for k, v in unit.items() if k != "tol"})
     ok, reason = s.availability()
     if not ok:
         raise SolverUnavailableError(f"solver {s.name!r} is unavailable: {reason}")
@@ -117,7 +118,7 @@ def run_unit(unit: dict) -> dict:
                 "problem": problem, RETRY: isinstance(exc, TooLargeError)}
     wall = time.perf_counter() - t0
     t1 = time.perf_counter()
-    cert = certify(f, r)
+    cert = certify(f, r, tol)
     return {
         "status": r.termination.value, "point": r.point.value,
         "objective": _number(r.objective), "lower": _number(cert.lower),
