@@ -42,7 +42,7 @@ from ..linalg.rounding import (UNIT_ROUNDOFF, abs_row_sum_max, affine_error, dot
 from ..linalg.verified import verified_psd
 from .canonical import CanonicalForm
 from .correction import dual_correction, project_equalities, scaled_correction, zero_rows
-from .membership import block_lower, distinct_rows, min_singular_bound
+from .membership import block_lower, cached_singular_bound, distinct_rows
 from .verdict import ESTIMATE, PROOF
 
 #: the floor, relative to ‖y‖_∞, at which unbounded dual blocks are held inside K*: room
@@ -143,7 +143,8 @@ def proven_lower(form: CanonicalForm, x: np.ndarray, y: np.ndarray,
         whys.append(why_p)
     delta = 0.0
     if rho > 0:
-        sig = min_singular_bound(A[:, used]) if math.isfinite(rho) else None
+        sig = (cached_singular_bound(form, "A", lambda: A[:, used]) if math.isfinite(rho)
+               else None)
         if sig is None or not (sig.proof and sig.lower > 0):
             whys.append("the stationarity residual is not enclosed (A has no proven full "
                         "column rank" + (")" if sig is None else f": {sig.note})"))
@@ -192,7 +193,7 @@ def _equality_enclosure(form: CanonicalForm, x: np.ndarray) -> tuple[np.ndarray,
     rho = norm_up(np.abs(r) + affine_error(A_Z, x1, b_Z))
     if rho == 0:
         return x1, 0.0, ""
-    sig = min_singular_bound(A_Z.T)
+    sig = cached_singular_bound(form, "A_Z", lambda: A_Z.T)
     if not (sig.proof and sig.lower > 0):
         return x1, math.inf, f"the equality rows are not proven independent ({sig.note})"
     return x1, up(rho / math.sqrt(down(sig.lower))), ""

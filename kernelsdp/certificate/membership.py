@@ -135,6 +135,16 @@ def block_norm_up(A: sp.csr_matrix, blk: Block) -> float:
     return norm_up(sub.data)
 
 
+def cached_singular_bound(form, key: str, make) -> VerifiedEig:
+    """:func:`min_singular_bound` of the matrix ``make()`` built from ``form``'s rows, kept on
+    the form under ``key``: every attempt at a proof (the returned point, a combination, a
+    re-solve's point) shares the one verified factorisation."""
+    cache = form.__dict__.setdefault("_singular_bounds", {})
+    if key not in cache:
+        cache[key] = min_singular_bound(make())
+    return cache[key]
+
+
 def min_singular_bound(M: sp.spmatrix) -> VerifiedEig:
     """A proven lower bound on σ_min(M)² for M of full column rank — λ_min(MᵀM) — as
     :class:`VerifiedEig` (``lower`` ≤ 0 or ``proof`` False: no enclosure).  MᵀM is formed

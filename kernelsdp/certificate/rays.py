@@ -34,7 +34,7 @@ from .ends import proven_upper
 
 #: entries of a Farkas ray below this (relative to its largest) are snapped to 0
 SNAP = 1e-12
-from .membership import block_lower, distinct_rows, min_singular_bound
+from .membership import block_lower, cached_singular_bound, distinct_rows
 from .verdict import ESTIMATE, INFEASIBILITY, PROOF, UNBOUNDEDNESS, Certificate, no_point
 
 
@@ -98,7 +98,7 @@ def _farkas_proof(form: CanonicalForm, yc: np.ndarray, ATy: np.ndarray) -> str:
     delta = 0.0
     if rho > 0:  # an exact Aᵀy = 0 (a snapped ray) needs no enclosure
         used = np.flatnonzero(np.diff(A.tocsc().indptr) > 0)
-        sig = min_singular_bound(A[:, used])
+        sig = cached_singular_bound(form, "A", lambda: A[:, used])
         if not (sig.proof and sig.lower > 0):
             return "the residual Aᵀy is not enclosed (A has no proven full column rank)"
         delta = up(rho / math.sqrt(down(sig.lower)))
@@ -152,7 +152,7 @@ def _ray_proof(form: CanonicalForm, r: np.ndarray) -> str:
         r1 = project_equalities(A_Z, np.zeros(A_Z.shape[0]), r)
         rho = norm_up(np.abs(A_Z @ r1) + matvec_error(A_Z, r1))
         if rho > 0:
-            sig = min_singular_bound(A_Z.T)
+            sig = cached_singular_bound(form, "A_Z (rows distinct without b)", lambda: A_Z.T)
             if not (sig.proof and sig.lower > 0):
                 return "the equality rows are not proven independent"
             delta = up(rho / math.sqrt(down(sig.lower)))
