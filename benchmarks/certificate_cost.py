@@ -58,6 +58,7 @@ from kernelsdp.certificate import conic_certificate, solve_canonical
 from kernelsdp.data.graph import GRAPH_REVISION
 from kernelsdp.data.sdp_instances import (conformance_instances, lovasz_theta, maxcut_sdp,
                                           theta_sdpa, theta_value)
+from kernelsdp.errors import KernelSDPError
 from kernelsdp.formulations import NPKL
 from kernelsdp.formulations.cvxpy_problem import CvxpyProblem
 from kernelsdp.linalg.extreme import lowest_eigenvalue
@@ -246,7 +247,11 @@ def part_sdplib(quick: bool) -> dict:
     for fname in sorted(os.listdir(SDPA_DIR)):
         if not fname.endswith(".dat-s"):
             continue
-        problem = load_problem(os.path.join(SDPA_DIR, fname)).problem
+        try:
+            problem = load_problem(os.path.join(SDPA_DIR, fname)).problem
+        except KernelSDPError as exc:  # an unreadable file is a row, not the end of the run
+            print(f"{fname}: {exc}", file=sys.stderr)
+            continue
         side = CvxpyProblem(problem).psd_dim
         if quick and side > SDPLIB_QUICK_SIDE:
             continue
@@ -259,6 +264,8 @@ def part_sdplib(quick: bool) -> dict:
         outside = bool(opt is not None and (
             (c.lower_label == "proof" and c.lower is not None and c.lower > opt + half)
             or (c.upper_label == "proof" and c.upper is not None and c.upper < opt - half)))
+        print(f"{fname}: {sol.status}, {c.verdict}, solve {solve_s:.1f} s, certify "
+              f"{time.perf_counter() - t:.1f} s", file=sys.stderr, flush=True)
         rows.append({"name": fname, "side": side, "status": sol.status,
                      "lower": c.lower, "upper": c.upper, "lower_label": c.lower_label,
                      "upper_label": c.upper_label, "width": c.width, "passed": bool(c.passed),
