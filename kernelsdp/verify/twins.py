@@ -31,9 +31,10 @@ def is_rank_one(kernel: KernelFactor) -> bool:
     return w.size == 1 or bool(w[1] <= tol.RANK_ONE_RTOL * max(w[0], 0.0))
 
 
-def verify_twins(f: NPKL, trace_solver: str = "admm",
-                 frobenius_solver: str = "saddle-point") -> VerifyReport:
-    """Solve f (trace capacity) and its Frobenius twin; certify both; compare where they coincide."""
+def verify_twins(f: NPKL, trace_solver: str = "admm", frobenius_solver: str = "saddle-point",
+                 tol: float | None = None) -> VerifyReport:
+    """Solve f (trace capacity) and its Frobenius twin; certify both at ``tol`` (default
+    ``CERTIFY_TOL``, the one named tolerance); compare where they coincide."""
     if not isinstance(f, NPKL) or f.capacity != "trace":
         raise UnsupportedProblemError("verify_twins needs an NPKL problem with the trace capacity.")
     twin = replace(f, capacity="frobenius", B=f.B**2)
@@ -41,13 +42,14 @@ def verify_twins(f: NPKL, trace_solver: str = "admm",
     results = []
     for problem, name in ((f, trace_solver), (twin, frobenius_solver)):
         r = prepare(problem, name).solve(problem)
-        report.checks.append(SolverCheck.of(r, certify(problem, r)))
+        report.checks.append(SolverCheck.of(r, certify(problem, r, tol)))
         results.append(r)
     a, b = results
     if a.kernel is None or b.kernel is None:
         return report
     one_a, one_b = is_rank_one(a.kernel), is_rank_one(b.kernel)
-    t = max(tolerances_for(a.solver, f)[0], tolerances_for(b.solver, twin)[0])
+    t = tol if tol is not None else max(tolerances_for(a.solver, f)[0],
+                                        tolerances_for(b.solver, twin)[0])
     scale = max(1.0, abs(a.objective), abs(b.objective))
     diff = (a.objective - b.objective) / scale  # opt_tr − opt_F
     if one_a and one_b:
