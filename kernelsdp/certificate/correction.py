@@ -149,25 +149,34 @@ def _scaled_columns(form: CanonicalForm, y: np.ndarray) -> np.ndarray | None:
     return out
 
 
+#: entries of the dense work array of :func:`_psd_scaled` per chunk
+_CHUNK_ENTRIES = 4_000_000
+
+
 def _psd_scaled(blk, Y: np.ndarray, sub: np.ndarray) -> np.ndarray:
     """For each column m of ``sub`` (rows of one PSD block), the block rows of the dual
-    vector of Y·mat(m)·Y: Σ over m's entries of m_ab·(Y_a Y_bᵀ + Y_b Y_aᵀ)/(w·2 or 1), packed
-    with the dual layout's weights — O(side² · nnz) a column, no dense n³ product."""
+    vector of Y·mat(m)·Y, packed with the dual layout's weights:
+
+        (Y·M·Y)[a, b] = Σ_r m_r·(Y[a, a_r]·Y[b, b_r] + Y[a, b_r]·Y[b, a_r]) / (2 on the diagonal)
+
+    over the entries r = (a_r, b_r) of M — one dense product per chunk of entries and one
+    sparse sum into the columns, no loop over columns."""
     a, b, w = blk.entry_map()
-    # the dual layout pairs y with s by the dot product: vector(P, dual) = w'·P[a, b], where
-    # w' = w for √2-scaled rows and 2 off the diagonal for unscaled ones
     w_dual = np.where(a == b, 1.0, w if blk.sqrt2 else 2.0)
-    out = np.zeros_like(sub)
-    for k in np.flatnonzero(np.any(sub != 0, axis=0)):
-        r = np.flatnonzero(sub[:, k])
-        m = sub[r, k] / w[r]                         # the matrix entries of mat(m)
-        off = a[r] != b[r]
-        Ya, Yb = Y[:, a[r]] * m, Y[:, b[r]]
-        P = Ya @ Yb.T
-        if np.any(off):
-            P = P + Y[:, b[r][off]] * m[off] @ Y[:, a[r][off]].T
-        out[:, k] = w_dual * P[a, b]
-    return out
+    S = sp.coo_matrix(sub)
+    m = S.data / w[S.row]                                # mat(m)'s entries, each pair once
+    ar, br = a[S.row], b[S.row]
+    scale = np.where(ar == br, 0.5, 1.0)                 # the diagonal's two terms are one
+    out = np.zeros(sub.shape)
+    Ya, Yb = Y[a], Y[b]                                  # (packed rows × side)
+    step = max(1, _CHUNK_ENTRIES // max(a.size, 1))
+    for lo in range(0, m.size, step):
+        sl = slice(lo, lo + step)
+        V = Ya[:, ar[sl]] * Yb[:, br[sl]] + Ya[:, br[sl]] * Yb[:, ar[sl]]
+        V *= m[sl] * scale[sl]
+        out += (sp.csr_matrix((np.ones(V.shape[1]), (np.arange(V.shape[1]), S.col[sl])),
+                              shape=(V.shape[1], sub.shape[1])).T @ V.T).T
+    return out * w_dual[:, None]
 
 
 def scaled_correction(form: CanonicalForm, y: np.ndarray, g: np.ndarray, floor: float,
