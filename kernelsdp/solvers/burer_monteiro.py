@@ -118,76 +118,14 @@ class BurerMonteiro(Solver):
         return o.rank if o.rank is not None else min(f.n, RANK_DEFAULT)
 
     def run(self, f: NPKL, options: BurerMonteiroOptions) -> Result:
-        import pymanopt
-        from pymanopt.manifolds import Sphere
         from pymanopt.optimizers import TrustRegions
 
         o = options
         t0 = time.perf_counter()
-        n, P, r = f.n, f.pairs, self._rank(f, o)
-        root_B = np.sqrt(f.B)
-        L = f.L.tocsr()
-        cache: dict = {}
-
-        def evaluate(V):
-            """(cost, Euclidean gradient) at the unit-sphere point V, Ũ = √B·V (one pass)."""
-            if cache.get("V") is not None and np.array_equal(cache["V"], V):
-                return cache["out"]
-            U = root_B * V[:n]
-            z = np.einsum("ij,ij->i", U[P.i], U[P.j])
-            LU = L @ U
-            beta = loss_derivative(f.loss, z, P.t, f.C)
-            cost = float(np.sum(U * LU)) + float(np.sum(LOSS_VALUE[f.loss](z, P.t, f.C)))
-            G = np.zeros_like(V)
-            G[:n] = 2.0 * LU
-            np.add.at(G, P.i, beta[:, None] * U[P.j])  # Σ β_ij E_ij U, each pair both ways
-            np.add.at(G, P.j, beta[:, None] * U[P.i])
-            G[:n] *= root_B
-            cache.update(V=V.copy(), out=(cost, G), U=U, z=z, beta=beta)
-            return cost, G
-
-        manifold = Sphere(n + 1, r)
-
-        @pymanopt.function.numpy(manifold)
-        def cost(V):
-            return evaluate(V)[0]
-
-        @pymanopt.function.numpy(manifold)
-        def gradient(V):
-            return evaluate(V)[1]
-
-        @pymanopt.function.numpy(manifold)
-        def hessian(V, D):
-            evaluate(V)
-            U, z, beta = cache["U"], cache["z"], cache["beta"]
-            Dn = root_B * D[:n]
-            dz = np.einsum("ij,ij->i", U[P.i], Dn[P.j]) + np.einsum("ij,ij->i", Dn[P.i], U[P.j])
-            w = loss_curvature(f.loss, z, P.t, f.C) * dz
-            H = np.zeros_like(D)
-            H[:n] = 2.0 * (L @ Dn)
-            np.add.at(H, P.i, beta[:, None] * Dn[P.j] + w[:, None] * U[P.j])
-            np.add.at(H, P.j, beta[:, None] * Dn[P.i] + w[:, None] * U[P.i])
-            H[:n] *= root_B
-            return H
-
-        problem = pymanopt.Problem(manifold, cost, euclidean_gradient=gradient,
-                                   euclidean_hessian=hessian)
-        X0 = warm_start(f, r, o.seed)  # tr K = B; keep 1 % of the trace for the slack row
-        V = np.vstack([X0 * np.sqrt(0.99), np.full((1, r), np.sqrt(0.01 * f.B / r))]) / root_B
-        V /= np.linalg.norm(V)
+        r = self._rank(f, o)
+        problem = _SphereCost(f).problem(r)
+        V = _start(f, r, o.seed)
         lowest = LowestEigenpair()
-
-        def certify(V):
-            U = root_B * V[:n]
-            kernel = KernelFactor(np.ascontiguousarray(U))
-            z = kernel.entries(P.i, P.j)
-            beta = loss_derivative(f.loss, z, P.t, f.C)
-            lo = lowest(f.dual_matrix(beta))
-            primal = f.objective(kernel)
-            dual = f.dual_value(beta, spectrum=lo)
-            return kernel, beta, lo, primal, dual, (primal - dual) / max(1.0, abs(primal))
-
-        optimizer = None
         history: list[dict] = []
         done, stalls, best_gap, best_primal = 0, 0, np.inf, np.inf
         termination = Termination.ITERATION_LIMIT
@@ -201,7 +139,7 @@ class BurerMonteiro(Solver):
                                      verbosity=0)
             out = optimizer.run(problem, initial_point=V)
             V, done = out.point, done + max(int(out.iterations), 1)
-            kernel, beta, lo, primal, dual, gap = certify(V)
+            kernel, beta, lo, primal, dual, gap = _certify(f, V, lowest)
             rec = {"iteration": done, "primal": primal, "dual": dual, "relative_gap": gap,
                    "time_s": time.perf_counter() - t0, "stop": out.stopping_criterion}
             history.append(rec)
@@ -228,6 +166,96 @@ class BurerMonteiro(Solver):
                       lower_bound=dual, upper_bound=primal,
                       info={"rank": r, "relative_gap": gap, "slack": float(f.B - kernel.trace()),
                             "last_stop": out.stopping_criterion})
+
+
+class _SphereCost:
+    """f(U) = tr(UᵀLU) + Σ h(⟨u_i, u_j⟩) at Ũ = √B·V for V on the unit sphere of
+    ℝ^{(n+1)×r}: cost, Euclidean gradient 2·M(β)U and Hessian, one pass per point (the last
+    point's values are kept for the gradient and the Hessian that follow)."""
+
+    def __init__(self, f: NPKL):
+        self.f, self.n, self.P = f, f.n, f.pairs
+        self.root_B = np.sqrt(f.B)
+        self.L = f.L.tocsr()
+        self.cache: dict = {}
+
+    def evaluate(self, V: np.ndarray) -> tuple[float, np.ndarray]:
+        """(cost, Euclidean gradient) at the unit-sphere point V, Ũ = √B·V (one pass)."""
+        cache, f, n, P, root_B = self.cache, self.f, self.n, self.P, self.root_B
+        if cache.get("V") is not None and np.array_equal(cache["V"], V):
+            return cache["out"]
+        U = root_B * V[:n]
+        z = np.einsum("ij,ij->i", U[P.i], U[P.j])
+        LU = self.L @ U
+        beta = loss_derivative(f.loss, z, P.t, f.C)
+        cost = float(np.sum(U * LU)) + float(np.sum(LOSS_VALUE[f.loss](z, P.t, f.C)))
+        G = np.zeros_like(V)
+        G[:n] = 2.0 * LU
+        np.add.at(G, P.i, beta[:, None] * U[P.j])  # Σ β_ij E_ij U, each pair both ways
+        np.add.at(G, P.j, beta[:, None] * U[P.i])
+        G[:n] *= root_B
+        cache.update(V=V.copy(), out=(cost, G), U=U, z=z, beta=beta)
+        return cost, G
+
+    def hessian(self, V: np.ndarray, D: np.ndarray) -> np.ndarray:
+        """The Euclidean Hessian at V applied to the direction D."""
+        f, n, P, root_B = self.f, self.n, self.P, self.root_B
+        self.evaluate(V)
+        U, z, beta = self.cache["U"], self.cache["z"], self.cache["beta"]
+        Dn = root_B * D[:n]
+        dz = np.einsum("ij,ij->i", U[P.i], Dn[P.j]) + np.einsum("ij,ij->i", Dn[P.i], U[P.j])
+        w = loss_curvature(f.loss, z, P.t, f.C) * dz
+        H = np.zeros_like(D)
+        H[:n] = 2.0 * (self.L @ Dn)
+        np.add.at(H, P.i, beta[:, None] * Dn[P.j] + w[:, None] * U[P.j])
+        np.add.at(H, P.j, beta[:, None] * Dn[P.i] + w[:, None] * U[P.i])
+        H[:n] *= root_B
+        return H
+
+    def problem(self, r: int):
+        """The pymanopt problem on the sphere of ℝ^{(n+1)×r}."""
+        import pymanopt
+        from pymanopt.manifolds import Sphere
+
+        manifold = Sphere(self.n + 1, r)
+
+        @pymanopt.function.numpy(manifold)
+        def cost(V):
+            return self.evaluate(V)[0]
+
+        @pymanopt.function.numpy(manifold)
+        def gradient(V):
+            return self.evaluate(V)[1]
+
+        @pymanopt.function.numpy(manifold)
+        def hessian(V, D):
+            return self.hessian(V, D)
+
+        return pymanopt.Problem(manifold, cost, euclidean_gradient=gradient,
+                                euclidean_hessian=hessian)
+
+
+def _start(f: NPKL, r: int, seed: int) -> np.ndarray:
+    """ADMM's warm start on the sphere: tr K = B, with 1 % of the trace kept for the slack
+    row."""
+    root_B = np.sqrt(f.B)
+    X0 = warm_start(f, r, seed)  # tr K = B; keep 1 % of the trace for the slack row
+    V = np.vstack([X0 * np.sqrt(0.99), np.full((1, r), np.sqrt(0.01 * f.B / r))]) / root_B
+    V /= np.linalg.norm(V)
+    return V
+
+
+def _certify(f: NPKL, V: np.ndarray, lowest: LowestEigenpair):
+    """(kernel, β, λ_min(M(β)), P(K), g(β), relative gap) at Ũ = √B·V (docs/npkl.md §3)."""
+    U = np.sqrt(f.B) * V[:f.n]
+    P = f.pairs
+    kernel = KernelFactor(np.ascontiguousarray(U))
+    z = kernel.entries(P.i, P.j)
+    beta = loss_derivative(f.loss, z, P.t, f.C)
+    lo = lowest(f.dual_matrix(beta))
+    primal = f.objective(kernel)
+    dual = f.dual_value(beta, spectrum=lo)
+    return kernel, beta, lo, primal, dual, (primal - dual) / max(1.0, abs(primal))
 
 
 def _value(loss):

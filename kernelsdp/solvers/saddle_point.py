@@ -86,36 +86,10 @@ class SaddlePoint(Solver):
         return positive_part_bytes(f.n, f.L.nnz + 2 * f.pairs.m, options.eig_method) + 80 * f.pairs.m
 
     def run(self, f: NPKL, options: SaddlePointOptions) -> Result:
-        tol, max_iter, eig_method, progress = (options.tol, options.max_iter,
-                                               options.eig_method, options.progress)
         t0 = time.perf_counter()
-        P, C, B = f.pairs, f.C, f.B
-        hinge = f.loss == "hinge"
-        hi = C if hinge else np.inf
-
-        def project(a):
-            return np.clip(a, 0.0, hi)
-
-        k_hint = [None]
-        budget = EigenBudget(options.time_limit, start=t0)  # bounds each ARPACK run too
-
-        def evaluate(alpha) -> _Point:
-            A = (P.weighted_matrix(alpha * P.t) - f.L).tocsr()
-            part = positive_eigenpairs(A, method=eig_method, k0=k_hint[0], budget=budget)
-            if part.method == "arpack":
-                k_hint[0] = int(1.2 * part.count) + 16
-            K = closed_form_kernel(part, B)
-            s = P.t * K.entries(P.i, P.j)
-            # M(β) = −A(α) at β = −αT, so ‖M₋‖_F = ‖A₊‖_F: the K-step's spectrum serves g
-            dual = f.dual_value(-alpha * P.t, spectrum=part.frobenius)
-            grad = 1.0 - s
-            if not hinge:
-                grad = grad - alpha / C
-            return _Point(alpha, K, f.objective(K), float(dual), grad,
-                          part.frobenius / (2 * np.sqrt(B)), part.count, part.method)
-
+        dual = _DualFunction(f, options.eig_method, EigenBudget(options.time_limit, start=t0))
         try:
-            cur = evaluate(project(np.ones(P.m)))
+            cur = dual(dual.project(np.ones(f.pairs.m)))
         except EigenStop as stop:
             return Result.failure(f.name, self.name, stop.termination, str(stop),
                                   solve_time_s=time.perf_counter() - t0)
@@ -123,60 +97,116 @@ class SaddlePoint(Solver):
         t1 = time.perf_counter()
         history: list[dict] = []
         duals_seen = [cur.dual]
-        eta = C
-        evaluations = 1
+        eta = f.C
         termination = Termination.ITERATION_LIMIT
-        for it in range(1, max_iter + 1):
-            gap = best_p.primal - best_d.dual
-            rel = gap / max(1.0, abs(best_p.primal))
-            rec = {"iteration": it, "primal": best_p.primal, "dual": best_d.dual, "gap": gap,
-                   "relative_gap": rel, "step": eta, "rank": cur.eigen_count,
-                   "time_s": time.perf_counter() - t0}
+        for it in range(1, options.max_iter + 1):
+            rec = _record(it, best_p, best_d, cur, eta, t0)
             history.append(rec)
-            if progress is not None:
-                progress(rec)
-            if rel <= tol:
-                termination = Termination.OPTIMAL
+            if options.progress is not None:
+                options.progress(rec)
+            stop = _stop(rec, it, options)
+            if stop is not None:
+                termination = stop
                 break
-            if it == max_iter:
-                break
-            if options.time_limit is not None and rec["time_s"] > options.time_limit:
-                termination = Termination.TIME_LIMIT
-                break
-            d = project(cur.alpha + eta * cur.grad) - cur.alpha
+            # step 5: projected gradient ascent on g, nonmonotone Armijo along d
+            d = dual.project(cur.alpha + eta * cur.grad) - cur.alpha
             slope = float(cur.grad @ d)
             if slope <= 0 or not np.any(d):
-                termination = Termination.OPTIMAL if rel <= 10 * tol else Termination.ALMOST_OPTIMAL
+                termination = (Termination.OPTIMAL if rec["relative_gap"] <= 10 * options.tol
+                               else Termination.ALMOST_OPTIMAL)
                 break
-            ref = max(duals_seen[-NONMONOTONE_MEMORY:])
-            tau = 1.0
             try:
-                for _ in range(30):
-                    new = evaluate(cur.alpha + tau * d)
-                    evaluations += 1
-                    if new.dual >= ref + ARMIJO * tau * slope:
-                        break
-                    tau *= 0.5
+                new = dual.line_search(cur, d, slope, max(duals_seen[-NONMONOTONE_MEMORY:]))
             except EigenStop as stop:  # the best points so far stand, with their own bounds
                 termination = stop.termination
                 break
-            s = new.alpha - cur.alpha
-            y = cur.grad - new.grad  # gradient change of the convex function −g
-            sy = float(s @ y)
-            eta = float(np.clip(s @ s / sy, 1e-12, 1e12)) if sy > 0 else 1e12
+            eta = _barzilai_borwein(cur, new)
             cur = new
             duals_seen.append(cur.dual)
             if cur.primal < best_p.primal:
                 best_p = cur
             if cur.dual > best_d.dual:
                 best_d = cur
-        t2 = time.perf_counter()
         return Result(
             formulation=f.name, solver=self.name, termination=termination,
             point=PointStatus.FEASIBLE_POINT, objective=best_p.primal, kernel=best_p.kernel,
-            duals={"beta": -best_d.alpha * P.t, "alpha": best_d.alpha, "lam": best_d.lam},
+            duals={"beta": -best_d.alpha * f.pairs.t, "alpha": best_d.alpha, "lam": best_d.lam},
             lower_bound=best_d.dual, upper_bound=best_p.primal,
-            setup_time_s=0.0, solve_time_s=t2 - t0, iterations=len(history), history=history,
-            info={"relative_gap": history[-1]["relative_gap"], "eigen_decompositions": evaluations,
+            setup_time_s=0.0, solve_time_s=time.perf_counter() - t0, iterations=len(history),
+            history=history,
+            info={"relative_gap": history[-1]["relative_gap"],
+                  "eigen_decompositions": dual.evaluations,
                   "eigen_method": best_p.eigen_method, "positive_eigenvalues": best_p.kernel.rank,
                   "first_iteration_s": t1 - t0})
+
+
+class _DualFunction:
+    """g(α) of eq. 12 (hinge: α ≤ C, eq. 14) with its gradient and the K-step's kernel, one
+    positive part per point; ARPACK's block starts from the last positive count."""
+
+    def __init__(self, f: NPKL, eig_method: str, budget: EigenBudget):
+        self.f, self.eig_method, self.budget = f, eig_method, budget  # bounds each ARPACK run
+        self.hinge = f.loss == "hinge"
+        self.hi = f.C if self.hinge else np.inf
+        self.k_hint: int | None = None
+        self.evaluations = 0
+
+    def project(self, a: np.ndarray) -> np.ndarray:
+        return np.clip(a, 0.0, self.hi)
+
+    def __call__(self, alpha: np.ndarray) -> _Point:
+        f, P, C, B = self.f, self.f.pairs, self.f.C, self.f.B
+        A = (P.weighted_matrix(alpha * P.t) - f.L).tocsr()
+        part = positive_eigenpairs(A, method=self.eig_method, k0=self.k_hint, budget=self.budget)
+        if part.method == "arpack":
+            self.k_hint = int(1.2 * part.count) + 16
+        K = closed_form_kernel(part, B)
+        s = P.t * K.entries(P.i, P.j)
+        # M(β) = −A(α) at β = −αT, so ‖M₋‖_F = ‖A₊‖_F: the K-step's spectrum serves g
+        dual = f.dual_value(-alpha * P.t, spectrum=part.frobenius)
+        grad = 1.0 - s
+        if not self.hinge:
+            grad = grad - alpha / C
+        self.evaluations += 1
+        return _Point(alpha, K, f.objective(K), float(dual), grad,
+                      part.frobenius / (2 * np.sqrt(B)), part.count, part.method)
+
+    def line_search(self, cur: _Point, d: np.ndarray, slope: float, ref: float) -> _Point:
+        """The first of cur + τd, τ = 1, ½, ... (30 tries) that passes the nonmonotone Armijo
+        test against ``ref``, the best of the last ``NONMONOTONE_MEMORY`` values."""
+        tau = 1.0
+        for _ in range(30):
+            new = self(cur.alpha + tau * d)
+            if new.dual >= ref + ARMIJO * tau * slope:
+                break
+            tau *= 0.5
+        return new
+
+
+def _record(it: int, best_p: _Point, best_d: _Point, cur: _Point, eta: float,
+            t0: float) -> dict:
+    """The iteration's history row: the best primal and dual so far and their gap."""
+    gap = best_p.primal - best_d.dual
+    return {"iteration": it, "primal": best_p.primal, "dual": best_d.dual, "gap": gap,
+            "relative_gap": gap / max(1.0, abs(best_p.primal)), "step": eta,
+            "rank": cur.eigen_count, "time_s": time.perf_counter() - t0}
+
+
+def _stop(rec: dict, it: int, options: SaddlePointOptions) -> Termination | None:
+    """Optimal at the gap's tolerance; the iteration and time limits; else None."""
+    if rec["relative_gap"] <= options.tol:
+        return Termination.OPTIMAL
+    if it == options.max_iter:
+        return Termination.ITERATION_LIMIT
+    if options.time_limit is not None and rec["time_s"] > options.time_limit:
+        return Termination.TIME_LIMIT
+    return None
+
+
+def _barzilai_borwein(cur: _Point, new: _Point) -> float:
+    """The next step η = sᵀs / sᵀy, y the gradient change of the convex −g (1e12 when
+    sᵀy ≤ 0), kept in [1e-12, 1e12]."""
+    s = new.alpha - cur.alpha
+    y = cur.grad - new.grad  # gradient change of the convex function −g
+    sy = float(s @ y)
+    return float(np.clip(s @ s / sy, 1e-12, 1e12)) if sy > 0 else 1e12

@@ -105,8 +105,8 @@ grows: n = 5,000, 822 iterations at 28 ms against 783 at 60 ms in double; n = 20
 the same time to the certified gap, in 0.42 GiB instead of 0.59.
 ``history_precision="single"`` (the default) keeps only the Anderson differences in
 float32, each formed in the iteration's precision before it is rounded, so it keeps seven
-digits of its own size (:mod:`kernelsdp.linalg.anderson`): the iterate and every certificate stay in
-double.  Measured at n = 20,000 (``benchmarks/admm_speed.py --part history``, one run):
+digits of its own size (:mod:`kernelsdp.linalg.anderson`): the iterate and every certificate
+stay in double.  Measured at n = 20,000 (``benchmarks/admm_speed.py --part history``, one run):
 1,357 iterations against 1,446 with a double history, 57 s against 61, peak RSS 0.51 GiB
 against 0.62; it removes 4pN bytes, 1.3 GB at n = 100,000, r = 108.
 
@@ -120,48 +120,36 @@ residuals pass, then spaced by ``certificate_spacing.check_spacing``: never clos
 ``check_every`` iterations nor than one λ_min costs (ARPACK, restarted from the last
 eigenvector; tens of iterations' worth at large n), further apart while the gap's rate
 says tolerance is far.
+
+The loop is :class:`~kernelsdp.solvers.admm.run.ADMMRun`, a state object whose methods are
+these steps; the constants named above (``GROW_GATE``, ``STALL_CHECKS``, ``MAX_ESCAPES``, the
+starting penalties) are defined there.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-
 from threadpoolctl import threadpool_limits
 
 from ... import tolerances
-from ...formulations.losses import LOSSES
-from ...formulations.npkl import NPKL
-from ...result import KernelFactor, PointStatus, Result, Termination
-from ...tolerances import ADMM_GAP_TOL, ADMM_RESIDUAL_TOL
-from .pattern import PairPattern
-from ...linalg.anderson import BLOCK, Anderson
 from ...declarations import option
+from ...formulations.npkl import NPKL
+from ...linalg.anderson import BLOCK
+from ...linalg.extreme import LANCZOS_WORDS_PER_ROW
+from ...result import Result
+from ...tolerances import ADMM_GAP_TOL, ADMM_RESIDUAL_TOL
 from ..base import Solver
-from .factor_steps import DENSE_N, ball_step, default_rank, free_columns, warm_start, widen
-from ...linalg.extreme import LANCZOS_WORDS_PER_ROW, LowestEigenpair
-from ...linalg.positive_part import EigenBudget
-from .certificate_spacing import check_spacing
-from ...formulations.npkl_trace_bound import certified_lower_bound, null_structure, trace_bound
+from .factor_steps import DENSE_N, default_rank
+from .run import ADMMRun
 
-#: below this n·r the iteration runs on one BLAS thread (see ``solve``)
+#: below this n·r the iteration runs on one BLAS thread (see ``run``)
 SINGLE_THREAD_BELOW = 5_000_000
-#: the factor starts this wide (at most ``rank``) and grows while saturated (see ``factor_steps.widen``)
+#: the factor starts this wide (at most ``rank``) and grows while saturated
+#: (``factor_steps.widen``)
 RANK_START = 32
-#: saturation is judged once the residuals are below this (early iterates fill every column)
-GROW_GATE = 1e-3
-#: ... or when this many iterations passed without (a factor too narrow may never get there)
-GROW_PATIENCE = 500
-#: iterations after a widening before the next: the new columns must first grow or decay
-#: (measured at n = 20,000: without it 32 → 48 → 72 columns 50 iterations apart, 119-128 s;
-#: with it 48 columns, 97 s)
-GROW_COOLDOWN = 300
-#: the starting penalties (and floors): β₀ = BETA_SCALE·g, α₀ = ALPHA_SCALE·β₀/‖X⁰‖₂² (see Penalties)
-BETA_SCALE = 3.0
-ALPHA_SCALE = 1.0
 
 
 def iteration_memory_bytes(n: int, r: int, m: int, nnz_L: int, anderson: int = 5,
@@ -230,8 +218,6 @@ class ADMM(Solver):
         o = options
         r = default_rank(f.pairs.m) if o.rank is None else o.rank
         r0 = min(r, RANK_START) if o.rank_start is None else min(r, o.rank_start)
-        tol, gap_tol, max_iter, mem = o.tol, o.gap_tol, o.max_iter, o.anderson
-        check_every, seed, progress = o.check_every, o.seed, o.progress
         # measured on this 2-core machine: at n = 1,797, r = 65 one BLAS thread takes 7.5 ms
         # per iteration and two 40 ms (small r×r solves and GEMMs do not share well); at
         # n = 20,000, r = 218 one thread took 0.98 s and two 1.2 s.  Judged at the starting
@@ -239,284 +225,10 @@ class ADMM(Solver):
         # beside another busy process took 2.4 s per iteration against 0.64 s on one)
         threads = 1 if f.n * r0 < SINGLE_THREAD_BELOW else None
         with threadpool_limits(limits=threads, user_api="blas"):
-            return self._run(f, r, r0, tol, gap_tol, max_iter, mem, check_every, seed, progress,
-                             o.time_limit, *_dtypes(o))
-
-    def _run(self, f: NPKL, r_cap: int, r: int, tol: float, gap_tol: float, max_iter: int,
-             mem: int, check_every: int, seed: int, progress, time_limit: float | None,
-             dtype=np.float64, history_dtype=np.float64) -> Result:
-        t0 = time.perf_counter()
-        n, P, m = f.n, f.pairs, f.pairs.m
-        lam = f.C / 2.0  # per ordered entry
-        loss = LOSSES[f.loss]
-        # seed 001's problem (1) has no capacity: no ball in the factor steps, and the
-        # certificate's bound on tr ΠKΠ comes from the data (formulations/npkl_trace_bound)
-        capped = f.capacity == "trace"
-        ball = f.B if capped else np.inf
-        structure = None if capped else null_structure(f.L)
-        free = [] if capped else trace_bound(f, 0.0, structure).free  # the same at every level
-        p_zero = f.value_at_zero()  # P(0): an a-priori level
-        bound_info: dict = {}
-
-        # ---- the pattern: Q = Ω ∪ Ωᵀ inside W's sparsity supp(L) ∪ Q (pattern.py) ----
-        pat = PairPattern(f.L, P.i, P.j, P.t, dtype)
-        q, Lt, Lq = pat.q, pat.L, pat.Lq
-
-        # ---- state: one flat vector (X, Y, H as n×r, then A, E on Q); r may grow ----
-        def views(v):
-            nr = (v.size - 2 * q) // 3
-            shape = (n, nr // n)
-            return (v[:nr].reshape(shape), v[nr:2 * nr].reshape(shape),
-                    v[2 * nr:3 * nr].reshape(shape), v[3 * nr:3 * nr + q], v[3 * nr + q:])
-
-        v = np.zeros(3 * n * r + 2 * q, dtype=dtype)
-        X0, Y0, _, A0, _ = views(v)
-        X0[:] = warm_start(f, r, seed)
-        Y0[:] = X0
-        A0[:] = -pat.Lq_it
-        beta = BETA_SCALE * max(float(abs(f.L).max()), lam)
-        alpha = ALPHA_SCALE * beta / float(np.linalg.norm(X0, 2)) ** 2
-        floors = (alpha, beta)
-        nu = 0.0
-        z_pairs = None
-
-        work: dict = {}
-
-        def buffers(r_now: int) -> dict:
-            """Work arrays of the step at this width, allocated once per width (at
-            n = 100,000 each n×r array is over glibc's mmap threshold, so a fresh one is
-            page-faulted anew every time it is made)."""
-            if work.get("r") != r_now:
-                work.clear()
-                work.update(r=r_now, T=np.empty((n, r_now), dtype=dtype),
-                            R=np.empty((n, r_now), dtype=dtype),
-                            gather=np.empty((4, m, r_now), dtype=dtype))
-            return work
-
-        def step(v_in, v_out):
-            nonlocal nu, z_pairs
-            X, Y, H, A, E = views(v_in)
-            Xn, Yn, Hn, An, En = views(v_out)
-            ws = buffers(X.shape[1])
-            T, R = ws["T"], ws["R"]
-            pat.update(A, E, alpha)
-            # the right-hand sides are accumulated in place (measured at n = 20,000, r = 54:
-            # 88 → 75 ms per iteration against summing fresh n×r temporaries)
-            GY = Y.T @ Y
-            pat.times(Y, out=R)
-            R += np.matmul(X, alpha * GY, out=T)
-            R += np.multiply(Y, beta, out=T)
-            R -= H
-            ball_step(R, GY, alpha, beta, ball, out=Xn)
-            pat.transpose_times(Xn, out=R)
-            R += np.matmul(Y, alpha * (X.T @ Xn), out=T)
-            R += np.multiply(Xn, beta, out=T)
-            R += H
-            nu = ball_step(R, Xn.T @ Xn, alpha, beta, ball, out=Yn)
-            # S = XᵀY on Q from four gathers of m rows; the pairs of K = XᵀX come for free
-            Xi, Xj, Yi, Yj = ws["gather"]
-            # mode="clip" (the indices are valid): "raise" with out= buffers the whole
-            # output (measured at n = 100,000, r = 48: 37 → 24 ms per gather)
-            np.take(Xn, P.i, axis=0, out=Xi, mode="clip")
-            np.take(Xn, P.j, axis=0, out=Xj, mode="clip")
-            np.take(Yn, P.i, axis=0, out=Yi, mode="clip")
-            np.take(Yn, P.j, axis=0, out=Yj, mode="clip")
-            S = np.concatenate([_dot_rows(Xi, Yj), _dot_rows(Xj, Yi)])
-            z_pairs = _dot_rows(Xi, Xj)
-            np.subtract(loss.prox(S - (A + pat.Lq_it) / alpha, pat.Tq, lam, alpha), S, out=En,
-                        casting="same_kind")
-            np.add(A, alpha * En, out=An)
-            np.subtract(Xn, Yn, out=Hn)
-            Hn *= beta
-            Hn += H
-
-        def objective(Xt, zp=None):
-            Xt = np.asarray(Xt, dtype=np.float64)
-            zp = _rowdot(Xt, Xt, P.i, P.j) if zp is None else np.asarray(zp, dtype=np.float64)
-            return float(np.sum(Xt * (Lt @ Xt))) + float(np.sum(loss.value(zp, P.t, f.C)))
-
-        def pair_multipliers(A):
-            A = np.asarray(A, dtype=np.float64)
-            return -(A[:m] + A[m:] + 2 * Lq[:m])
-
-        lowest = LowestEigenpair()
-
-        def relative_gap(Xt, A) -> tuple[float, float, float]:
-            """(P(K) − g(β)) / max(1, |P(K)|) at K = XᵀX (tr K ≤ B by the X-step), g(β), and
-            λ_min(M(β)).  Without a capacity g is the bound of the a-priori trace bound's
-            theorem at the level u = min(P(0), P(K)) (docs/npkl.md §6)."""
-            b = pair_multipliers(A)
-            primal = objective(Xt)
-            if capped:
-                lo = lowest(f.dual_matrix(b))
-                dual = f.dual_value(b, spectrum=lo)
-            else:
-                cb = certified_lower_bound(f, b, min(p_zero, primal), structure, lowest)
-                dual, lo = cb["lower"], cb["lambda_min"]
-                bound_info.update(cb["bound"].describe(), repair_residual=cb["repair_residual"])
-            return (primal - dual) / max(1.0, abs(primal)), dual, lo
-
-        def mixing(size: int) -> Anderson:
-            return Anderson(mem, size, dtype, history_dtype)
-
-        g = np.empty_like(v)
-        accel = mixing(v.size)
-        history: list[dict] = []
-        termination = Termination.ITERATION_LIMIT
-        gap, dual_bound, lo, next_check, cert_s = np.nan, np.nan, 0.0, 0, 0.0
-        checks: list[tuple[int, float]] = []
-        grown_at, escapes = 0, 0
-        for it in range(1, max_iter + 1):
-            step(v, g)
-            X, Y, _, A, E = views(g)
-            Xin = views(v)[0]
-            T = work["T"]  # free between steps
-            xn = max(1.0, float(np.linalg.norm(X)))
-            p1 = float(np.linalg.norm(E)) / xn**2
-            p2 = float(np.linalg.norm(np.subtract(X, Y, out=T))) / xn
-            dd = float(np.linalg.norm(np.subtract(X, Xin, out=T))) / xn
-            now = time.perf_counter() - t0
-            rec = {"iteration": it, "primal_1": p1, "primal_2": p2,
-                   "dual": dd, "alpha": alpha, "beta": beta, "rank": X.shape[1], "time_s": now}
-            if it == 1 or it % check_every == 0 or (progress is not None and it % 50 == 0):
-                # P(K) costs an L·X product: recorded every check_every iterations, not each
-                rec["objective"] = objective(X, z_pairs)
-            if max(p1, p2, dd) <= tol and it >= next_check:
-                tc = time.perf_counter()
-                gap, dual_bound, lo = relative_gap(X, A)
-                rec["relative_gap"] = gap
-                if gap <= gap_tol:
-                    history.append(rec)
-                    termination = Termination.OPTIMAL
-                    break
-                if not capped and _stalled(checks + [(it, gap)]) and escapes < MAX_ESCAPES:
-                    grown = free_columns(views(g), free, FREE_SCALE * 10**escapes)
-                    if grown is not None:
-                        escapes += 1
-                        checks.clear()
-                        v = grown.astype(dtype, copy=False)
-                        g, accel = np.empty_like(v), mixing(v.size)
-                        history.append(rec)
-                        continue
-                if not capped and _stalled(checks + [(it, gap)]):
-                    # eq. 14 met and the certified gap no longer falls: a stationary point
-                    # of the factorised problem (seed 001 Proposition 1), not certified optimal
-                    history.append(rec)
-                    termination = Termination.LOCALLY_SOLVED
-                    break
-                t_cert = time.perf_counter() - tc
-                cert_s += t_cert
-                checks.append((it, gap))
-                next_check = it + check_spacing(checks, gap_tol, check_every,
-                                                t_cert * it / max(now - cert_s, 1e-9))
-            history.append(rec)
-            if time_limit is not None and now > time_limit:
-                termination = Termination.TIME_LIMIT
-                break
-            if progress is not None and (it == 1 or it % 50 == 0):
-                progress({**rec, "primal": rec["objective"], "dual": dual_bound,
-                          "relative_gap": gap})
-            if (X.shape[1] < r_cap and it % check_every == 0 and it < max_iter
-                    and (max(p1, p2, dd) <= GROW_GATE or it >= grown_at + GROW_PATIENCE)
-                    and (grown_at == 0 or it >= grown_at + GROW_COOLDOWN)):
-                grown = widen(views(g), r_cap, seed + it,
-                              lambda: f.dual_matrix(pair_multipliers(A)),
-                              EigenBudget(time_limit, start=t0))
-                if grown is not None:  # rank saturated: continue from the wider point
-                    grown_at = it
-                    v = grown.astype(dtype, copy=False)
-                    g, accel = np.empty_like(v), mixing(v.size)
-                    continue
-            # eqs. 15–16 with the scale-aware floors
-            old = (alpha, beta)
-            if p1 > 10 * dd:
-                alpha *= 2
-            elif dd > 10 * p1:
-                alpha = max(alpha / 2, floors[0])
-            if p2 > 10 * dd:
-                beta *= 2
-            elif dd > 10 * p2:
-                beta = max(beta / 2, floors[1])
-            if (alpha, beta) != old:
-                accel.reset()  # the map changed with the penalties
-            v = accel.next_point(v, g)
-
-        X, A = views(g)[0], views(g)[3]
-        if termination not in (Termination.OPTIMAL, Termination.LOCALLY_SOLVED):
-            gap, dual_bound, lo = relative_gap(X, A)  # say how far the returned point is
-        Xt = np.ascontiguousarray(X, dtype=np.float64)
-        value = objective(Xt)
-        message = "" if capped else _certified_by(termination, dual_bound, value, gap, gap_tol,
-                                                   tol, bound_info)
-        # the trace multiplier that makes M(β) + λI ⪰ 0 (the dual function's own choice);
-        # λ_min(M(β)) comes from the last certificate, taken at this very point
-        return Result(formulation=f.name, solver=self.name, termination=termination,
-                      point=PointStatus.FEASIBLE_POINT, objective=value,
-                      kernel=KernelFactor(Xt),
-                      duals={"beta": pair_multipliers(A), "lam": max(0.0, -lo) if capped else 0.0},
-                      message=message,
-                      solve_time_s=time.perf_counter() - t0, iterations=len(history),
-                      history=history,
-                      lower_bound=dual_bound, upper_bound=value,
-                      info={"rank": Xt.shape[1], "rank_cap": r_cap, "relative_gap": gap,
-                            "residual": max(p1, p2, dd),
-                            "final_alpha": alpha, "final_beta": beta,
-                            "pattern_entries": pat.nnz, "anderson": mem,
-                            "certificate_s": cert_s, "last_step_trace_multiplier": nu,
-                            **({"certified_by": {
-                                Termination.OPTIMAL: "duality gap (a-priori trace bound)",
-                                Termination.LOCALLY_SOLVED: "eq. 14 residuals only"}.get(
-                                    termination, "nothing (stopped at a limit)")}
-                               if not capped else {}),
-                            **{f"bound_{k}": v for k, v in bound_info.items()}})
-
-
-#: without a capacity: a stalled solve first adds the free null directions of L as columns,
-#: with norm² FREE_SCALE·10^k·tr K at the k-th of MAX_ESCAPES escapes (factor_steps.free_columns)
-FREE_SCALE = 1.0
-MAX_ESCAPES = 2
-
-
-#: without a capacity, ADMM stops on eq. 14 alone once the certified gap has fallen by less
-#: than STALL_FACTOR over the last STALL_CHECKS certificates (residuals already below tol)
-STALL_CHECKS = 4
-STALL_FACTOR = 0.9
+            return ADMMRun(f, o, r, r0, *_dtypes(o)).solve(self.name)
 
 
 def _dtypes(o: ADMMOptions) -> tuple[np.dtype, np.dtype]:
     """The iteration's dtype and the Anderson history's (float32 if either asks single)."""
     dtype = np.dtype(np.float32 if o.precision == "single" else np.float64)
     return dtype, (np.dtype(np.float32) if o.history_precision == "single" else dtype)
-
-
-def _stalled(checks: list[tuple[int, float]]) -> bool:
-    """The gap at the last of ``STALL_CHECKS`` certificates is above ``STALL_FACTOR`` times
-    the gap at the first of them."""
-    if len(checks) < STALL_CHECKS:
-        return False
-    first, last = checks[-STALL_CHECKS][1], checks[-1][1]
-    return last > STALL_FACTOR * first
-
-
-def _certified_by(termination, lower, upper, gap, gap_tol, tol, bound) -> str:
-    """What the answer to problem (1) (no capacity) is certified by, in one sentence."""
-    where = (f"[{lower:.8g}, {upper:.8g}] from the a-priori bound tr ΠKΠ ≤ "
-             f"{bound.get('B_bar', float('nan')):.4g} ({bound.get('free_directions', 0)} free "
-             f"null directions of L; docs/npkl.md §6)")
-    if termination == Termination.OPTIMAL:
-        return f"certified by the duality gap {gap:.1e} ≤ {gap_tol:g}: optimum in {where}"
-    if termination == Termination.LOCALLY_SOLVED:
-        return (f"certified by eq. 14's residuals only (≤ {tol:g}): a stationary point of the "
-                f"factorised problem (seed 001 Proposition 1); its certified interval {where} "
-                f"has relative gap {gap:.1e} > {gap_tol:g}, so optimality is not certified")
-    return f"not certified: stopped at a limit with relative gap {gap:.1e}; optimum in {where}"
-
-
-def _dot_rows(U: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """Row-wise inner products ⟨U_k, V_k⟩ (no m×r temporary)."""
-    return np.einsum("ij,ij->i", U, V)
-
-
-def _rowdot(U: np.ndarray, V: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """(UVᵀ)_ij for index vectors i, j: the kernel entries on a pattern, never UVᵀ itself."""
-    return _dot_rows(U[i], V[j])
