@@ -77,7 +77,7 @@ def part_generic(quick: bool) -> dict:
         X, y = X0[idx], y0[idx]
         pairs = PairwiseConstraints.from_labels(y, ratio=0.7, seed=1)
         L = knn_laplacian(X, 5)
-        for loss, fast in (("linear", "closed-form"), ("squared-hinge", "saddle-point")):
+        for loss, fast in (("linear", "npkl-closed-form"), ("squared-hinge", "saddle-point")):
             f = NPKL(L=L, pairs=pairs, loss=loss, capacity="frobenius", C=1.0, B=float(n))
             rf = solve(f, fast)
             row = {"n": n, "m": pairs.m, "loss": loss, "fast": fast,
@@ -105,7 +105,7 @@ def part_large_ll(quick: bool) -> dict:
     closed, lapack = [], []
     for _ in range(2):  # alternate the two, keep the best of each: the machine is shared
         t = time.perf_counter()
-        r = solve(f, "closed-form")
+        r = solve(f, "npkl-closed-form")
         closed.append(time.perf_counter() - t)
         t = time.perf_counter()
         np.linalg.eigh((f.C * f.pairs.matrix() - f.L).toarray())
@@ -124,7 +124,7 @@ def part_large_ll(quick: bool) -> dict:
 def part_large_shl(quick: bool) -> dict:
     n, m = (1600, 4000) if quick else (6414, 16161)
     f, _ = large_instance(n, m, 50, 1.0, float(n))
-    ll = solve(f, "closed-form")
+    ll = solve(f, "npkl-closed-form")
     g = NPKL(L=f.L, pairs=f.pairs, loss="squared-hinge", capacity="frobenius", C=1.0, B=float(n))
     tol = 1e-3  # the paper's runs stop after about 10 iterations (its Fig. 1)
     r = solve(g, "saddle-point", tol=tol, max_iter=60,
@@ -141,7 +141,7 @@ def part_huge_ll(quick: bool) -> dict:
     n = 4000 if quick else 20000
     m = int(round(16161 * n / 6414))
     f, graph_s = large_instance(n, m, 50, 0.1, float(n), clusters=HUGE_CLUSTERS)
-    r = solve(f, "closed-form")
+    r = solve(f, "npkl-closed-form")
     return {"n": n, "m": f.pairs.m, "C": 0.1, "clusters": HUGE_CLUSTERS, "graph_s": graph_s,
             "closed_form_s": r.solve_time_s + r.setup_time_s, "eigen_method": r.info["eigen_method"],
             "estimated_positive": r.info.get("eigen_estimated_positive"),

@@ -85,7 +85,7 @@ BAD = [
     # --- verify, certify, reproduce
     ("verify without solvers", "verify npkl --dataset iris --solvers ,", "at least one solver"),
     ("verify unknown second solver", "verify npkl --dataset iris --solvers clarabel,nosuch", "nosuch"),
-    ("verify too large", "verify npkl --dataset iris --solvers closed-form,clarabel --n-points 150 --k 0", "'k'"),
+    ("verify too large", "verify npkl --dataset iris --solvers npkl-closed-form,clarabel --n-points 150 --k 0", "'k'"),
     ("certify missing", "certify {d}/nope.dat-s", "(?i)no such file"),
     ("certify malformed SDPA", "certify {d}/bad.dat-s", "line"),
     ("certify negative tol", "certify {d}/bad.dat-s --tol -1", "tol"),

@@ -117,7 +117,7 @@ def test_the_three_wrong_answers_fail():
     reported by the local solver all passed verify's old feasibility checks."""
     X, y = hyperplane_transformed(300, "quadratic", seed=0)
     f = MWCTLA.from_data(X, y, J=10)
-    r = solve(f, "closed-form")
+    r = solve(f, "mwc-tla-top-eigenvector")
     assert certify(f, r).passed
     zero = replace(r, primal={"m": np.zeros(f.n), "M": np.zeros((f.n, f.n))}, objective=0.0)
     c = certify(f, zero)

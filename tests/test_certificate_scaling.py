@@ -56,7 +56,7 @@ def test_npkl_verdicts_do_not_change_with_the_objective_scale(iris_small, loss, 
 
 def test_spectral_metric_stqp_and_mwc_verdicts_do_not_change_with_scale():
     d = np.random.default_rng(1).uniform(0.5, 2.0, 8)
-    for solver in ("clarabel", "closed-form"):
+    for solver in ("clarabel", "spectral-metric-closed-form"):
         f = SpectralMetric(d=d, c=1.0, nonneg=True)
         r = solve(f, solver)
         got = {_verdict(certify(SpectralMetric(d=d * t, c=1.0, nonneg=True),
@@ -69,7 +69,7 @@ def test_spectral_metric_stqp_and_mwc_verdicts_do_not_change_with_scale():
         assert len(got) == 1, (solver, got)
     X, y = hyperplane_transformed(200, "quadratic", seed=0)
     f = MWCTLA.from_data(X, y, J=8)
-    r = solve(f, "closed-form")
+    r = solve(f, "mwc-tla-top-eigenvector")
     got = {_verdict(certify(replace(f, Q=f.Q * t), _scaled_results(f, r, t))) for t in SCALES}
     assert len(got) == 1, got
 

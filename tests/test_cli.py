@@ -72,7 +72,7 @@ def test_max_iter_help_says_what_each_solver_counts(capsys, monkeypatch):
     i = text.index("--max-iter INT", text.index("solver options"))
     help_ = text[i:text.index(" --", i + 10)]
     meanings = {seg.rsplit("[", 1)[-1]: seg for seg in help_.split("]; ")}
-    assert "ARPACK" in meanings["closed-form"]
+    assert "ARPACK" in meanings["npkl-closed-form"]
     clarabel = next(seg for names, seg in meanings.items() if "clarabel" in names)
     assert "iteration limit" in clarabel and "ARPACK" not in clarabel
 
@@ -154,7 +154,7 @@ def test_every_family_with_points_builds_from_a_bundled_data_set(capsys, family,
 
 def test_solve_json_and_out(capsys, files):
     out_file = files / "K.npz"
-    code, out, _ = run(capsys, "solve", "simple-npkl", "--solver", "closed-form", "--json",
+    code, out, _ = run(capsys, "solve", "simple-npkl", "--solver", "npkl-closed-form", "--json",
                        "--laplacian", str(files / "L.npz"), "--pairs", str(files / "pairs.csv"),
                        "--B", "24", "--out", str(out_file))
     d = json.loads(out)
@@ -182,7 +182,7 @@ def test_problem_npz_and_verify(capsys, tmp_path, iris_small):
 
 def test_dataset_input_text_output(capsys):
     code, out, _ = run(capsys, "verify", "simple-npkl", "--dataset", "soybean",
-                       "--solvers", "clarabel,closed-form")
+                       "--solvers", "clarabel,npkl-closed-form")
     assert code == 0 and "verify: PASSED" in out
 
 
@@ -224,7 +224,7 @@ def test_bad_input_is_one_line_exit_2_nothing_written(capsys, tmp_path, case, L,
     argv = ["solve", "npkl", "--laplacian", str(tmp_path / f"{case}.npz"),
             "--pairs", str(tmp_path / f"{case}.csv"), "--out", str(out_file)]
     if "--solver" not in extra:
-        argv += ["--solver", "closed-form"]
+        argv += ["--solver", "npkl-closed-form"]
     code, out, err = run(capsys, *argv, *extra)
     assert code == 2, (case, out, err)
     lines = err.strip().splitlines()
@@ -322,7 +322,7 @@ def test_spectral_metric_cli(capsys, tmp_path):
     labels = np.array([1, 1, -1, 1])
     np.savez(tmp_path / "s.npz", X=X, pairs=pairs, labels=labels)
     code, out, _ = run(capsys, "verify", "spectral-metric", "--problem", str(tmp_path / "s.npz"),
-                       "--solvers", "clarabel,closed-form", "--n-landmarks", "40", "--json")
+                       "--solvers", "clarabel,spectral-metric-closed-form", "--n-landmarks", "40", "--json")
     d = json.loads(out)
     assert code == 0 and d["passed"] and d["problem"]["formulation"] == "spectral-metric"
 
@@ -335,7 +335,7 @@ def load_iris_small():
 
 def test_active_points_reduce_the_pairs(capsys):
     code, out, _ = run(capsys, "solve", "simple-npkl", "--dataset", "iris", "--solver",
-                       "closed-form", "--json")
+                       "npkl-closed-form", "--json")
     full = json.loads(out)["problem"]["m"]
     code, out, _ = run(capsys, "solve", "simple-npkl", "--dataset", "iris", "--solver",
                        "saddle-point", "--loss", "squared-hinge", "--active-points", "10", "--json")
@@ -350,14 +350,14 @@ def test_tla_cli(capsys, tmp_path):
     X, y = hyperplane_transformed(80, "logarithmic", seed=0)
     np.savez(tmp_path / "t.npz", X=X, y=y)
     code, out, _ = run(capsys, "verify", "mwc-tla", "--problem", str(tmp_path / "t.npz"),
-                       "--solvers", "clarabel,closed-form", "--ramps", "6", "--json")
+                       "--solvers", "clarabel,mwc-tla-top-eigenvector", "--ramps", "6", "--json")
     d = json.loads(out)
     assert code == 0 and d["passed"] and d["problem"]["J"] == 6
     code, out, _ = run(capsys, "solve", "mwc-tla", "--problem", str(tmp_path / "t.npz"),
                        "--tightened", "--solver", "clarabel", "--json")
     assert code == 0 and json.loads(out)["info"]["monotone"] is True
     code, _, err = run(capsys, "solve", "mwc-tla", "--problem", str(tmp_path / "t.npz"),
-                       "--tightened", "--solver", "closed-form")
+                       "--tightened", "--solver", "mwc-tla-top-eigenvector")
     assert code == 2 and "untightened" in err
     code, _, err = run(capsys, "solve", "mwc-tla", "--problem", str(tmp_path / "t.npz"),
                        "--ramps", "0")

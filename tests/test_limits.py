@@ -13,10 +13,10 @@ from kernelsdp.solvers import solve
 def test_closed_form_arpack_stops_at_its_product_limit(iris_small):
     f = make_npkl(iris_small, "linear", "frobenius", C=0.3, B=1.0)
     seen = []
-    r = solve(f, "closed-form", eig_method="arpack", max_iter=3, progress=seen.append)
+    r = solve(f, "npkl-closed-form", eig_method="arpack", max_iter=3, progress=seen.append)
     assert r.termination == Termination.ITERATION_LIMIT and r.point == PointStatus.NO_POINT
     assert "3 products" in r.message and not r.ok
-    full = solve(f, "closed-form", eig_method="arpack")
+    full = solve(f, "npkl-closed-form", eig_method="arpack")
     from kernelsdp.verify import certify
     assert full.termination == Termination.OPTIMAL and full.info["eigen_method"] == "arpack"
     assert certify(f, full).passed
@@ -27,7 +27,7 @@ def test_closed_form_time_limit(iris_small, monkeypatch):
     import kernelsdp.linalg.positive_part as pp
     clock = iter(range(0, 10**6, 10))  # every reading of the clock is 10 s later
     monkeypatch.setattr(pp.time, "perf_counter", lambda: float(next(clock)))
-    r = solve(f, "closed-form", eig_method="arpack", time_limit=5.0)
+    r = solve(f, "npkl-closed-form", eig_method="arpack", time_limit=5.0)
     assert r.termination == Termination.TIME_LIMIT and r.point == PointStatus.NO_POINT
 
 
@@ -37,7 +37,7 @@ def test_arpack_failure_is_a_status(iris_small, monkeypatch):
     def fail(*a, **k):
         raise spla.ArpackNoConvergence("no", [], [])
     monkeypatch.setattr(spla, "eigsh", fail)
-    r = solve(f, "closed-form", eig_method="arpack")
+    r = solve(f, "npkl-closed-form", eig_method="arpack")
     assert r.termination == Termination.NUMERICAL_ERROR and "ARPACK did not converge" in r.message
 
 
@@ -50,7 +50,7 @@ def test_saddle_point_time_limit_is_not_optimal(iris_small):
     assert ok.termination == Termination.OPTIMAL and certify(f, ok).passed  # not on status alone
 
 
-@pytest.mark.parametrize("argv", [["--solver", "closed-form", "--loss", "linear", "--max-iter", "2",
+@pytest.mark.parametrize("argv", [["--solver", "npkl-closed-form", "--loss", "linear", "--max-iter", "2",
                                    "--eig-method", "arpack"]])
 def test_cli_limit_exits_1_and_says_so(capsys, argv):
     from kernelsdp.cli import main
@@ -63,7 +63,7 @@ def test_cli_limit_exits_1_and_says_so(capsys, argv):
 def test_verify_refuses_a_size_before_the_first_solve(iris_small, monkeypatch):
     """The second solver's size refusal comes before the first solver runs."""
     from kernelsdp.errors import TooLargeError
-    from kernelsdp.solvers.proposition1 import ClosedForm
+    from kernelsdp.solvers.npkl_closed_form import ClosedForm
     from kernelsdp.verify import verify
     f = make_npkl(iris_small, "linear", "frobenius", C=0.3, B=1.0)
     ran = []
@@ -72,7 +72,7 @@ def test_verify_refuses_a_size_before_the_first_solve(iris_small, monkeypatch):
     # 1 MiB: the closed form's 24×24 eigh fits (~16 KB), Clarabel's SDP (~4 MB) does not
     monkeypatch.setenv("KERNELSDP_MEMORY_GIB", str(1 / 1024))
     with pytest.raises(TooLargeError, match="clarabel"):
-        verify(f, ["closed-form", "clarabel"])
+        verify(f, ["npkl-closed-form", "clarabel"])
     assert ran == []
 
 
@@ -92,7 +92,7 @@ def test_every_iterative_solver_takes_time_and_iteration_limits():
     """Issue #13: an iterative solver without a time limit could run for minutes."""
     import dataclasses
     from kernelsdp.solvers import registry
-    from kernelsdp.solvers.proposition1 import ClosedForm  # ARPACK inside; the others are dense
+    from kernelsdp.solvers.npkl_closed_form import ClosedForm  # ARPACK inside; the others are dense
     lacking = {s.name: sorted({"time_limit", "max_iter"} - {x.name for x in dataclasses.fields(s.Options)})
                for ss in registry().values() for s in ss if s.kind != "exact" or isinstance(s, ClosedForm)}
     lacking = {k: v for k, v in lacking.items() if v}
@@ -101,7 +101,7 @@ def test_every_iterative_solver_takes_time_and_iteration_limits():
 
 @pytest.mark.parametrize("argv", [
     "solve simple-npkl --dataset iris --n-points 30 --loss hinge --solver saddle-point",
-    "solve simple-npkl --dataset iris --n-points 30 --loss linear --solver closed-form --eig-method arpack",
+    "solve simple-npkl --dataset iris --n-points 30 --loss linear --solver npkl-closed-form --eig-method arpack",
     "solve npkl --dataset iris --n-points 30 --loss hinge --capacity trace --B 30 --solver admm",
     "solve npkl --dataset iris --n-points 30 --loss l2 --capacity trace --B 30 --solver burer-monteiro",
     "solve lmtl --problem {d}/t.npz --solver extragradient",
@@ -119,5 +119,5 @@ def test_verbose_progress_of_every_iterative_solver(tmp_path, capsys, argv):
     code = main(argv.replace("{d}", str(tmp_path)).split() + ["--verbose"])
     out, err = capsys.readouterr()
     assert code in (0, 1) and "Traceback" not in err, err
-    if "closed-form" not in argv:  # ARPACK reports every 0.5 s: this one is done sooner
+    if "npkl-closed-form" not in argv:  # ARPACK reports every 0.5 s: this one is done sooner
         assert "  iter " in err and " primal " in err

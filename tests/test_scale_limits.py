@@ -91,7 +91,7 @@ def _stub(n, m, nnz):
 
 @pytest.mark.parametrize("name, options, gib_at_least", [
     ("admm", {}, 100),                        # n = 10⁹: the factor alone is 8·6rn bytes
-    ("closed-form", {"eig_method": "dense"}, 100),   # dense eigh of n×n: never tried
+    ("npkl-closed-form", {"eig_method": "dense"}, 100),   # dense eigh of n×n: never tried
     ("saddle-point", {"eig_method": "dense"}, 100),
     ("clarabel", {}, 100),
 ])
@@ -128,8 +128,8 @@ def test_positive_part_estimate_holds_the_dense_switch():
     n = 3000
     assert n > DENSE_ALWAYS_N
     f = two_class_npkl(n, 2.5, "linear", "frobenius", C=1.0, B=1.0)
-    s = get_solver(NPKL, "closed-form")
-    r, peak = traced_peak(lambda: solve(f, "closed-form"))
+    s = get_solver(NPKL, "npkl-closed-form")
+    r, peak = traced_peak(lambda: solve(f, "npkl-closed-form"))
     assert r.info["eigen_method"] == "dense"
     assert 8 * n * 2 * (2 * PROBE_BLOCK + 1) < peak <= s.memory_bytes(f, s.options())
 
@@ -139,7 +139,7 @@ def test_trace_closed_form_estimate_holds_its_peak():
     from conftest import traced_peak, two_class_npkl
     from kernelsdp.solvers import get_solver
     f = two_class_npkl(3000, 1.2, "linear", "trace", C=1.0, B=3000.0)
-    s = get_solver(NPKL, "closed-form")
-    r, peak = traced_peak(lambda: solve(f, "closed-form"))
+    s = get_solver(NPKL, "npkl-closed-form")
+    r, peak = traced_peak(lambda: solve(f, "npkl-closed-form"))
     assert r.info["eigen_method"] == "arpack"
     assert peak <= s.memory_bytes(f, s.options()), (peak, s.memory_bytes(f, s.options()))

@@ -29,7 +29,7 @@ def test_every_applicable_solver_agrees_and_certifies(iris_small, loss, capacity
              if s.supports(f) is None and s.availability()[0]]
     assert "clarabel" in names and "scs" in names
     if loss == "linear" and capacity in ("frobenius", "trace"):
-        assert "closed-form" in names
+        assert "npkl-closed-form" in names
     if capacity == "frobenius" and loss in ("hinge", "squared-hinge"):
         assert "saddle-point" in names
     rep = verify(f, names)
@@ -40,7 +40,7 @@ def test_every_applicable_solver_agrees_and_certifies(iris_small, loss, capacity
 
 
 def test_golden_two_points(two_points):
-    r = solve(two_points, "closed-form")
+    r = solve(two_points, "npkl-closed-form")
     assert r.termination is Termination.OPTIMAL
     assert np.isclose(r.objective, -0.5)
     assert np.allclose(r.kernel.dense(), [[0.5, 0.5], [0.5, 0.5]])
@@ -53,7 +53,7 @@ def test_golden_two_points(two_points):
 def test_closed_form_matches_clarabel_at_exact_tolerance(iris_small, capacity):
     for B, C in [(1.0, 1.0), (24.0, 0.5), (500.0, 3.0)]:
         f = make_npkl(iris_small, "linear", capacity, C=C, B=B)
-        a, b = solve(f, "closed-form"), solve(f, "clarabel")
+        a, b = solve(f, "npkl-closed-form"), solve(f, "clarabel")
         assert abs(a.objective - b.objective) <= tol.OBJECTIVE_RTOL_EXACT * max(1, abs(b.objective))
 
 
@@ -61,7 +61,7 @@ def test_trace_closed_form_is_zero_when_the_dual_matrix_is_psd():
     """M = L − C·T = 2I − T ⪰ 0 (one must-link, λ_min = 1.5): K* = 0, value 0, λ = 0."""
     f = NPKL(L=sp.identity(2, format="csr") * 2.0, loss="linear", capacity="trace", C=1.0,
              B=5.0, pairs=PairwiseConstraints.from_arrays([[0, 1]], [1], 2))
-    r = solve(f, "closed-form")
+    r = solve(f, "npkl-closed-form")
     assert r.termination is Termination.OPTIMAL and r.objective == 0.0 and r.duals["lam"] == 0.0
     assert np.isclose(r.info["lambda_min"], 1.5) and certify(f, r).passed
     assert abs(solve(f, "clarabel").objective) < tol.OBJECTIVE_RTOL_EXACT
@@ -71,13 +71,13 @@ def test_trace_closed_form_by_lanczos_above_the_dense_size():
     """n = 600 > DENSE_MAX_N: Lanczos's λ_min against dense LAPACK's, certified from scratch;
     the product limit is a status, not a point."""
     f = two_class_npkl(600, 1.2, "linear", "trace", C=1.0, B=600.0)
-    r = solve(f, "closed-form")
+    r = solve(f, "npkl-closed-form")
     exact = np.linalg.eigvalsh(f.dual_matrix(-f.C * f.pairs.t.astype(float)).toarray())[0]
     assert r.info["eigen_method"] == "arpack" and exact < 0
     assert abs(r.objective - f.B * exact) <= tol.OBJECTIVE_RTOL_EXACT * abs(f.B * exact)
     assert r.kernel.rank == 1 and np.isclose(r.kernel.trace(), f.B)
     assert certify(f, r).passed
-    stopped = solve(f, "closed-form", max_iter=5)
+    stopped = solve(f, "npkl-closed-form", max_iter=5)
     assert stopped.termination is Termination.ITERATION_LIMIT and stopped.point is PointStatus.NO_POINT
 
 
@@ -103,8 +103,8 @@ def test_saddle_point_iteration_limit_is_a_status(iris_small):
 
 def test_unsupported_and_unknown(iris_small):
     f = make_npkl(iris_small, "hinge", "trace")
-    with pytest.raises(UnsupportedProblemError, match="closed-form accepts loss 'linear' and capacity 'frobenius', 'trace'; got loss 'hinge'"):
-        solve(f, "closed-form")
+    with pytest.raises(UnsupportedProblemError, match="npkl-closed-form accepts loss 'linear' and capacity 'frobenius', 'trace'; got loss 'hinge'"):
+        solve(f, "npkl-closed-form")
     with pytest.raises(UnsupportedProblemError, match="saddle-point accepts .*; got capacity 'trace'"):
         solve(f, "saddle-point")
     with pytest.raises(UnsupportedProblemError, match="trace capacity|tr KK"):
@@ -121,7 +121,7 @@ def test_unsupported_and_unknown(iris_small):
     ("clarabel", {"max_iters": 3}, "not an option of clarabel"),
     ("clarabel", {"solver_options": {"no_such_setting": 1}}, "clarabel rejected an option"),
     ("saddle-point", {"max_iter": 0}, "'max_iter' option of saddle-point"),
-    ("closed-form", {"eig_method": "magic"}, "one of 'auto'"),
+    ("npkl-closed-form", {"eig_method": "magic"}, "one of 'auto'"),
 ])
 def test_every_option_typo_is_an_error(iris_small, solver, options, message):
     loss, cap = {"admm": ("hinge", "trace"), "saddle-point": ("hinge", "frobenius")}.get(
@@ -132,12 +132,12 @@ def test_every_option_typo_is_an_error(iris_small, solver, options, message):
 
 def test_default_solver_is_the_most_preferred_that_supports_the_problem(iris_small):
     from kernelsdp.solvers import default_solver
-    assert default_solver(make_npkl(iris_small, "linear", "frobenius")).name == "closed-form"
-    assert default_solver(make_npkl(iris_small, "linear", "trace")).name == "closed-form"
+    assert default_solver(make_npkl(iris_small, "linear", "frobenius")).name == "npkl-closed-form"
+    assert default_solver(make_npkl(iris_small, "linear", "trace")).name == "npkl-closed-form"
     assert default_solver(make_npkl(iris_small, "hinge", "frobenius")).name == "saddle-point"
     assert default_solver(make_npkl(iris_small, "hinge", "trace")).name == "admm"
     assert default_solver(make_npkl(iris_small, "l2", "none")).name == "admm"  # issue #14
-    assert solve(make_npkl(iris_small, "linear", "frobenius")).solver == "closed-form"
+    assert solve(make_npkl(iris_small, "linear", "frobenius")).solver == "npkl-closed-form"
 
 
 @pytest.mark.parametrize("kw, err", [
@@ -207,7 +207,7 @@ def test_generic_solver_refuses_sizes_that_do_not_fit():
 
 def test_active_selection_keeps_pairs_touching_uncertain_points(iris_small):
     f = make_npkl(iris_small, "linear", "frobenius")
-    K = solve(f, "closed-form").kernel
+    K = solve(f, "npkl-closed-form").kernel
     m = margins(f, K)
     g = select_active(f, K, 5)
     chosen = np.argsort(np.where(np.isfinite(m), m, np.inf), kind="stable")[:5]

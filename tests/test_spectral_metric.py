@@ -25,14 +25,14 @@ def similar(y, m, seed=0):
 def test_closed_form_matches_clarabel(nonneg):
     X, y = load("wine")
     f = SpectralMetricLearning(nonneg=nonneg).formulation(X, y=y)
-    rep = verify(f, ["clarabel", "closed-form"])
+    rep = verify(f, ["clarabel", "spectral-metric-closed-form"])
     assert rep.passed, [(c.solver, c.failed, c.residuals) for c in rep.checks]
     assert rep.comparisons[0].relative_difference <= tol.SPECTRAL_QP_RTOL
 
 
 def test_qp_golden():
     f = SpectralMetric(d=np.array([1.0, 2.0, 4.0]), c=7.0)
-    r = solve(f, "closed-form")
+    r = solve(f, "spectral-metric-closed-form")
     assert np.allclose(r.primal["beta"], [4.0, 2.0, 1.0]) and np.isclose(r.objective, 28.0)
     assert np.isclose(r.duals["rho"], 8.0)
 

@@ -41,7 +41,7 @@ def test_ramps_are_monotone_truncated_and_chunked(task, monkeypatch):
 def test_mwc_closed_form_matches_clarabel(task):
     X, y = task
     f = MWCTLA.from_data(X, y, J=10)
-    rep = verify(f, ["clarabel", "closed-form"])
+    rep = verify(f, ["clarabel", "mwc-tla-top-eigenvector"])
     assert rep.passed, [(c.solver, c.failed) for c in rep.checks]
     assert rep.comparisons[0].relative_difference <= tol.OBJECTIVE_RTOL_EXACT
 
@@ -50,7 +50,7 @@ def test_untightened_loses_monotonicity_and_dnn_restores_it():
     rng = np.random.default_rng(7)
     X = rng.uniform(0, 1, (300, 1))
     y = np.where(np.abs(X[:, 0] - 0.5) < 0.2, 1.0, -1.0)
-    plain = solve(MWCTLA.from_data(X, y, J=10), "closed-form")
+    plain = solve(MWCTLA.from_data(X, y, J=10), "mwc-tla-top-eigenvector")
     tight = solve(MWCTLA.from_data(X, y, J=10, tightened=True), "clarabel")
     assert plain.info["negative_weights"] > 0 and not plain.info["monotone"]
     assert np.allclose(plain.primal["m"], 0)  # m = 0 is feasible as printed

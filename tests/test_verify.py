@@ -13,7 +13,7 @@ from conftest import make_npkl
 
 def test_exact_certificate_closes_the_gap(iris_small):
     f = make_npkl(iris_small, "linear", "frobenius")
-    r = solve(f, "closed-form")
+    r = solve(f, "npkl-closed-form")
     c = certify(f, r)
     assert c.passed and c.rigorous and abs(c.width) < 1e-12
     assert c.measures["complementarity"] < 1e-12
@@ -23,7 +23,7 @@ def test_exact_certificate_closes_the_gap(iris_small):
 
 def test_truncated_kernel_fails_verification(iris_small):
     f = make_npkl(iris_small, "linear", "frobenius")
-    r = solve(f, "closed-form")
+    r = solve(f, "npkl-closed-form")
     U = r.kernel.U[:, : max(1, r.kernel.rank // 2)]
     U = U * np.sqrt(np.sqrt(f.B) / np.linalg.norm(U.T @ U))  # still feasible
     bad = replace(r, kernel=KernelFactor(U), objective=f.objective(KernelFactor(U)))
@@ -54,7 +54,7 @@ def test_infeasible_dual_is_reported_and_the_bound_stays_valid(iris_small):
 
 def test_report_compares_intervals_at_named_tolerances(iris_small):
     f = make_npkl(iris_small, "linear", "frobenius")
-    rep = verify(f, ["clarabel", "closed-form"])
+    rep = verify(f, ["clarabel", "npkl-closed-form"])
     assert rep.passed and rep.comparisons[0].tol == tol.CERTIFY_TOL  # one tolerance decides
     assert rep.comparisons[0].relation == "intervals overlap"
     d = rep.to_dict()
@@ -64,6 +64,6 @@ def test_report_compares_intervals_at_named_tolerances(iris_small):
 
 def test_a_result_without_duals_is_feasibility_only(iris_small):
     f = make_npkl(iris_small, "linear", "frobenius")
-    r = solve(f, "closed-form")
+    r = solve(f, "npkl-closed-form")
     c = certify(f, replace(r, duals={}))
     assert not c.passed and c.kind == "feasibility only" and c.verdict == "feasibility only"

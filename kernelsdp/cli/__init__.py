@@ -153,7 +153,8 @@ def solver_rows() -> list[dict]:
                 continue  # a solver refusing what the registry name fixes (a capacity, say)
             ok, reason = s.availability()
             d = s.describe()
-            row = {"formulation": name, "solver": s.name, "kind": s.kind, "available": ok,
+            row = {"formulation": name, "solver": s.name, "aliases": d["aliases"],
+                   "kind": s.kind, "available": ok,
                    "accepts": _accepted(spec, entry.fixed), "options": d["options"],
                    "flags": [option_flag(o, taken) for o in d["options"] if o not in NOT_FLAGS],
                    "objective_tol": d["objective_tol"], "certificate_tol": d["certificate_tol"]}
@@ -182,6 +183,13 @@ def print_solver_table(rows: list[dict]) -> None:
     print()
     for name, reason in off.items():
         print(f"* unavailable here: {name}: {reason}")
+    aliases: dict[str, dict[str, list[str]]] = {}
+    for r in rows:
+        for a in r["aliases"]:
+            aliases.setdefault(a, {}).setdefault(r["solver"], []).append(r["formulation"])
+    for a, targets in aliases.items():
+        print(f"Old name {a!r} still selects, per formulation: " + "; ".join(
+            f"{s} ({', '.join(fs)})" for s, fs in targets.items()) + ".")
     print("Order = preference: the first solver that accepts a problem is its default. "
           "Options: kernelsdp solve FORMULATION --help.")
 

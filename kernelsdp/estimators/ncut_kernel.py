@@ -28,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..errors import InvalidDataError, TooLargeError
 from ..formulations.ncut_mkl import NCutMKL
-from ..solvers import solvers_for
+from ..solvers import solver_names
 from .contract import DeclaredParameters, solve_certified
 from .learned_kernel import median_scale
 from .pair_input import array_ndim
@@ -74,7 +74,7 @@ class NCutKernelLearning(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, Tr
         # the formulation's own declaration (kernelsdp.declarations), not a copy of it
         **{k: NCutMKL.inputs()[k].sklearn_constraint()
            for k in ("n_examples", "example_size", "relaxation")},
-        "solver": [StrOptions({s.name for s in solvers_for(NCutMKL)}), None],
+        "solver": [StrOptions(solver_names(NCutMKL)), None],
         "solver_options": [dict, None],
         "normalize": ["boolean"],
         "random_state": ["random_state"],

@@ -42,7 +42,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..data.graph import KNN_GRAPHS, knn_graph, normalized_laplacian
 from ..data.pairs import PairwiseConstraints
 from ..formulations.npkl import NPKL
-from ..solvers import solvers_for
+from ..solvers import solver_names
 from .contract import DeclaredParameters, solve_certified
 from .learned_kernel import LearnedKernelMixin, median_scale
 from .out_of_sample import EXTENSIONS, Extension
@@ -93,7 +93,7 @@ class NPKLKernelLearning(DeclaredParameters, LearnedKernelMixin, TransformerMixi
         **{k: NPKL.inputs()[k].sklearn_constraint() for k in ("loss", "capacity", "C", "B")},
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "graph": [StrOptions(set(GRAPHS))],
-        "solver": [StrOptions({s.name for s in solvers_for(NPKL)}), None],
+        "solver": [StrOptions(solver_names(NPKL)), None],
         "solver_options": [dict, None],
         "ratio": [Interval(Real, 0, 1, closed="right")],
         "extension": [StrOptions(set(EXTENSIONS))],

@@ -26,7 +26,7 @@ from ..data.pairs import PairwiseConstraints
 from ..errors import InvalidDataError
 from ..formulations.spectral_metric import SpectralMetric
 from ..data.spectral_basis import EIG_RTOL
-from ..solvers import solvers_for
+from ..solvers import solver_names
 from .contract import DeclaredParameters, solve_certified
 from .learned_kernel import LearnedKernelMixin, median_scale
 
@@ -35,8 +35,9 @@ class SpectralMetricLearning(DeclaredParameters, LearnedKernelMixin, Transformer
                              BaseEstimator):
     """Parameters: ``gamma`` (RBF width; None = 1/median squared distance),
     ``n_landmarks`` (None = the full version), ``n_neighbors`` (landmarks per point),
-    ``reg`` (local Gram regulariser), ``nonneg`` (β ≥ 0), ``solver`` (``closed-form`` or a
-    conic solver name), ``eig_rtol`` (eigenvalues kept above eig_rtol·λ₁), ``random_state``."""
+    ``reg`` (local Gram regulariser), ``nonneg`` (β ≥ 0), ``solver``
+    (``spectral-metric-closed-form``, alias ``closed-form``, or a conic solver name),
+    ``eig_rtol`` (eigenvalues kept above eig_rtol·λ₁), ``random_state``."""
 
     _parameter_constraints: dict = {
         # the formulation's own declaration (kernelsdp.declarations), not a copy of it
@@ -44,13 +45,13 @@ class SpectralMetricLearning(DeclaredParameters, LearnedKernelMixin, Transformer
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "reg": [Interval(Real, 0, None, closed="left")],
         "nonneg": ["boolean"],
-        "solver": [StrOptions({s.name for s in solvers_for(SpectralMetric)})],
+        "solver": [StrOptions(solver_names(SpectralMetric))],
         "eig_rtol": [Interval(Real, 0, 1, closed="left")],
         "random_state": ["random_state"],
     }
 
     def __init__(self, gamma=None, n_landmarks=None, n_neighbors=10, reg=1e-3, nonneg=False,
-                 solver="closed-form", eig_rtol=EIG_RTOL, random_state=0):
+                 solver="spectral-metric-closed-form", eig_rtol=EIG_RTOL, random_state=0):
         self.gamma = gamma
         self.eig_rtol = eig_rtol
         self.n_landmarks = n_landmarks

@@ -46,6 +46,8 @@ PROBE_BLOCK = 48
 SPARSE_FRACTION = 20
 #: Dense LAPACK needs about 3 n×n float64 arrays (matrix, eigenvectors, workspace).
 DENSE_MEMORY_LIMIT = 6 * 2**30
+#: the ``method`` values of :func:`positive_eigenpairs`
+EIG_METHODS = ("auto", "dense", "probe", "arpack")
 
 
 @dataclass

@@ -24,11 +24,11 @@ from .burer_monteiro import BurerMonteiro
 from .conic import ConicSolver, generic_solvers
 from .external_sdp import ExternalSDPSolver, external_solvers
 from .extragradient import Extragradient
-from .proposition1 import ClosedForm
+from .mwc_tla_top_eigenvector import TopEigenpair
+from .npkl_closed_form import ClosedForm
 from .saddle_point import SaddlePoint
-from .spectral import SpectralClosedForm
+from .spectral_metric_closed_form import SpectralClosedForm
 from .stqp import ExactStQP, LocalStQP
-from .tla import TopEigenpair
 from .tla_reduced import SchurReduced
 
 #: every registered solver, in registration order (one line each)
@@ -46,15 +46,31 @@ SOLVERS: list[Solver] = [
     *generic_solvers(),
     *external_solvers(),  # csdp, sdpa (unavailable, with the apt-get hint, when not installed)
 ]
-for _s in SOLVERS:
-    check_instance(_s)
+
+
+def _check_name(solver: Solver, registered: list[Solver]) -> Solver:
+    """A solver's name is unique: no registered solver bears it as a name or an alias, and
+    its aliases are no solver's name.  An alias may be shared: it selects, formulation by
+    formulation, the solver of that formulation that bears it (:func:`get_solver`)."""
+    names = {s.name for s in registered}
+    aliases = {a for s in registered for a in s.aliases}
+    clash = [x for x in (solver.name,) if x in names | aliases]
+    clash += [a for a in solver.aliases if a in names]
+    if clash:
+        raise TypeError(f"{solver!r}: the solver name {clash[0]!r} is taken; names are unique "
+                        "(an old name is an alias).")
+    return solver
+
+
+for _i, _s in enumerate(SOLVERS):
+    _check_name(check_instance(_s), SOLVERS[:_i])
 
 
 def register(solver: Solver) -> Solver:
     """Add a solver instance to the registry (after checking what only an instance can
-    say); returns it.  The one line that makes a solver of your own part of ``solve``,
-    ``verify``, sweeps and the CLI."""
-    SOLVERS.append(check_instance(solver))
+    say, and that its name is free); returns it.  The one line that makes a solver of your
+    own part of ``solve``, ``verify``, sweeps and the CLI."""
+    SOLVERS.append(_check_name(check_instance(solver), SOLVERS))
     return solver
 
 
@@ -76,12 +92,22 @@ def registry() -> dict[type[Formulation], list[Solver]]:
 
 
 def get_solver(cls: type[Formulation], name: str) -> Solver:
+    """The solver of formulation class ``cls`` called ``name``, or bearing it as an alias
+    (``closed-form``: the one closed form of that formulation)."""
     table = solvers_for(cls)
     for s in table:
         if s.name == name:
             return s
+    for s in table:
+        if name in s.aliases:
+            return s
     raise UnknownNameError(f"unknown solver {name!r} for {cls.name}; choose one of "
                            f"{', '.join(s.name for s in table)}.")
+
+
+def solver_names(cls: type[Formulation]) -> set[str]:
+    """Every name that selects a solver of ``cls``: the solvers' names and their aliases."""
+    return {x for s in solvers_for(cls) for x in (s.name, *s.aliases)}
 
 
 def prepare(f: Formulation, name: str) -> Solver:
@@ -102,8 +128,6 @@ def default_solver(f: Formulation) -> Solver:
     raise SolverUnavailableError(f"no installed solver supports this {f.name} problem.")
 
 
-def solve(problem, solver: str | None = None, **options):
-    """Solve a formulation (or a ``cvxpy.Problem``) with a registered solver, by name; by
 def within_memory(f: Formulation, exclude: Solver | None = None) -> list[tuple[str, int]]:
     """(name, bytes) of the registered solvers that support ``f``, can run here and would
     solve it, with their default options, within their memory limit."""
@@ -126,6 +150,8 @@ def memory_alternatives(f: Formulation, solver: Solver) -> str:
                                           for name, need in fits) + ".")
 
 
+def solve(problem, solver: str | None = None, **options):
+    """Solve a formulation (or a ``cvxpy.Problem``) with a registered solver, by name; by
     default the most preferred one that supports it (``Result.solver`` says which ran)."""
     f = as_formulation(problem)
     s = default_solver(f) if solver is None else prepare(f, solver)
@@ -135,5 +161,5 @@ def memory_alternatives(f: Formulation, solver: Solver) -> str:
 __all__ = ["ADMM", "BurerMonteiro", "ClosedForm", "ConicSolver", "ExactStQP", "Extragradient",
            "LocalStQP", "SOLVERS", "SaddlePoint", "SchurReduced", "Solver",
            "SpectralClosedForm", "TopEigenpair", "default_solver", "generic_solvers",
-           "get_solver", "prepare", "register", "registry", "solve", "solvers_for",
-           "within_memory"]
+           "get_solver", "prepare", "register", "registry", "solve", "solver_names",
+           "solvers_for", "within_memory"]

@@ -3,6 +3,7 @@ else is derived.
 
 A solver class states
 
+- ``name``: unique, saying the method (``aliases``: older names still accepted);
 - ``kind``: ``exact`` (a closed form or an enumeration), ``iterative`` (a fast method run
   to a tolerance), ``interior-point`` or ``first-order`` (generic conic solvers) — the
   registry's preference order, in that order;
@@ -139,6 +140,9 @@ def refuse_if_too_large(solver: Solver, f: Formulation, options) -> None:
 
 class Solver(ABC):
     name: ClassVar[str] = ""
+    #: older names that still select this solver, formulation by formulation (``closed-form``
+    #: is the NPKL, spectral-metric and MWC-TLA closed forms' old common name)
+    aliases: ClassVar[tuple[str, ...]] = ()
     kind: ClassVar[str] = "iterative"
     #: formulation class → {attribute: allowed values} (an empty dict: every instance of
     #: that exact class)
@@ -225,6 +229,7 @@ class Solver(ABC):
         """What `kernelsdp solvers` shows: kind, capabilities, options, tolerances."""
         return {
             "kind": self.kind,
+            "aliases": list(self.aliases),
             "accepts": ("every formulation" if self.accepts_every_formulation else
                         {getattr(c, "name", c.__name__): {k: list(v) for k, v in spec.items()}
                          for c, spec in self.accepts().items()}),

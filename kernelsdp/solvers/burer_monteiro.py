@@ -93,7 +93,7 @@ class BurerMonteiro(Solver):
     REFUSALS = {("loss", "hinge"): "not differentiable: a Riemannian gradient method needs a "
                                    "smooth cost (use admm)",
                 ("loss", "l1"): "not differentiable (use admm)",
-                ("loss", "linear"): "use closed-form (Frobenius) or admm"}
+                ("loss", "linear"): "use npkl-closed-form or admm"}
     Options = BurerMonteiroOptions
     objective_tol = tolerances.ADMM_GAP_TOL
     certificate_tol = tolerances.ADMM_GAP_TOL

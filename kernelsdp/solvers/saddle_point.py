@@ -41,9 +41,8 @@ from ..result import KernelFactor, PointStatus, Result, Termination
 from ..tolerances import SADDLE_GAP_TOL
 from ..declarations import option
 from .base import Solver
-from ..linalg.positive_part import (EigenBudget, EigenStop, closed_form_kernel,
+from ..linalg.positive_part import (EIG_METHODS, EigenBudget, EigenStop, closed_form_kernel,
                                      positive_eigenpairs, positive_part_bytes)
-from .proposition1 import EIG_METHODS
 
 NONMONOTONE_MEMORY = 5
 ARMIJO = 1e-4

@@ -207,7 +207,9 @@ def verify(problem, solvers: list[str], tol_: float | None = None, *,
     f = as_formulation(problem)
     report = VerifyReport(problem=f.describe())
     chosen = [prepare(f, name) for name in solvers]
-    validated = [s.options(**options.get(s.name, {})) for s in chosen]  # all, before any solve
+    # all, before any solve; a solver's options under the name it was asked by (an alias too)
+    validated = [s.options(**options.get(name, options.get(s.name, {})))
+                 for name, s in zip(solvers, chosen)]
     from ..solvers.base import refuse_if_too_large
     for s, opts in zip(chosen, validated):  # every size refusal, too, before the first solve
         refuse_if_too_large(s, f, opts)

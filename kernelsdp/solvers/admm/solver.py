@@ -198,7 +198,7 @@ class ADMM(Solver):
                       "capacity": ("trace", "none")}}
     REFUSALS = {
         ("capacity", "frobenius"): "tr KK <= B couples every entry of the implicit Z: use "
-                                   "closed-form or saddle-point",
+                                   "npkl-closed-form or saddle-point",
     }
     Options = ADMMOptions
     # the KKT residuals of a feasible point sum to its duality gap, which ADMM stops on

@@ -21,7 +21,8 @@ from .base import Solver
 
 
 class TopEigenpair(Solver):
-    name = "closed-form"
+    name = "mwc-tla-top-eigenvector"
+    aliases = ("closed-form",)
     kind = "exact"
     ACCEPTS = {MWCTLA: {"tightened": (False,)}}
     REFUSALS = {("tightened", True): "the closed form holds for the untightened relaxation "

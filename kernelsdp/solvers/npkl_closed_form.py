@@ -39,14 +39,11 @@ import numpy as np
 from .. import tolerances as tol
 from ..formulations.npkl import NPKL
 from ..linalg.extreme import DENSE_MAX_N, LANCZOS_WORDS_PER_ROW, extreme_eigenvalue
-from ..linalg.positive_part import (EigenBudget, EigenStop, closed_form_kernel,
+from ..linalg.positive_part import (EIG_METHODS, EigenBudget, EigenStop, closed_form_kernel,
                                      positive_eigenpairs, positive_part_bytes)
 from ..result import KernelFactor, PointStatus, Result, Termination
 from ..declarations import option
 from .base import Solver
-
-
-EIG_METHODS = ("auto", "dense", "probe", "arpack")
 
 
 @dataclass(frozen=True)
@@ -62,7 +59,8 @@ class ClosedForm(Solver):
     """NPKL with linear loss in closed form: Proposition 1 for the Frobenius capacity
     (SimpleNPKL-LL), one λ_min eigenvector for the trace capacity."""
 
-    name = "closed-form"
+    name = "npkl-closed-form"
+    aliases = ("closed-form",)
     kind = "exact"
     ACCEPTS = {NPKL: {"loss": ("linear",), "capacity": ("frobenius", "trace")}}
     Options = ClosedFormOptions

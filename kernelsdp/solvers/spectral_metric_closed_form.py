@@ -19,7 +19,8 @@ from .base import Solver
 
 
 class SpectralClosedForm(Solver):
-    name = "closed-form"
+    name = "spectral-metric-closed-form"
+    aliases = ("closed-form",)
     kind = "exact"
     ACCEPTS = {SpectralMetric: {}}
     # issue #6's bar: the closed form and an interior-point solver agree to 1e-8
