@@ -42,7 +42,7 @@ from kernelsdp.data.graph import GRAPH_REVISION
 from kernelsdp.formulations import NPKL
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.admm import iteration_memory_bytes
-from papers.flexible_npkl_admm import load_task
+from kernelsdp.reproductions.flexible_npkl_admm import load_task
 
 LOSSES = ("l2", "hinge", "squared-hinge", "l1")
 

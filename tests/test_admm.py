@@ -259,7 +259,7 @@ def test_reproduction_runs_units_into_the_store_and_explains_off_cells(capsys, t
     the paper's problem (1) beside B = n, each cell beside the paper, the raw-features reading
     run on its own units, the records exported, the 'not reproduced' list, and a second run
     reuses them."""
-    import papers.flexible_npkl_admm as repro
+    import kernelsdp.reproductions.flexible_npkl_admm as repro
     from kernelsdp.runs import ResultsStore
     quick = repro.units_for(True)
     assert {u["method"] for u in quick} == {"ADMM B=n", "ADMM (1)", "S-NPKL", "SDP"}

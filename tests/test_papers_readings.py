@@ -4,7 +4,7 @@ move must beat the noise, and moves in / out of the band are counted table-wide.
 
 import pytest
 
-from papers import readings as rd
+from kernelsdp.reproductions import readings as rd
 
 
 def _c(mean, std=0.5, reps=5):

@@ -50,7 +50,7 @@ def test_theorem1_hypothesis_fails_at_a_vertex_optimum():
 
 
 def test_simplex_curvature_and_vertex_margin():
-    from papers.ncut_kernels_cvpr2010 import simplex_curvature
+    from kernelsdp.reproductions.ncut_kernels_cvpr2010 import simplex_curvature
     Q = np.array([[1.0, 3.0, 3.0], [3.0, 2.0, 3.0], [3.0, 3.0, 2.5]])
     curv = simplex_curvature(Q)
     B = np.array([[1, -1, 0], [1, 1, -2]], float).T / np.array([np.sqrt(2), np.sqrt(6)])

@@ -1,5 +1,5 @@
 """Seed 000's reproduction: the protocol pieces, the computed explanation column, and a
-reduced quick run through the results store (papers/simplenpkl_*.py)."""
+reduced quick run through the results store (kernelsdp/reproductions/simplenpkl_*.py)."""
 
 import numpy as np
 import pytest
@@ -9,8 +9,8 @@ from kernelsdp.data import load
 from kernelsdp.evaluation import kernel_kmeans, pairwise_cluster_accuracy
 from kernelsdp.result import KernelFactor
 from kernelsdp.runs import ResultsStore
-from papers import simplenpkl_explain as ex
-from papers import simplenpkl_icml2009 as sn
+from kernelsdp.reproductions import simplenpkl_explain as ex
+from kernelsdp.reproductions import simplenpkl_icml2009 as sn
 
 
 def test_pair_count_is_the_papers_own_count_per_point():
@@ -72,8 +72,8 @@ def _cell(mean, **kw):
 
 def test_explanation_cites_only_table_wide_readings_and_says_not_explained():
     """Sonar's LL cell 14 points above the paper: a reading that lands it in the band is
-    cited only when run on every cell it changes with >= 5 repetitions (papers.readings)."""
-    from papers.readings import Alternative
+    cited only when run on every cell it changes with >= 5 repetitions (reproductions.readings)."""
+    from kernelsdp.reproductions.readings import Alternative
     pm = sn.PAPER["sonar"][3][0]  # SimpleNPKL-LL, std 0.3: band 3
     key = ("sonar", "SimpleNPKL-LL")
     table = {key: _cell(pm + 1.0)}
@@ -151,7 +151,7 @@ def test_an_unknown_reading_is_one_typed_error(tmp_path):
 
 
 def test_figure2_writes_a_png_with_both_selections(tmp_path, capsys):
-    from papers.simplenpkl_figures import figure2
+    from kernelsdp.reproductions.simplenpkl_figures import figure2
     path = figure2(out=str(tmp_path), store=ResultsStore(tmp_path / "r.sqlite"), dataset="soybean",
                    fractions=(0.2,), reps=1)
     assert (tmp_path / "simplenpkl_figure2.png").stat().st_size > 10_000 and path.endswith(".png")

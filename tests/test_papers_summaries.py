@@ -29,8 +29,8 @@ def in_tmp(tmp_path, monkeypatch):
 
 
 def test_simplenpkl_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
-    from papers import simplenpkl_adult, simplenpkl_figures
-    from papers import simplenpkl_icml2009 as sn
+    from kernelsdp.reproductions import simplenpkl_adult, simplenpkl_figures
+    from kernelsdp.reproductions import simplenpkl_icml2009 as sn
     monkeypatch.setattr(sn, "PAPER", {"iris": sn.PAPER["iris"]})
     monkeypatch.setattr(simplenpkl_adult, "table4", lambda **kw: [])
     monkeypatch.setattr(simplenpkl_figures, "figure1", lambda **kw: "")
@@ -43,8 +43,8 @@ def test_simplenpkl_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
 
 
 def test_flexible_npkl_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
-    from papers import flexible_npkl_admm as fl
-    from papers.flexible_npkl_readings import NOT_REPRODUCED
+    from kernelsdp.reproductions import flexible_npkl_admm as fl
+    from kernelsdp.reproductions.flexible_npkl_readings import NOT_REPRODUCED
     full = fl.units_for
     monkeypatch.setattr(fl, "units_for", lambda quick: [
         u for u in full(True) if u["dataset"] == "iris" and u["seed"] == 0 and u["loss"] == "HL"])
@@ -55,7 +55,7 @@ def test_flexible_npkl_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
 
 
 def test_spectral_metric_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
-    from papers import spectral_metric_ijcai2007 as sm
+    from kernelsdp.reproductions import spectral_metric_ijcai2007 as sm
     for name in ("table1", "real_data", "ablation"):
         monkeypatch.setattr(sm, name, lambda runs: None)
     monkeypatch.setattr(sm, "figure", lambda path=None: "out/x.png")
@@ -66,7 +66,7 @@ def test_spectral_metric_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
 
 
 def test_ncut_quick_prints_no_paper_column_and_ends_with_its_list(in_tmp, monkeypatch, capsys):
-    from papers import ncut_kernels_cvpr2010 as nc
+    from kernelsdp.reproductions import ncut_kernels_cvpr2010 as nc
     monkeypatch.setattr(nc, "TASKS", {"iris 1-vs-2": ("iris", (1, 2))})
     assert cli(["reproduce", "ncut-kernels", "--quick"]) == 0
     text = capsys.readouterr().out
@@ -78,7 +78,7 @@ def test_ncut_quick_prints_no_paper_column_and_ends_with_its_list(in_tmp, monkey
 
 
 def test_tla_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
-    from papers import tla_icmla2009 as tla
+    from kernelsdp.reproductions import tla_icmla2009 as tla
     monkeypatch.setattr(tla, "table1", lambda reps, block_n, block_solver: [])
     monkeypatch.setattr(tla, "explain", lambda res: None)
     monkeypatch.setattr(tla, "honesty_demo", lambda: None)
@@ -91,7 +91,7 @@ def test_tla_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
 
 
 def test_landmark_trend_is_stated_whatever_it_is():
-    from papers.spectral_metric_ijcai2007 import landmark_trend
+    from kernelsdp.reproductions.spectral_metric_ijcai2007 import landmark_trend
     falling = {"S only": (188, 1.69, 0.01), "m = 100": (188, 1.69, 0.01),
                "m = 200": (200, 1.65, 0.01), "m = 400": (400, 1.72, 0.01),
                "m = 800": (800, 1.55, 0.01)}
@@ -107,7 +107,7 @@ def test_tla_svm_features_give_the_learned_kernel_and_claims_read_the_times():
     from kernelsdp.data.datasets import hyperplane_transformed
     from kernelsdp.data.ramps import RampBasis
     from kernelsdp.formulations.tla import mixture_kernel
-    from papers.tla_icmla2009 import scaling_claims, svm_features
+    from kernelsdp.reproductions.tla_icmla2009 import scaling_claims, svm_features
     X, _ = hyperplane_transformed(30, "quadratic", seed=0)
     basis = RampBasis.fit(X, 4)
     A = np.random.default_rng(0).standard_normal((4, 4))

@@ -21,7 +21,7 @@ kernel l is first rescaled by c_l = the mean of v̂(l) over the examples (its in
 mass), so that no kernel wins the gap surrogate by sheer size; α then weighs the rescaled
 kernels, and ``raw_weights(α)`` = (α_l / c_l) weighs the kernels as given.  Then each
 example's (û, v̂) is divided by the mean of v̂, which leaves its ratio unchanged.  Measured
-on five bundled tasks (papers/ncut_kernels_cvpr2010.py): without the kernel rescaling the
+on five bundled tasks (reproductions/ncut_kernels_cvpr2010.py): without the kernel rescaling the
 surrogate picked a large single-feature kernel that lost to the uniform average.
 
 Cost: for each example and kernel only the products K^l 1_{V_t} restricted to the

@@ -1,4 +1,4 @@
-"""Reproductions of the papers' experiments, one module per paper.
+"""Reproductions of the seed papers' experiments, one module per paper (docs/reproductions.md).
 
 Each module's ``main(quick=False) -> int`` prints our numbers beside the published ones
 with the protocol written down.  ``PAPERS`` is the ordered registry used by

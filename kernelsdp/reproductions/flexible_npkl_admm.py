@@ -23,7 +23,7 @@ Protocol (seed 001 §4 and Table 1; our choices where it is silent, marked *):
   pairwise (Rand) accuracy as in seed 000 §6.2; CPU time = process time of the solve;
 - repetitions: 5 (full; 3 for odd-even), 2 in ``--quick`` (Iris and Wine only; SCS and
   ADMM (1) once, odd-even skipped).
-- readings (papers.readings), each applied to every cell of the five UCI data sets with the
+- readings (reproductions.readings), each applied to every cell of the five UCI data sets with the
   table's 5 repetitions, printed with its moves into and out of the paper's band: ``raw``
   (every unit run again on raw features), ``normalised`` (kernel k-means on the
   cosine-normalised kernel, measured on the same kernels) and ``other-capacity`` (each
@@ -58,39 +58,16 @@ from kernelsdp.formulations import NPKL
 from kernelsdp.runs import ResultsStore, run_units
 from kernelsdp.solvers import solve
 
+from .flexible_npkl_published import PAPER_CPU, PAPER_ROW, ROWS, band, paper_cell
+from .flexible_npkl_readings import NOT_REPRODUCED, print_readings, print_timing
+from .readings import not_reproduced_lines
+
 LOSSES = {"SL": "l2", "HL": "hinge", "SHL": "squared-hinge", "l1": "l1"}
 #: Table 1 constraint counts; odd-even is our digits substitute (1.2·n as in the paper)
 CONSTRAINTS = {"glass": 256, "heart": 324, "iris": 180, "sonar": 250, "wine": 214,
                "odd-even": 2156}
-#: Table 2 (accuracy mean, std) and Table 3 (CPU s mean) of seed 001, per loss and method
-PAPER_ACC = {
-    ("SL", "ADMM"): {"glass": (80.9, 1.1), "heart": (93.3, 1.9), "iris": (99.0, 1.1), "sonar": (95.5, 2.5), "wine": (83.2, 1.8), "odd-even": (99.37, 0.06)},
-    ("SL", "S-NPKL"): {"glass": (80.3, 1.8), "heart": (91.7, 2.5), "iris": (99.2, 1.0), "sonar": (95.2, 2.6), "wine": (82.9, 1.8), "odd-even": (99.35, 0.09)},
-    ("HL", "ADMM"): {"glass": (80.1, 1.2), "heart": (92.4, 2.5), "iris": (99.2, 1.0), "sonar": (95.9, 2.4), "wine": (83.4, 1.6), "odd-even": (99.35, 0.05)},
-    ("HL", "S-NPKL"): {"glass": (80.6, 1.1), "heart": (88.1, 4.1), "iris": (99.1, 0.8), "sonar": (95.5, 2.4), "wine": (83.3, 1.6), "odd-even": (99.42, 0.08)},
-    ("HL", "SDP"): {"glass": (79.6, 1.5), "heart": (90.0, 2.8), "iris": (98.9, 0.7), "sonar": (94.9, 1.2), "wine": (82.1, 2.3), "odd-even": (98.35, 0.20)},
-    ("SHL", "ADMM"): {"glass": (80.7, 1.6), "heart": (93.4, 2.0), "iris": (99.0, 1.1), "sonar": (95.5, 2.5), "wine": (83.1, 2.1), "odd-even": (99.35, 0.10)},
-    ("SHL", "S-NPKL"): {"glass": (80.5, 2.0), "heart": (93.2, 2.2), "iris": (99.2, 1.0), "sonar": (95.5, 2.5), "wine": (83.0, 2.0), "odd-even": (99.35, 0.09)},
-    ("l1", "ADMM"): {"glass": (79.1, 1.8), "heart": (88.0, 4.5), "iris": (98.2, 1.6), "sonar": (94.7, 2.4), "wine": (80.5, 2.4), "odd-even": (96.62, 0.12)},
-}
-PAPER_CPU = {
-    ("SL", "ADMM"): {"glass": 5.5, "heart": 10.4, "iris": 2.3, "sonar": 6.8, "wine": 3.6, "odd-even": 359},
-    ("SL", "S-NPKL"): {"glass": 46.2, "heart": 311.0, "iris": 23.4, "sonar": 176.0, "wine": 37.0, "odd-even": 3680},
-    ("HL", "ADMM"): {"glass": 6.9, "heart": 12.8, "iris": 2.9, "sonar": 7.4, "wine": 4.9, "odd-even": 361},
-    ("HL", "S-NPKL"): {"glass": 59.8, "heart": 224.0, "iris": 41.9, "sonar": 180.7, "wine": 49.1, "odd-even": 1955},
-    ("HL", "SDP"): {"glass": 17.4, "heart": 40.1, "iris": 8.8, "sonar": 21.6, "wine": 9.4, "odd-even": 20065},
-    ("SHL", "ADMM"): {"glass": 5.1, "heart": 11.5, "iris": 1.9, "sonar": 5.1, "wine": 3.9, "odd-even": 357},
-    ("SHL", "S-NPKL"): {"glass": 57.76, "heart": 157.0, "iris": 15.3, "sonar": 131.2, "wine": 55.4, "odd-even": 1736},
-    ("l1", "ADMM"): {"glass": 7.7, "heart": 13.6, "iris": 3.6, "sonar": 8.4, "wine": 5.5, "odd-even": 413},
-}
-ROWS = [("SL", "ADMM B=n"), ("SL", "ADMM (1)"), ("SL", "S-NPKL"),
-        ("HL", "ADMM B=n"), ("HL", "ADMM (1)"), ("HL", "S-NPKL"), ("HL", "SDP"),
-        ("SHL", "ADMM B=n"), ("SHL", "ADMM (1)"), ("SHL", "S-NPKL"),
-        ("l1", "ADMM B=n"), ("l1", "ADMM (1)")]
-#: the paper's row each of ours stands beside (both ADMM readings beside the paper's ADMM)
-PAPER_ROW = {"ADMM B=n": "ADMM", "ADMM (1)": "ADMM", "S-NPKL": "S-NPKL", "SDP": "SDP"}
 C_ADMM, K_NN = 1.0, 5
-#: SimpleNPKL at seed 000's settings (see papers/simplenpkl_icml2009.py)
+#: SimpleNPKL at seed 000's settings (see simplenpkl_icml2009.py)
 B_SNPKL, C_SNPKL = 1.0, 0.3
 #: ``--quick`` caps ADMM (1) at this many iterations (measured: without a bound it mostly
 #: runs to the 5,000-iteration limit, 5 s per solve here; the cells say so)
@@ -185,9 +162,6 @@ def units_for(quick: bool) -> list[dict]:
 
 
 def main(quick: bool = False, store: ResultsStore | None = None) -> int:
-    from .flexible_npkl_readings import NOT_REPRODUCED, print_readings, print_timing
-    from .readings import not_reproduced_lines
-
     units = units_for(quick)
     names = list(dict.fromkeys(u["dataset"] for u in units))
     print(__doc__.split("\n\n")[0].replace("\n", " "))
@@ -222,15 +196,6 @@ def main(quick: bool = False, store: ResultsStore | None = None) -> int:
     return 0
 
 
-def _paper(key, name):
-    return PAPER_ACC[(key[0], PAPER_ROW[key[1]])][name]
-
-
-def _band(key, name) -> float:
-    """The paper's spread: max(2·std, 3 points) around its mean."""
-    return max(2 * _paper(key, name)[1], 3.0)
-
-
 def _print_table(title: str, names, results, cell) -> None:
     width = 24
     print(f"\n{title}")
@@ -242,10 +207,10 @@ def _print_table(title: str, names, results, cell) -> None:
 
 def _accuracy_cell(runs, key, name) -> str:
     acc = [r["accuracy"] for r in runs if r.get("accuracy") is not None]
-    pm, ps = _paper(key, name)
+    pm, ps = paper_cell(key, name)
     if not acc:
         return f"- | {pm:5.1f}±{ps:3.1f}"
-    flag = "*" if abs(np.mean(acc) - pm) > _band(key, name) else " "
+    flag = "*" if abs(np.mean(acc) - pm) > band(key, name) else " "
     return f"{np.mean(acc):5.1f}±{np.std(acc):3.1f}{flag}| {pm:5.1f}±{ps:3.1f}"
 
 

@@ -1,7 +1,7 @@
 """Seed 001's explanation column, the readings behind it, the timing claims and the list of
-what is not reproduced (papers.flexible_npkl_admm runs the units; this module reads them).
+what is not reproduced (:mod:`.flexible_npkl_admm` runs the units; this module reads them).
 
-Readings (papers.readings: each applied to every cell it changes, >= 5 repetitions, with
+Readings (reproductions.readings: each applied to every cell it changes, >= 5 repetitions, with
 its moves into and out of the paper's band; a cell cites one only under that rule):
 - ``raw``: the same units on raw features (the adopted table standardises, our choice*);
 - ``normalised``: kernel k-means on the cosine-normalised kernel, on the same kernels;
@@ -17,6 +17,7 @@ from collections import Counter
 
 import numpy as np
 
+from .flexible_npkl_published import PAPER_CPU, ROWS, band, paper_cell
 from .readings import Alternative, count_in_band, effect_lines, explain_cell, table_effect
 
 #: the data sets readings run on (odd-even: a substitute with 3 repetitions)
@@ -52,13 +53,11 @@ def _table(results, names, field="accuracy") -> dict:
 
 
 def paper_bands(names) -> dict:
-    from .flexible_npkl_admm import ROWS, _band, _paper
-    return {(n, *key): (_paper(key, n)[0], _band(key, n)) for n in names for key in ROWS}
+    return {(n, *key): (paper_cell(key, n)[0], band(key, n)) for n in names for key in ROWS}
 
 
 def alternatives(names, results, raw_results) -> list[Alternative]:
     """The three readings' cells, each with the cells it changes (UCI data sets only)."""
-    from .flexible_npkl_admm import ROWS
     sets = [n for n in names if n in READING_SETS]
     everything = tuple((n, *key) for n in sets for key in ROWS)
     swapped = {}
@@ -75,7 +74,7 @@ def alternatives(names, results, raw_results) -> list[Alternative]:
 
 
 def _facts(runs, key) -> str:
-    """Measured facts about a cell's kernels (never a cause: see papers.readings)."""
+    """Measured facts about a cell's kernels (never a cause: see reproductions.readings)."""
     mean = lambda field: float(np.mean([r[field] for r in runs if r.get(field) is not None]))
     facts = (f"tr K/n {mean('trace_over_n'):.3g}, rank {mean('rank'):.0f}, training-pair signs "
              f"right {100 * mean('pair_signs'):.0f} %, graph components {mean('components'):.0f}")
@@ -89,7 +88,6 @@ def _facts(runs, key) -> str:
 
 def print_readings(names, results, raw_results) -> None:
     """Each reading's table-wide moves, then every cell outside the band with its verdict."""
-    from .flexible_npkl_admm import ROWS
     table, paper = _table(results, names), paper_bands(names)
     alts = alternatives(names, results, raw_results)
     effects = {a.name: table_effect(a, table, paper) for a in alts}
@@ -98,8 +96,8 @@ def print_readings(names, results, raw_results) -> None:
     adopted = "standardised features, unnormalised clustering"
     for line in effect_lines(effects, adopted, inside, run):
         print(line)
-    print("\nCells further than max(2 std, 3 points) from the paper: verdict (papers.readings), "
-          "then measured facts")
+    print("\nCells further than max(2 std, 3 points) from the paper: verdict "
+          "(reproductions.readings), then measured facts")
     outside = 0
     for name in names:
         for key in ROWS:
@@ -134,7 +132,6 @@ def timing_ratios(names, results, slow: str, fast: str, losses) -> dict:
 def print_timing(names, results) -> None:
     """§4's claim 'ADMM is more efficient than the other methods' and the abstract's 'one to
     two orders of magnitude faster' than an SDP solver, on times measured side by side."""
-    from .flexible_npkl_admm import PAPER_CPU
     print("\nTiming claims (CPU s measured in this run, same machine, each solver to its own "
           "stopping rule)")
     for slow, paper_slow, losses, claim in (

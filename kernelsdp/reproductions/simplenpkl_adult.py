@@ -8,7 +8,7 @@ by its closed form, SimpleNPKL-SHL by Algorithm 1 to a relative gap of 1e-4; ker
 k-means* on the cosine-normalised kernel*, ten starts, as Table 2; pairwise accuracy;
 CPU time of the solve, clustering excluded.  Repetitions: 20 as §6.1 in the full run
 (``--quick``: 1).  No reading is run on this table, so a cell outside the band reads "not
-explained" (papers.readings).  a2a–a5a: not available offline (not reproduced).
+explained" (reproductions.readings).  a2a–a5a: not available offline (not reproduced).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _run_unit(unit: dict) -> dict:
         pred = KMeans(2, n_init=1, random_state=seed).fit_predict(X)
         return {"accuracy": 100 * pairwise_cluster_accuracy(y, pred), "cpu_s": None, "n": n}
     pairs = PairwiseConstraints.sample(y, unit["pairs"], seed=seed)
-    loss, solver, opts = (("linear", "closed-form", {}) if unit["method"] == "SimpleNPKL-LL"
+    loss, solver, opts = (("linear", "npkl-closed-form", {}) if unit["method"] == "SimpleNPKL-LL"
                           else ("squared-hinge", "saddle-point", {"tol": SADDLE_TOL}))
     f = NPKL(L=knn_laplacian(X, unit["k"]), pairs=pairs, loss=loss, capacity="frobenius",
              C=unit["C"], B=float(n))

@@ -3,8 +3,8 @@ the paper's row assignment and speed claim.
 
 A cell agrees with the paper when |ours − paper| ≤ max(2·std_paper, 3 points) (the bar of
 issue #14).  Otherwise its explanation follows the pre-registered rule of
-:mod:`papers.readings`: it may cite a reading of
-:data:`papers.simplenpkl_icml2009.READINGS` only when that reading was run on every cell it
+:mod:`.readings`: it may cite a reading of
+:data:`.simplenpkl_icml2009.READINGS` only when that reading was run on every cell it
 changes with at least five repetitions (its moves into and out of the band are printed for
 the whole table), lands the cell in the band, and moves it by more than the noise; else
 "not explained".  Measured facts follow the verdict: the kernel's rank, the share of pairs
@@ -38,7 +38,7 @@ def within(ours: float | None, paper: tuple[float, float]) -> bool:
 
 
 def paper_bands(names) -> dict:
-    """(data set, method) → (published mean, band), the form :mod:`papers.readings` reads."""
+    """(data set, method) → (published mean, band), the form :mod:`.readings` reads."""
     return {(n, m): (PAPER[n][k][0], tolerance(PAPER[n][k][1]))
             for n in names for k, m in enumerate(METHODS)}
 
@@ -64,7 +64,7 @@ def effects_of(names, table: dict, alternatives) -> dict:
 
 
 def _facts(name: str, method: str, cell: dict, table: dict) -> list[str]:
-    """Measured facts about a cell (never a cause: see papers.readings)."""
+    """Measured facts about a cell (never a cause: see reproductions.readings)."""
     facts = []
     if method == "SimpleNPKL-SHL" and "margin_reached" in cell:
         ll = table.get((name, "SimpleNPKL-LL"), {}).get("mean")

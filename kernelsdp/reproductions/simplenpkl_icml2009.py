@@ -1,7 +1,7 @@
 """Seed 000 — Zhuang, Tsang & Hoi, "SimpleNPKL: Simple Non-Parametric Kernel Learning",
 ICML 2009, Table 2: clustering accuracy and CPU time of k-means, NPKL (LL, HL) through a
 generic SDP solver, and SimpleNPKL (LL closed form, SHL by Algorithm 1); Figures 1–2 in
-:mod:`papers.simplenpkl_figures`, the explanation column in :mod:`papers.simplenpkl_explain`.
+:mod:`.simplenpkl_figures`, the explanation column in :mod:`.simplenpkl_explain`.
 
 The protocol, by default the paper's (the sentence of seed 000 each choice comes from;
 * marks our choice where the paper is silent; every earlier reading stays a named option
@@ -37,7 +37,7 @@ in ``READINGS`` and is printed beside the table as an ablation):
 - repetitions: "20 different repetitions" (§6.1), 5 for the generic solver; ``--quick``:
   3 (2 for the ablation), the generic solver on Soybean only.
 
-Readings and the explanation column (papers.readings): every reading in ``READINGS``
+Readings and the explanation column (reproductions.readings): every reading in ``READINGS``
 is run over every cell it changes (``AFFECTS``) with 5 repetitions in the full run, and
 prints how many cells it moves into and out of the paper's band; a cell cites a reading
 only under that rule, else "not explained".  ``rows-swapped`` is a reading too: the
@@ -56,7 +56,7 @@ Soybean, Wine, Double-Spiral after Iris).  Chessboard and Double-Spiral cannot b
 apart that way, nor by the text: both have 2 classes and 100 points (Table 1), and no
 sentence of §6 names a number of either row; so the run measures both assignments
 (reading ``rows-swapped``) and prints which one puts more cells in the band.
-Table 4 runs on a1a (papers.simplenpkl_adult); what is not run is listed at the end.
+Table 4 runs on a1a (reproductions.simplenpkl_adult); what is not run is listed at the end.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def npkl_plan(method: str, protocol: Protocol, n: int) -> tuple[str, str, float,
     solve there already at n = 100; ADMM ~10 s at n = 270, its status counted)."""
     simple_B = float(n) if protocol.simple_B == "n" else B
     if method == "SimpleNPKL-LL":
-        return "linear", "frobenius", simple_B, "closed-form"
+        return "linear", "frobenius", simple_B, "npkl-closed-form"
     if method == "SimpleNPKL-SHL":
         return "squared-hinge", "frobenius", simple_B, "saddle-point"
     loss = "linear" if method == "NPKL-LL" else "hinge"

@@ -1,5 +1,5 @@
 """Seed 000's published numbers (Table 2, Table 4, Figure 2's caption), as the
-reproduction compares against them; see papers/simplenpkl_icml2009.py for the protocol and
+reproduction compares against them; see simplenpkl_icml2009.py for the protocol and
 how the garbled table was re-assembled."""
 
 from __future__ import annotations
