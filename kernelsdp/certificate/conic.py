@@ -38,7 +38,8 @@ from .canonical import CanonicalForm, CanonicalSolution
 from .correction import zero_rows
 from .ends import proven_lower, proven_upper
 from .interior import central_dual, central_primal, thetas
-from .perturbed import shrink_and_solve, shrink_sizes
+from .perturbed import (RESOLVE_MIN_S, RESOLVE_TIME_FACTOR, resolve_refusal, shrink_and_solve,
+                        shrink_sizes)
 from .rays import farkas_certificate, ray_certificate
 from .verdict import OPTIMALITY, PROOF, Certificate, feasibility_only, no_point, relative_width
 
@@ -153,7 +154,7 @@ def _wide(lo, hi, tol: float, scale: float) -> bool:
 
 
 def _proven_ends(form: CanonicalForm, x: np.ndarray, y: np.ndarray, resolve: bool,
-                 tol: float):
+                 tol: float, solve_time_s: float = 0.0):
     """(lower End, upper End, note): the two proofs; an end that a cone's boundary stopped
     is retried from a combination with a central point, then — while the interval is not
     certified — from one re-solve with the cones shrunk; the better proof of each end is
@@ -168,8 +169,13 @@ def _proven_ends(form: CanonicalForm, x: np.ndarray, y: np.ndarray, resolve: boo
         eps_p, eps_d = shrink_sizes(form, x, y)
         need_p = hi.label != PROOF or "primal point" in " ".join(notes)
         need_d = lo.label != PROOF or "dual point" in " ".join(notes)
-        alt = shrink_and_solve(form, eps_p if need_p else 0.0, eps_d if need_d else 0.0)
-        if alt is None:
+        refusal = resolve_refusal(form)
+        limit = max(RESOLVE_MIN_S, RESOLVE_TIME_FACTOR * solve_time_s)
+        alt = None if refusal else shrink_and_solve(
+            form, eps_p if need_p else 0.0, eps_d if need_d else 0.0, time_limit=limit)
+        if refusal:
+            notes.append(refusal)
+        elif alt is None:
             notes.append("a re-solve with the cones shrunk found no strictly feasible point")
         else:
             lo = _better(lo, proven_lower(form, alt.x, alt.y, bounds), lower=True)
@@ -182,7 +188,7 @@ def _proven_ends(form: CanonicalForm, x: np.ndarray, y: np.ndarray, resolve: boo
 def _optimality(sol: CanonicalSolution, tol: float, resolve: bool = True) -> Certificate:
     form, x, y = sol.form, sol.x, sol.y
     measures = dimacs_measures(form, x, y)
-    lo, hi, how = _proven_ends(form, x, y, resolve, tol)
+    lo, hi, how = _proven_ends(form, x, y, resolve, tol, sol.solve_time_s)
     for k, v in {**lo.details, **hi.details}.items():
         measures[k] = float(v)
     note = "both ends proven" if lo.label == hi.label == PROOF else "; ".join(

@@ -38,6 +38,13 @@ from .cones import Block
 SHRINK_REL = 1e-8
 #: Clarabel's accuracy for the re-solve
 RESOLVE_TOL = 1e-10
+#: the re-solve's time limit: this many times the original solve, and at least RESOLVE_MIN_S
+#: (a certificate must not cost a hundred first-order solves)
+RESOLVE_TIME_FACTOR = 2.0
+RESOLVE_MIN_S = 2.0
+#: the re-solve is skipped when Clarabel's dense PSD scaling blocks would exceed this
+#: (48 bytes per entry of each block's (side(side+1)/2)² matrix, as solvers.conic measures)
+RESOLVE_MEMORY_BYTES = 2 * 2**30
 
 
 @dataclass
@@ -145,11 +152,20 @@ def normalized(form: CanonicalForm) -> tuple[CanonicalForm, np.ndarray, float]:
     return out, r, sigma
 
 
+def resolve_refusal(form: CanonicalForm) -> str:
+    """'' when a re-solve fits, else why not (Clarabel's PSD scaling blocks' memory)."""
+    need = sum(48 * (b.side * (b.side + 1) // 2) ** 2 for b in form.blocks if b.kind == "psd")
+    if need > RESOLVE_MEMORY_BYTES:
+        return (f"no re-solve: Clarabel's PSD blocks would take about {need / 2**30:.1f} GiB "
+                f"(over {RESOLVE_MEMORY_BYTES / 2**30:.0f} GiB for a certificate)")
+    return ""
+
+
 def shrink_and_solve(form: CanonicalForm, eps_primal: float, eps_dual: float,
                      time_limit: float | None = None) -> Perturbed | None:
     """Solve the shrunk problem with Clarabel on the normalised data (ε relative to it);
     None when Clarabel finds no solution (no strictly feasible point at this ε, or it
-    failed)."""
+    failed, or ran out of ``time_limit``)."""
     scaled, r, sigma = normalized(form)
     got = _shrink_and_solve(scaled, eps_primal, eps_dual, time_limit)
     if got is None:

@@ -174,10 +174,13 @@ def _feasibility_proof(form: CanonicalForm) -> str:
     """'' when a feasible point is proven (one shrunk re-solve with c = 0)."""
     from dataclasses import replace
 
-    from .perturbed import SHRINK_REL, shrink_and_solve
+    from .perturbed import RESOLVE_MIN_S, SHRINK_REL, resolve_refusal, shrink_and_solve
     zero = replace(form, c=np.zeros_like(form.c), P=None, d=0.0)
+    refusal = resolve_refusal(zero)
+    if refusal:
+        return "the ray is proven, but " + refusal
     eps = SHRINK_REL * max(1.0, float(np.max(np.abs(form.b), initial=0.0)))
-    found = shrink_and_solve(zero, eps, 0.0)
+    found = shrink_and_solve(zero, eps, 0.0, time_limit=RESOLVE_MIN_S * 10)
     if found is None:
         return "the ray is proven, but no feasible point was found: the problem is " \
                "unbounded or infeasible"
