@@ -81,7 +81,8 @@ class Anderson:
             np.copyto(v, g)
             return v
         k = self.filled
-        G = self.gram[:k, :k] + (self.tikhonov * float(np.trace(self.gram[:k, :k])) + 1e-300) * np.eye(k)
+        ridge = self.tikhonov * float(np.trace(self.gram[:k, :k])) + 1e-300
+        G = self.gram[:k, :k] + ridge * np.eye(k)
         gamma = np.linalg.solve(G, self.cross[:k]).astype(self.dG.dtype)
         if self.mixed:
             for s in range(0, v.size, BLOCK):
@@ -97,5 +98,6 @@ def _rows_dot(a: np.ndarray, b: np.ndarray):
     """a·b accumulated in float64 (a: rows or one vector, b: a vector) a block of columns
     at a time: a float32 BLAS dot over tens of millions of entries would lose digits the
     normal equations need."""
-    return sum(a[..., s:s + BLOCK].astype(np.float64) @ b[s:s + BLOCK].astype(np.float64, copy=False)
+    return sum(a[..., s:s + BLOCK].astype(np.float64)
+               @ b[s:s + BLOCK].astype(np.float64, copy=False)
                for s in range(0, b.size, BLOCK))

@@ -32,8 +32,8 @@ whatever the landscape.  A rank r below the optimum's may stall above the tolera
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -42,8 +42,8 @@ from ..declarations import option
 from ..formulations.npkl import NPKL
 from ..linalg.extreme import LowestEigenpair
 from ..result import KernelFactor, PointStatus, Result, Termination
-from .base import Solver
 from .admm.factor_steps import warm_start
+from .base import Solver
 
 #: the factor's width unless ``rank`` says otherwise.  Not Pataki's bound on m: measured on
 #: Iris (n = 150, ℓ2, trace), r = 14 = Pataki stalled (Riemannian CG) at a 1.5e-3 gap (its step hit
@@ -79,7 +79,8 @@ class BurerMonteiroOptions:
                             help="certified relative gap to stop at")
     max_iter: int = option(2_000, low=1, help="trust-region iteration limit")
     check_every: int = option(5, low=1, help="iterations between certificates")
-    time_limit: float | None = option(None, low=0.0, open_low=True, help="wall-clock limit, seconds")
+    time_limit: float | None = option(None, low=0.0, open_low=True,
+                                      help="wall-clock limit, seconds")
     seed: int = option(0, low=0, help="seed of the starting noise")
     progress: Callable[[dict], None] | None = option(None, help="called after each certificate")
 

@@ -14,7 +14,6 @@ import time
 import numpy as np
 
 from .. import tolerances as tol
-
 from ..formulations.tla import MWCTLA, weights_report
 from ..result import PointStatus, Result, Termination
 from .base import Solver

@@ -31,26 +31,34 @@ is the objective itself: the gap is B·(vᵀMv − λ_min), Lanczos's residual. 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
 from .. import tolerances as tol
+from ..declarations import option
 from ..formulations.npkl import NPKL
 from ..linalg.extreme import DENSE_MAX_N, LANCZOS_WORDS_PER_ROW, extreme_eigenvalue
-from ..linalg.positive_part import (EIG_METHODS, EigenBudget, EigenStop, closed_form_kernel,
-                                     positive_eigenpairs, positive_part_bytes)
+from ..linalg.positive_part import (
+    EIG_METHODS,
+    EigenBudget,
+    EigenStop,
+    closed_form_kernel,
+    positive_eigenpairs,
+    positive_part_bytes,
+)
 from ..result import KernelFactor, PointStatus, Result, Termination
-from ..declarations import option
 from .base import Solver
 
 
 @dataclass(frozen=True)
 class ClosedFormOptions:
     eig_method: str = option("auto", choices=EIG_METHODS,
-                             help="how the positive part is computed (kernelsdp.linalg.positive_part)")
-    time_limit: float | None = option(None, low=0.0, open_low=True, help="wall-clock limit, seconds")
+                             help="how the positive part is computed "
+                             "(kernelsdp.linalg.positive_part)")
+    time_limit: float | None = option(None, low=0.0, open_low=True,
+                                      help="wall-clock limit, seconds")
     max_iter: int | None = option(None, low=1, help="limit on ARPACK's products with the matrix")
     progress: Callable[[dict], None] | None = option(None, help="called with ARPACK's progress")
 

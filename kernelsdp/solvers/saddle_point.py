@@ -29,20 +29,25 @@ iteration from the same eigen-decomposition.  The returned point is (K_best, α_
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
-
-from .. import tolerances as tol
 
 import numpy as np
 
+from .. import tolerances as tol
+from ..declarations import option
 from ..formulations.npkl import NPKL
+from ..linalg.positive_part import (
+    EIG_METHODS,
+    EigenBudget,
+    EigenStop,
+    closed_form_kernel,
+    positive_eigenpairs,
+    positive_part_bytes,
+)
 from ..result import KernelFactor, PointStatus, Result, Termination
 from ..tolerances import SADDLE_GAP_TOL
-from ..declarations import option
 from .base import Solver
-from ..linalg.positive_part import (EIG_METHODS, EigenBudget, EigenStop, closed_form_kernel,
-                                     positive_eigenpairs, positive_part_bytes)
 
 NONMONOTONE_MEMORY = 5
 ARMIJO = 1e-4
@@ -62,11 +67,14 @@ class _Point:
 
 @dataclass(frozen=True)
 class SaddlePointOptions:
-    tol: float = option(SADDLE_GAP_TOL, low=0.0, open_low=True, help="relative duality gap to stop at")
+    tol: float = option(SADDLE_GAP_TOL, low=0.0, open_low=True,
+                        help="relative duality gap to stop at")
     max_iter: int = option(500, low=1, help="iteration limit")
-    time_limit: float | None = option(None, low=0.0, open_low=True, help="wall-clock limit, seconds")
+    time_limit: float | None = option(None, low=0.0, open_low=True,
+                                      help="wall-clock limit, seconds")
     eig_method: str = option("auto", choices=EIG_METHODS, help="positive-part method")
-    progress: Callable[[dict], None] | None = option(None, help="called with each iteration's record")
+    progress: Callable[[dict], None] | None = option(None,
+                                                     help="called with each iteration's record")
 
 
 class SaddlePoint(Solver):
@@ -82,7 +90,8 @@ class SaddlePoint(Solver):
     def memory_bytes(self, f: NPKL, options: SaddlePointOptions) -> int:
         """One K-step (A(α) sparse and its positive part) and about ten m-vectors (α, the
         gradients, the kept best points); the positive part of each point is a floor."""
-        return positive_part_bytes(f.n, f.L.nnz + 2 * f.pairs.m, options.eig_method) + 80 * f.pairs.m
+        pairs = 80 * f.pairs.m
+        return positive_part_bytes(f.n, f.L.nnz + 2 * f.pairs.m, options.eig_method) + pairs
 
     def run(self, f: NPKL, options: SaddlePointOptions) -> Result:
         t0 = time.perf_counter()

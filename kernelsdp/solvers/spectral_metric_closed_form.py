@@ -12,7 +12,6 @@ import time
 import numpy as np
 
 from .. import tolerances as tol
-
 from ..formulations.spectral_metric import SpectralMetric
 from ..result import PointStatus, Result, Termination
 from .base import Solver

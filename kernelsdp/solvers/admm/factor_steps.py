@@ -1,10 +1,10 @@
-"""The factor blocks of low-rank NPKL's ADMM (seed 001; see :mod:`kernelsdp.solvers.admm`): the start, the
-X/Y step inside the trace ball, and the widening of a saturated factor (the Z-step's prox is
-each loss's own, :attr:`kernelsdp.formulations.losses.Loss.prox`)."""
+"""The factor blocks of low-rank NPKL's ADMM (seed 001; see :mod:`kernelsdp.solvers.admm`):
+the start, the X/Y step inside the trace ball, and the widening of a saturated factor (the
+Z-step's prox is each loss's own, :attr:`kernelsdp.formulations.losses.Loss.prox`)."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -47,7 +47,8 @@ def warm_start(f: NPKL, r: int, seed: int) -> np.ndarray:
     keep = w > 0
     if keep.any():
         Xt[:, :k][:, keep] += V[:, keep] * np.sqrt(w[keep] / w[0])
-    Xt *= np.sqrt(f.B / float(np.sum(Xt * Xt))) if f.capacity == "trace" else np.sqrt(ray_scale(f, Xt))
+    trace = f.capacity == "trace"
+    Xt *= np.sqrt(f.B / float(np.sum(Xt * Xt))) if trace else np.sqrt(ray_scale(f, Xt))
     return Xt
 
 
@@ -62,7 +63,7 @@ def ray_scale(f: NPKL, Xt: np.ndarray) -> float:
     z = np.einsum("ij,ij->i", Xt[P.i], Xt[P.j])
     lap = float(np.sum(Xt * (f.L @ Xt)))
     p0 = f.value_at_zero()
-    phi = lambda t: lap * t + float(np.sum(loss.value(t * z, P.t, f.C)))  # noqa: E731
+    phi = lambda t: lap * t + float(np.sum(loss.value(t * z, P.t, f.C)))
     hi = max(1.0, 2 * p0 / lap if lap > 0 else 1.0, 4.0 / max(float(np.abs(z).max()), 1e-12))
     return float(minimize_scalar(phi, bounds=(0.0, hi), method="bounded").x) or 1.0
 

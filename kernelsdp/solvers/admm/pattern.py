@@ -1,4 +1,5 @@
-"""The sparse matrix W of low-rank NPKL's X/Y steps (seed 001; see :mod:`kernelsdp.solvers.admm`, *Implicit Z*).
+"""The sparse matrix W of low-rank NPKL's X/Y steps (seed 001; see *Implicit Z* in
+:mod:`kernelsdp.solvers.admm.solver`).
 
 With A⁰ = −L off the pairs, the right-hand sides need only W = −L + (A + L + αE)|_Q on the
 pattern supp(L) ∪ Q, Q = Ω ∪ Ωᵀ (q = 2m ordered pair entries).  The X-step multiplies W by
@@ -20,7 +21,8 @@ class PairPattern:
     """W on supp(L) ∪ Q in the iteration's ``dtype``, with L's values on the pairs (``Lq``,
     double, for the multipliers) and the targets T on Q (``Tq``)."""
 
-    def __init__(self, L: sp.spmatrix, i: np.ndarray, j: np.ndarray, t: np.ndarray, dtype=np.float64):
+    def __init__(self, L: sp.spmatrix, i: np.ndarray, j: np.ndarray, t: np.ndarray,
+                 dtype=np.float64):
         n = L.shape[0]
         qi, qj = np.concatenate([i, j]), np.concatenate([j, i])
         self.q = qi.size

@@ -128,8 +128,8 @@ starting penalties) are defined there.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -173,10 +173,13 @@ class ADMMOptions:
                               "largest r with r(r+1)/2 <= m)")
     rank_start: int | None = option(None, low=1, help=f"starting width, widened while saturated "
                                     f"(default min(r, {RANK_START}); r: the seed's fixed rank)")
-    tol: float = option(ADMM_RESIDUAL_TOL, low=0.0, open_low=True, help="eq. 14 residuals to stop at")
-    gap_tol: float = option(ADMM_GAP_TOL, low=0.0, open_low=True, help="certified relative gap to stop at")
+    tol: float = option(ADMM_RESIDUAL_TOL, low=0.0, open_low=True,
+                        help="eq. 14 residuals to stop at")
+    gap_tol: float = option(ADMM_GAP_TOL, low=0.0, open_low=True,
+                            help="certified relative gap to stop at")
     max_iter: int = option(5000, low=1, help="iteration limit")
-    time_limit: float | None = option(None, low=0.0, open_low=True, help="wall-clock limit, seconds")
+    time_limit: float | None = option(None, low=0.0, open_low=True,
+                                      help="wall-clock limit, seconds")
     anderson: int = option(5, low=0, help="Anderson pairs (0: plain ADMM)")
     check_every: int = option(25, low=1, help="iterations between saturation checks")
     seed: int = option(0, low=0, help="seed of the starting noise")
