@@ -101,9 +101,11 @@ class Block:
         if self.triangle is None:
             M = v.reshape((self.side, self.side), order="F")
             return (M + M.T) / 2
-        M = tri_to_full(v, self.side, self.triangle, self.sqrt2)
-        if dual and not self.sqrt2:
-            M = np.where(np.eye(self.side, dtype=bool), M, M / 2)
+        a, b, w = self.entry_map()
+        vals = v / w if self.sqrt2 else (np.where(a == b, v, v / 2) if dual else v)
+        M = np.empty((self.side, self.side))
+        M[a, b] = vals
+        M[b, a] = vals
         return M
 
     def entry_map(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -115,8 +117,11 @@ class Block:
         """Row offsets (within the block) of a psd block's diagonal entries."""
         if self.triangle is None:
             return np.arange(self.side) * (self.side + 1)
-        marks = tri_to_full(np.arange(1.0, self.size + 1), self.side, self.triangle, False)
-        return np.rint(np.diag(marks)).astype(int) - 1
+        a, b, _ = self.entry_map()
+        rows = np.empty(self.side, dtype=int)
+        diag = np.flatnonzero(a == b)
+        rows[a[diag]] = diag
+        return rows
 
     def _triple(self, v: np.ndarray) -> tuple[float, float, float]:
         return tuple(float(v[self.order[i]]) for i in range(3))  # type: ignore[return-value]
@@ -169,13 +174,9 @@ class Block:
         """The rows of a psd block holding the symmetric matrix M (inverse of matrix())."""
         if self.triangle is None:
             return M.reshape(-1, order="F")
-        marks = tri_to_full(np.arange(1.0, self.size + 1), self.side, self.triangle, False)
-        out = np.zeros(self.size)
-        idx = np.rint(marks).astype(int) - 1
-        off = np.sqrt(2.0) if self.sqrt2 else (2.0 if dual else 1.0)
-        scale = np.where(np.eye(self.side, dtype=bool), 1.0, off)
-        out[idx.ravel()] = (M * scale).ravel()
-        return out
+        a, b, w = self.entry_map()
+        scale = w if self.sqrt2 else (np.where(a == b, 1.0, 2.0) if dual else 1.0)
+        return M[a, b] * scale
 
     def entry_min(self, v: np.ndarray) -> np.ndarray:
         """λ_min per separately bounded piece: each entry of a nonneg block, else one value."""
