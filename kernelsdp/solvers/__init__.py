@@ -54,7 +54,7 @@ def _check_name(solver: Solver, registered: list[Solver]) -> Solver:
     formulation, the solver of that formulation that bears it (:func:`get_solver`)."""
     names = {s.name for s in registered}
     aliases = {a for s in registered for a in s.aliases}
-    clash = [x for x in (solver.name,) if x in names | aliases]
+    clash = [solver.name] if solver.name in names | aliases else []
     clash += [a for a in solver.aliases if a in names]
     if clash:
         raise TypeError(f"{solver!r}: the solver name {clash[0]!r} is taken; names are unique "
