@@ -70,3 +70,8 @@ CERTIFY_TOL = 1e-6
 #: [SVM dual bound at α, SVM primal bound at M] is this narrow (relative); first-order, so
 #: 1e-6 rather than the interior-point 1e-8: measured, 140–800 iterations at n = 30–200.
 EXTRAGRADIENT_GAP_TOL = 1e-6
+
+#: The low-rank augmented Lagrangian for NPKL (issue #30) stops when its labelled interval
+#: [D(β), P(U)] is this narrow (relative to max(|D|, |P|)): the bar of issue #30 at
+#: n = 10⁵ (1e-3, as ADMM_GAP_TOL).  First-order, so 1e-3 and not an interior point's 1e-8.
+LOW_RANK_ALM_GAP_TOL = 1e-3

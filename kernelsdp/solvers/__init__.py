@@ -24,6 +24,7 @@ from .burer_monteiro import BurerMonteiro
 from .conic import ConicSolver, generic_solvers
 from .external_sdp import ExternalSDPSolver, external_solvers
 from .extragradient import Extragradient
+from .low_rank_alm import LowRankALM
 from .mwc_tla_top_eigenvector import TopEigenpair
 from .npkl_closed_form import ClosedForm
 from .saddle_point import SaddlePoint
@@ -37,6 +38,7 @@ SOLVERS: list[Solver] = [
     SaddlePoint(),
     ADMM(),
     BurerMonteiro(),
+    LowRankALM(),
     ExactStQP(),
     LocalStQP(),
     SpectralClosedForm(),

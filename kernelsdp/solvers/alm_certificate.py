@@ -1,0 +1,155 @@
+"""The certificate at every iterate of the low-rank augmented Lagrangian (issue #30 §3), with
+the labels of issue #26 (:mod:`kernelsdp.certificate.verdict`).
+
+For NPKL with tr K ≤ B, every factor U with ‖U‖²_F ≤ B is primal feasible and every β in
+the domain of h* is dual feasible, so the interval [D(β), P(U)] (docs/npkl.md §3)
+
+    P(U) = ⟨U, LU⟩ + Σ_p h(u_iᵀu_j),     D(β) = B·min(0, λ_min(M(β))) − Σ_p h*(β_p)
+
+holds at every iterate, once each end is bounded on its safe side:
+
+- **upper** (a proof): U is scaled down by a hair until an upper bound of ‖U‖²_F, rounding
+  included, is ≤ B; P is evaluated in double and raised by the a-priori bounds of
+  :mod:`kernelsdp.linalg.rounding` (the product LU entry by entry, the pair entries by the
+  loss's local Lipschitz constant, and every sum);
+- **lower**: β is projected onto the domain of h* (exact in floating point: a clip and a
+  sign), Σh* is lowered by its rounding bound, and λ_min(M(β)) comes from
+  :func:`kernelsdp.linalg.verified.verified_min_eig` (``proof``) where that is tried and
+  succeeds, else from the randomised Lanczos bound of
+  :mod:`kernelsdp.linalg.randomized_bound` (``probable``, its failure probability in the
+  reason), both for the exact M(β): the rounding of forming L + Σβ_pE_p is added.  B
+  multiplies λ's error, so the randomised bound runs until B·(Ritz value − bound) is at
+  most ``share`` of the gap the caller aims at.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..certificate import OPTIMALITY, PROBABLE, PROOF, Certificate
+from ..formulations.losses import LOSSES
+from ..linalg.randomized_bound import FAILURE_PROBABILITY, randomized_min_eig
+from ..linalg.rounding import UNIT_ROUNDOFF, abs_row_sum_max, down, gamma, sum_up, up
+
+#: rows (and pairs) per chunk of the certificate's work arrays
+CHUNK = 16_384
+#: the share of the target gap that the randomised bound's slack B·(ritz − bound) may take
+BOUND_SHARE = 0.25
+
+
+@dataclass
+class Interval:
+    """[lower, upper] with labels; ``U``: the (possibly scaled) feasible factor."""
+
+    lower: float
+    upper: float
+    lower_label: str
+    lower_why: str
+    lam_lower: float
+    lam_ritz: float
+    U: np.ndarray
+    method: str
+    steps: int = 0
+
+    @property
+    def width(self) -> float:
+        den = max(abs(self.lower), abs(self.upper))
+        return (self.upper - self.lower) / den if den > 0 else 0.0
+
+
+def feasible_factor(U: np.ndarray, B: float) -> tuple[np.ndarray, float]:
+    """(U scaled so that ‖U‖²_F ≤ B holds for the exact entries, an upper bound of it)."""
+    U = np.asarray(U, dtype=np.float64)
+    tr = sum_up(U * U)
+    while tr > B:
+        U = U * (math.sqrt(B / tr) * (1.0 - 8 * UNIT_ROUNDOFF))
+        tr = sum_up(U * U)
+    return U, tr
+
+
+def _loss_lipschitz(loss: str, z: np.ndarray, t: np.ndarray, C: float,
+                    delta: np.ndarray) -> np.ndarray:
+    """max |h'| on [z − δ, z + δ], per pair (h convex: the larger end's slope)."""
+    if loss in ("hinge", "l1", "linear"):
+        return np.full_like(z, C)
+    if loss == "squared-hinge":
+        return C * (np.maximum(0.0, 1.0 - t * z) + delta)
+    return C * (np.abs(z - t) + delta)  # l2
+
+
+def primal_upper(f, U: np.ndarray) -> tuple[float, np.ndarray]:
+    """(an upper bound on P(U′U′ᵀ) for the exact entries of the returned U′, U′) where U′
+    is U scaled to be feasible.  Row and pair chunks of ``CHUNK`` keep the work arrays
+    small; the product's rounding is bounded through ⟨|U|, |L||U|⟩ ≤ ‖L‖_∞·‖U‖²_F."""
+    U, tr = feasible_factor(U, f.B)
+    L, P = f.L.tocsr(), f.pairs
+    n, r = U.shape
+    quad, quad_abs = 0.0, 0.0
+    for lo in range(0, n, CHUNK):
+        blk = U[lo:lo + CHUNK] * (L[lo:lo + CHUNK] @ U)
+        quad += float(np.sum(blk))
+        quad_abs += float(np.sum(np.abs(blk)))
+    k = int(np.max(np.diff(L.indptr), initial=1))
+    err_quad = (gamma(k) * abs_row_sum_max(L) * tr + gamma(n * r + n) * quad_abs) * (1 + gamma(4))
+    hsum, err_h, h_abs = 0.0, 0.0, 0.0
+    for lo in range(0, P.m, CHUNK):
+        Ui, Uj = U[P.i[lo:lo + CHUNK]], U[P.j[lo:lo + CHUNK]]
+        t = P.t[lo:lo + CHUNK]
+        z = np.einsum("ij,ij->i", Ui, Uj)
+        dz = gamma(r) * (1 + gamma(r)) * np.einsum("ij,ij->i", np.abs(Ui), np.abs(Uj))
+        h = LOSSES[f.loss].value(z, t, f.C)
+        hsum += float(np.sum(h))
+        h_abs += float(np.sum(np.abs(h)))
+        err_h += float(np.sum(_loss_lipschitz(f.loss, z, t, f.C, dz) * dz))
+    err = err_quad + up(err_h * (1 + gamma(P.m))) + gamma(P.m + 4) * h_abs
+    return up(quad + hsum + err + 4 * gamma(4) * (abs(quad) + abs(hsum))), U
+
+
+def dual_lower_terms(f, beta: np.ndarray):
+    """(β projected onto dom h*, a lower bound on −Σh*(β), the rounding bound of forming
+    M(β), M(β))."""
+    loss = LOSSES[f.loss]
+    b = loss.project(np.asarray(beta, dtype=np.float64), f.pairs.t, f.C)
+    terms = loss.conjugate(b, f.pairs.t, f.C)
+    minus_conj = down(-float(np.sum(terms)) - gamma(b.size + 4) * sum_up(np.abs(terms)) * 2)
+    M = f.dual_matrix(b)
+    return b, minus_conj, up(UNIT_ROUNDOFF * abs_row_sum_max(M)), M
+
+
+def interval(f, U: np.ndarray, beta: np.ndarray, lam_ritz: float, target_gap: float,
+             verify_max_n: int, failure_probability: float = FAILURE_PROBABILITY,
+             seed: int = 0, max_steps: int | None = None) -> Interval:
+    """The labelled interval at (U, β) (module docstring); ``target_gap``: the relative gap
+    the caller aims at (it sizes the randomised bound's steps)."""
+    upper, U = primal_upper(f, U)
+    b, minus_conj, m_err, M = dual_lower_terms(f, beta)
+    lam, label, why, method, steps = -math.inf, PROBABLE, "", "", 0
+    if f.n <= verify_max_n:
+        from ..linalg.verified import verified_min_eig
+        v = verified_min_eig(M, extra=m_err)  # its own estimate: a Ritz value is above λ_min
+        if v.proof:
+            lam, label, method = v.lower, PROOF, v.method
+        else:
+            why = f"verified λ_min failed: {v.note}; "
+    if label != PROOF:
+        slack = BOUND_SHARE * target_gap * max(abs(upper), 1e-300) / f.B
+        kw = {} if max_steps is None else {"max_steps": max_steps}
+        rb = randomized_min_eig(M, target=slack, failure_probability=failure_probability,
+                                seed=seed, **kw)
+        lam, method, steps = down(rb.lower - m_err), "randomized-lanczos", rb.steps
+        lam_ritz = min(lam_ritz, rb.ritz)
+        why += rb.note
+    lower = down(f.B * min(0.0, lam) + minus_conj)
+    return Interval(lower, upper, label, why, lam, lam_ritz, U, method, steps)
+
+
+def certificate(iv: Interval, tol: float, measures: dict) -> Certificate:
+    """The :class:`~kernelsdp.certificate.Certificate` of an interval (both ends labelled)."""
+    return Certificate(OPTIMALITY, tol, iv.lower, iv.upper, iv.lower_label,
+                       measures=measures, reported=tuple(measures), upper_label=PROOF,
+                       lower_why="" if iv.lower_label == PROOF else iv.lower_why,
+                       note=f"low-rank ALM: upper P(U) with ‖U‖²_F ≤ B and rounding bounded; "
+                            f"lower D(β) with λ_min by {iv.method}")

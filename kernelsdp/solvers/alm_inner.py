@@ -1,0 +1,261 @@
+"""The inner solver of the low-rank augmented Lagrangian (:mod:`.low_rank_alm`, issue #30):
+minimise φ_ρ(V) = a·⟨V, LV⟩ + (1/s)·Σ_p e_p(B·z_p(V)) over ‖V‖_F ≤ 1 (the scaled
+spectraplex tr K ≤ B of :mod:`.alm_problem`), after HALLaR's hybrid low-rank method
+(Monteiro, Sujanani & Cifuentes, arXiv:2401.12490, §3):
+
+- **accelerated projected gradient** on the factor at a fixed width (:func:`apg`): FISTA
+  (Beck & Teboulle 2009) with backtracking on the step 1/ℓ (ℓ first shrunk by
+  ``STEP_GROWTH`` each iteration, doubled while the sufficient-decrease test fails), the
+  projection onto the ball a scaling, and O'Donoghue–Candès's function restart.  L·X is
+  carried along, so L·Y at the extrapolated Y = X + θ(X − X₋) is a combination, not a
+  product: one iteration is one product with L (at the candidate, for its value) and one
+  with the pairs (at Y, for the gradient), plus the row gathers of the pair entries;
+- **the Frank–Wolfe check** (:func:`fw_check`): the bottom of the spectrum of
+  G = M(β̃) = ∇_K Φ outside the factor's span (LOBPCG, block ``BLOCK``, constrained
+  orthogonal to V and warm-started from the last call's block), then Rayleigh–Ritz on
+  [V, W]: the FW vertex v, the Ritz value λ ≈ λ_min(G), the FW gap
+  a·(⟨V, GV⟩ − min(λ, 0)) of the convex subproblem in K, and the dual estimate;
+- **the Frank–Wolfe step** (:func:`fw_step`): K ← (1 − t)K + t·vvᵀ (scaled: the vertex is
+  B·vvᵀ when λ < 0, else 0) with an exact line search on the convex scalar function
+  φ((1 − t)K + t·vvᵀ) (each value O(m)); the width grows by one, plus the block's other
+  vectors below the factor's own level −μ with a small weight (``SEED_WEIGHT``): the
+  rank grows by Frank–Wolfe;
+- **the thin SVD** (:func:`shrink`): V ← V·Q from the eigenvectors of VᵀV (double), the
+  columns below ``SHRINK_RTOL`` of the largest dropped: the rank shrinks.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse.linalg as spla
+from scipy.optimize import minimize_scalar
+
+from .alm_problem import ScaledNPKL
+
+#: the step's curvature estimate ℓ is multiplied by this before each iteration's test
+STEP_GROWTH = 0.7
+#: ℓ's floor (the scaled problem's curvature is O(1): a·‖L‖ + ρ-terms; on the ball's
+#: boundary the test can pass at any ℓ, and a vanishing ℓ overflowed float32 steps) and
+#: the backtracking's cap (a non-finite value fails the test; ℓ doubles past it)
+ELL_MIN = 1e-3
+MAX_BACKTRACKS = 60
+#: complement vectors the Frank–Wolfe check computes (LOBPCG's block)
+BLOCK = 8
+#: at or below this n the check is dense LAPACK on the projected M
+DENSE_CHECK_N = 400
+#: LOBPCG iterations of one check, and its tolerance (directions only)
+CHECK_ITERATIONS = 6
+CHECK_TOL = 1e-3
+#: the extra columns of a Frank–Wolfe step carry this share of ‖V‖² between them
+SEED_WEIGHT = 1e-3
+#: a column whose squared singular value is below this share of the largest is dropped
+SHRINK_RTOL = 1e-7
+
+
+@dataclass
+class Point:
+    """An iterate with what the next steps reuse: L·X, the pair entries B·z(X), φ(X)."""
+
+    X: np.ndarray
+    LX: np.ndarray
+    w: np.ndarray
+    value: float
+
+
+def evaluate(prob: ScaledNPKL, X: np.ndarray, beta: np.ndarray, rho: float,
+             LX: np.ndarray | None = None) -> Point:
+    """φ_ρ at X (one product with L unless LX is given)."""
+    if LX is None:
+        LX = prob.times_L(X, np.empty_like(X))
+    w = prob.B * prob.pair_entries(X)
+    env, _ = prob.envelope(w, beta, rho)
+    return Point(X, LX, w, prob.a * _dot(X, LX) + env / prob.scale)
+
+
+def apg(prob: ScaledNPKL, pt: Point, beta: np.ndarray, rho: float, ell: float,
+        max_iter: int, tol: float, deadline: float | None = None) -> tuple[Point, float, dict]:
+    """FISTA with backtracking and restarts over ‖V‖_F ≤ 1 at a fixed width (module
+    docstring) from ``pt``; stops after ``max_iter`` iterations, at the deadline, or when
+    the gradient mapping's size ℓ·‖X⁺ − Y‖·‖X⁺‖ (a bound on the first-order decrease left)
+    is at most ``tol``.  Returns (the last point, ℓ, counts)."""
+    a, s = prob.a, prob.scale
+    prev, cur = pt, pt
+    tk, iters, backtracks, restarts, step = 1.0, 0, 0, 0, math.inf
+    Y, LY, G = (np.empty_like(pt.X) for _ in range(3))
+    slack = 1e-12  # measured: 10·eps(float32) here took 2,020 iterations at n = 3,000 against 1,280
+    while iters < max_iter and (deadline is None or time.perf_counter() < deadline):
+        iters += 1
+        tn = (1.0 + math.sqrt(1.0 + 4.0 * tk * tk)) / 2.0
+        theta = (tk - 1.0) / tn
+        _extrapolate(cur.X, prev.X, theta, Y)
+        _extrapolate(cur.LX, prev.LX, theta, LY)
+        wY = prob.B * prob.pair_entries(Y)
+        envY, bY = prob.envelope(wY, beta, rho)
+        fY = a * _dot(Y, LY) + envY / s
+        prob.set_multipliers(bY)
+        prob.times_pairs(Y, G)
+        G += LY
+        G *= 2.0 * a
+        ell = max(ell * STEP_GROWTH, ELL_MIN)
+        for _ in range(MAX_BACKTRACKS):
+            Xn = _project(Y - G / ell)
+            new = evaluate(prob, Xn, beta, rho)
+            D = Xn - Y
+            dd = _dot(D, D)
+            if new.value <= fY + _dot(G, D) + 0.5 * ell * dd + slack * abs(fY):
+                break
+            ell *= 2.0
+            backtracks += 1
+        step = ell * math.sqrt(dd) * math.sqrt(_dot(Xn, Xn))
+        if new.value > cur.value:  # function restart
+            tn, restarts = 1.0, restarts + 1
+        prev, cur, tk = cur, new, tn
+        if step <= tol:
+            break
+    return cur, ell, {"iterations": iters, "backtracks": backtracks, "restarts": restarts,
+                      "stationarity": step}
+
+
+@dataclass
+class Check:
+    """What one Frank–Wolfe check found at a point (scaled units; see :func:`fw_check`)."""
+
+    beta_tilde: np.ndarray
+    lam: float            # Ritz value ≈ λ_min(M(β̃)) (an upper estimate of it)
+    vertex: np.ndarray    # unit FW vector
+    block: np.ndarray     # complement vectors (next warm start)
+    block_values: np.ndarray
+    level: float          # −μ: V's own Rayleigh level ⟨V, GV⟩/‖V‖²
+    primal: float         # P(K)/s
+    dual_estimate: float  # D(β̃)/s with the Ritz value
+    fw_gap: float         # a·(⟨V, GV⟩ − min(λ, 0))
+    fy_gap: float         # Fenchel–Young part: P − D = fw_gap + fy_gap
+    eig_products: int
+
+
+def fw_check(prob: ScaledNPKL, pt: Point, beta: np.ndarray, rho: float,
+             warm: np.ndarray | None, seed: int) -> Check:
+    """The FW check at ``pt`` (module docstring).  Eigen-work in double."""
+    X, n = pt.X, prob.n
+    _, bt = prob.envelope(pt.w, beta, rho)
+    M = prob.dual_matrix(bt)
+    X64 = np.asarray(X, dtype=np.float64)
+    GX = M @ X64
+    k = min(BLOCK, n - X.shape[1] - 1)
+    rng = np.random.default_rng(seed)
+    W0 = rng.standard_normal((n, k))
+    if warm is not None and warm.shape[1]:
+        W0[:, :min(k, warm.shape[1])] = warm[:, :k]
+    W, theta, products = _complement(M, W0, X64)
+    Q = np.hstack([X64, W])
+    H = Q.T @ np.hstack([GX, M @ W])
+    S = Q.T @ Q
+    H = (H + H.T) / 2
+    try:
+        ev, C = sla.eigh(H, S + 1e-14 * np.trace(S) / max(S.shape[0], 1) * np.eye(S.shape[0]))
+    except (np.linalg.LinAlgError, ValueError):
+        ev, C = theta[:1], np.eye(Q.shape[1])[:, X.shape[1]:X.shape[1] + 1]
+    v = Q @ C[:, 0]
+    v /= np.linalg.norm(v)
+    lam = float(ev[0])
+    vv = _dot(X64, X64)
+    vgv = _dot(X64, GX)
+    a, s = prob.a, prob.scale
+    primal = a * _dot(X, pt.LX) + prob.loss_value(pt.w) / s
+    dual = a * min(lam, 0.0) - prob.conjugate_sum(bt) / s
+    fw = a * (vgv - min(lam, 0.0))
+    fy = prob.fenchel_young(pt.w, bt) / s
+    return Check(bt, lam, v, W, theta, vgv / vv if vv > 0 else 0.0, primal, dual, fw, fy,
+                 products + X.shape[1] + k)
+
+
+def _complement(M, W0: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """The lowest eigenpairs of M orthogonal to span(X): LOBPCG's block (directions), or
+    dense LAPACK on the projected M for small n (LOBPCG refuses constraints there)."""
+    n, k = W0.shape
+    if X.shape[1]:  # off span X by the normal equations (O(n·s·k), not lstsq's O(n·s²))
+        gram = X.T @ X
+        W0 = W0 - X @ np.linalg.solve(gram + 1e-12 * np.trace(gram) * np.eye(gram.shape[0]),
+                                      X.T @ W0)
+    if n <= DENSE_CHECK_N or n < 5 * (k + X.shape[1]):
+        Q = np.linalg.qr(X)[0] if X.shape[1] else np.zeros((n, 0))
+        P = np.eye(n) - Q @ Q.T
+        w, V = np.linalg.eigh(P @ (M.toarray() @ P))
+        keep = np.flatnonzero(np.abs(Q.T @ V).sum(axis=0) < 0.5)[:k]  # off span X
+        return V[:, keep], w[keep], n
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theta, W = spla.lobpcg(M, W0, Y=X if X.shape[1] else None, largest=False,
+                               maxiter=CHECK_ITERATIONS, tol=CHECK_TOL)
+    order = np.argsort(theta)
+    return W[:, order], theta[order], k * (CHECK_ITERATIONS + 1)
+
+
+def fw_step(prob: ScaledNPKL, pt: Point, chk: Check, beta: np.ndarray, rho: float) -> np.ndarray:
+    """The Frank–Wolfe step with exact line search, plus the block's vectors below V's own
+    level as small seed columns (module docstring); returns the new factor V."""
+    X, a, s = pt.X, prob.a, prob.scale
+    v = chk.vertex if chk.lam < 0 else np.zeros(prob.n)
+    lap_x = _dot(X, pt.LX) if X.shape[1] else 0.0
+    lap_v = float(v @ (prob.L.astype(np.float64) @ v))
+    wv = prob.B * v[prob.i] * v[prob.j]
+
+    def phi(t: float) -> float:
+        env, _ = prob.envelope((1 - t) * pt.w + t * wv, beta, rho)
+        return a * ((1 - t) * lap_x + t * lap_v) + env / s
+
+    t = float(minimize_scalar(phi, bounds=(0.0, 1.0), method="bounded",
+                              options={"xatol": 1e-8}).x)
+    if phi(t) > phi(0.0):
+        t = 0.0
+    cols = [math.sqrt(1.0 - t) * np.asarray(X, dtype=np.float64)]
+    if t > 0 and chk.lam < 0:
+        cols.append(math.sqrt(t) * v[:, None])
+    seeds = chk.block[:, chk.block_values < min(chk.level, 0.0)]
+    if seeds.shape[1]:
+        total = max(_dot(X, X), 1e-12)
+        cols.append(seeds * math.sqrt(SEED_WEIGHT * total / seeds.shape[1]))
+    V = np.hstack(cols)
+    return _project(V).astype(prob.dtype)
+
+
+def shrink(X: np.ndarray, cap: int) -> np.ndarray:
+    """The thin SVD of X from the eigenvectors of XᵀX (double): columns below
+    ``SHRINK_RTOL`` of the largest dropped, at most ``cap`` kept."""
+    if X.shape[1] == 0:
+        return X
+    G = np.asarray(X, dtype=np.float64)
+    ev, Q = np.linalg.eigh(G.T @ G)
+    keep = np.flatnonzero(ev > SHRINK_RTOL * max(ev[-1], 1e-300))[::-1][:cap]
+    return (G @ Q[:, keep]).astype(X.dtype)
+
+
+# ----- small helpers --------------------------------------------------------------------
+def _dot(A: np.ndarray, B: np.ndarray) -> float:
+    """⟨A, B⟩ accumulated in double (a float32 BLAS dot over 10⁷ entries loses the digits
+    that the backtracking test compares)."""
+    if A.dtype == np.float64 and B.dtype == np.float64:
+        return float(np.dot(A.ravel(), B.ravel()))
+    if A.ndim == 2:  # row by row in the arrays' precision (a few hundred terms), then double
+        return float(np.einsum("ij,ij->i", A, B).sum(dtype=np.float64))
+    return float(np.einsum("i,i->", A, B, dtype=np.float64))
+
+
+def _extrapolate(X: np.ndarray, Xo: np.ndarray, theta: float, out: np.ndarray) -> None:
+    np.subtract(X, Xo, out=out)
+    out *= theta
+    out += X
+
+
+def _project(X: np.ndarray) -> np.ndarray:
+    """Onto ‖X‖_F ≤ 1."""
+    s = _dot(X, X)
+    if s > 1.0:
+        X *= 1.0 / math.sqrt(s)
+    return X

@@ -1,0 +1,149 @@
+"""The outer loop of the low-rank augmented Lagrangian (:mod:`.low_rank_alm`: the method,
+its constants and its options are documented there)."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from ..formulations.npkl import NPKL
+from ..result import KernelFactor, PointStatus, Result, Termination
+from .alm_certificate import certificate, interval
+from .alm_inner import apg, evaluate, fw_check, fw_step, shrink
+from .alm_problem import ScaledNPKL
+from .low_rank_alm import CERTIFY_AT, FW_SHARE, FY_PROGRESS, RHO_MAX
+
+
+class _Run:
+    """One solve's state: the point, the multipliers, the counters, the history."""
+
+    def __init__(self, f: NPKL, o, rank_cap: int):
+        self.t0 = time.perf_counter()
+        self.f, self.o, self.cap = f, o, rank_cap
+        dtype = np.float32 if o.precision == "single" else np.float64
+        self.prob = ScaledNPKL(f, dtype, o.reorder)
+        self.beta = np.zeros(f.pairs.m)
+        self.rho = o.rho * f.C
+        self.deadline = None if o.time_limit is None else self.t0 + o.time_limit
+        self.ell, self.iterations, self.checks, self.eig_products = 1.0, 0, 0, 0
+        self.history: list[dict] = []
+        self.warm = None
+        self.next_certify = math.inf  # the estimated gap below which to certify again
+        self.best = None  # the last labelled interval
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def out_of_budget(self) -> Termination | None:
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            return Termination.TIME_LIMIT
+        if self.iterations >= self.o.max_iter:
+            return Termination.ITERATION_LIMIT
+        return None
+
+    def check(self, pt):
+        chk = fw_check(self.prob, pt, self.beta, self.rho, self.warm, self.o.seed + self.checks)
+        self.checks += 1
+        self.eig_products += chk.eig_products
+        self.warm = chk.block
+        gap = (chk.primal - chk.dual_estimate) / max(abs(chk.primal), 1e-300)
+        rec = {"check": self.checks, "iteration": self.iterations, "time_s": self.elapsed(),
+               "products": self.prob.products, "eig_products": self.eig_products,
+               "rank": pt.X.shape[1], "rho": self.rho, "lambda": chk.lam,
+               "primal": chk.primal * self.prob.scale, "dual": chk.dual_estimate * self.prob.scale,
+               "estimated_gap": gap, "fw_gap": chk.fw_gap / max(abs(chk.primal), 1e-300),
+               "fy_gap": chk.fy_gap / max(abs(chk.primal), 1e-300)}
+        self.history.append(rec)
+        if self.o.progress is not None:
+            self.o.progress(dict(rec))
+        return chk, rec
+
+    def certify(self, pt, chk, target: float, max_steps: int | None = None):
+        """The labelled interval at the point (records its width in the history)."""
+        U = self.prob.to_original(pt.X)
+        beta = np.asarray(chk.beta_tilde, dtype=np.float64)
+        iv = interval(self.f, U, beta, chk.lam, target, self.o.verify_max_n,
+                      self.o.failure_probability, self.o.seed + 7919 * self.checks, max_steps)
+        self.best = (iv, beta)
+        self.history[-1].update(certified_gap=iv.width, lower=iv.lower, upper=iv.upper,
+                                lower_label=iv.lower_label, lanczos_steps=iv.steps)
+        return iv
+
+
+def solve_alm(name: str, f: NPKL, o, rank_cap: int) -> Result:
+    """The solve (see :mod:`.low_rank_alm`)."""
+    # the dense work is O(n·s) and O(s²n); one BLAS thread leaves the other core to the
+    # threaded sparse products and gathers
+    with threadpool_limits(limits=1, user_api="blas"):
+        run = _Run(f, o, rank_cap)
+        return _loop(name, run)
+
+
+def _loop(name: str, run: _Run) -> Result:
+    prob, o = run.prob, run.o
+    pt = evaluate(prob, np.zeros((prob.n, 0), dtype=prob.dtype), run.beta, run.rho)
+    fy_last, status = math.inf, None
+    while status is None:
+        chk, rec = run.check(pt)
+        status = _stop(run, pt, chk, rec)
+        if status is not None:
+            break
+        if chk.fw_gap <= FW_SHARE * chk.fy_gap:  # the subproblem is solved well enough
+            run.beta = chk.beta_tilde
+            if chk.fy_gap > FY_PROGRESS * fy_last:
+                run.rho = min(2.0 * run.rho, RHO_MAX * run.f.C)
+            fy_last = chk.fy_gap
+            pt = evaluate(prob, pt.X, run.beta, run.rho, pt.LX)
+        else:
+            X = shrink(fw_step(prob, pt, chk, run.beta, run.rho), run.cap)
+            pt = evaluate(prob, X, run.beta, run.rho)
+        pt, run.ell, info = apg(prob, pt, run.beta, run.rho, run.ell,
+                                min(o.inner_iterations, o.max_iter - run.iterations),
+                                tol=0.1 * FW_SHARE * chk.fy_gap, deadline=run.deadline)
+        run.iterations += info["iterations"]
+        status = run.out_of_budget()
+        if status is not None:  # the last point, certified: OPTIMAL if that suffices
+            chk, rec = run.check(pt)
+            status = _stop(run, pt, chk, rec, final=True) or status
+    return _result(name, run, pt, status)
+
+
+def _stop(run: _Run, pt, chk, rec, final: bool = False) -> Termination | None:
+    """OPTIMAL once the labelled interval is within gap_tol (it is computed when the
+    estimated gap says it may be); at a limit (``final``) the point is certified anyway
+    (None: not within gap_tol)."""
+    tol = run.o.gap_tol
+    if pt.X.shape[1] == 0 and not final:
+        return None
+    est = rec["estimated_gap"]
+    if final or (est <= CERTIFY_AT * tol and est <= run.next_certify):
+        iv = run.certify(pt, chk, tol)
+        if iv.width <= tol:
+            return Termination.OPTIMAL
+        run.next_certify = 0.7 * est
+    return None
+
+
+def _result(name: str, run: _Run, pt, status: Termination) -> Result:
+    f, prob = run.f, run.prob
+    iv, beta = run.best
+    cert = certificate(iv, run.o.gap_tol, {
+        "fw_gap": run.history[-1]["fw_gap"], "fy_gap": run.history[-1]["fy_gap"]})
+    U = iv.U
+    return Result(formulation=f.name, solver=name, termination=status,
+                  point=PointStatus.FEASIBLE_POINT, objective=f.objective(KernelFactor(U)),
+                  kernel=KernelFactor(U),
+                  duals={"beta": beta, "lam": max(0.0, -iv.lam_ritz)},
+                  message="" if status == Termination.OPTIMAL else
+                  f"stopped at a limit; labelled interval [{iv.lower:.8g}, {iv.upper:.8g}] "
+                  f"(width {iv.width:.1e}, lower end {iv.lower_label})",
+                  solve_time_s=run.elapsed(), iterations=run.iterations,
+                  history=run.history, lower_bound=iv.lower, upper_bound=iv.upper,
+                  info={"rank": U.shape[1], "rank_cap": run.cap, "relative_gap": iv.width,
+                        "certificate": cert, "lower_label": iv.lower_label,
+                        "lambda_method": iv.method, "lanczos_steps": iv.steps,
+                        "products": prob.products, "eig_products": run.eig_products,
+                        "checks": run.checks, "final_rho": run.rho})

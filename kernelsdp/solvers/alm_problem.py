@@ -1,0 +1,134 @@
+"""NPKL with the trace capacity, scaled and reordered for the low-rank augmented Lagrangian
+(:mod:`.low_rank_alm`, issue #30).
+
+**Scaling.**  With K = B·VVᵀ (so tr K ≤ B is ‖V‖_F ≤ 1) and the objective divided by
+s = C·m (the size of the pair losses: P(0) = s for the hinge), NPKL reads
+
+    φ(V) = a·⟨V, LV⟩ + (1/s)·Σ_p h(B·z_p(V)),    a = B/s,  z_p(V) = v_iᵀv_j,
+
+and no constant of the iteration depends on n: L is a normalised Laplacian (eigenvalues in
+[0, 2]), a = B/(C·m) is 1/1.2 at B = n, m = 1.2n, and B·z_p = K_ij is O(1) at the margin.
+
+**The augmented Lagrangian with the pair values eliminated.**  With one multiplier β_p per
+pair (the β of docs/npkl.md §3: M(β) = L + Σ β_p E_p) and penalty ρ (in K's units),
+
+    Φ_ρ(K; β) = tr(LK) + Σ_p e_p(K_p),   e_p(w) = min_z h(z) + β_p(w − z) + (ρ/2)(w − z)²,
+
+whose minimiser is z* = prox_{h/ρ}(w + β_p/ρ) (each loss's own prox,
+:attr:`~kernelsdp.formulations.losses.Loss.prox`) and whose derivative is
+β̃_p = β_p + ρ(w − z*) = prox_{ρh*}(β_p + ρw) — always in the domain of h* (hinge:
+α̃ = −β̃T = clip(α + ρ(1 − T·w), 0, C): the multipliers never leave the box).  So
+∇_K Φ = M(β̃) and ∇_V = 2a·M(β̃)·V: one sparse product with L and one with the pairs.
+
+**Order.**  The points are renumbered by reverse Cuthill–McKee on L's graph (SciPy's
+``csgraph``): the rows a product with L reads sit near each other in the row-major V.
+``to_original`` maps a factor back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+from ..formulations.losses import LOSSES
+from ..formulations.npkl import NPKL
+from ..linalg.row_blocks import RowBlocks, _pool, available_cores
+
+#: pair gathers split over threads from this many pairs (NumPy's take releases the GIL)
+THREADED_PAIRS_FROM = 20_000
+
+
+class ScaledNPKL:
+    """The scaled, reordered problem: L and the pair pattern in the iterate's ``dtype``,
+    the pair data (targets, multipliers, envelopes) in double."""
+
+    def __init__(self, f: NPKL, dtype=np.float32, reorder: bool = True):
+        n, P = f.n, f.pairs
+        self.f, self.n, self.m, self.dtype = f, n, P.m, np.dtype(dtype)
+        self.loss, self.C, self.B = LOSSES[f.loss], float(f.C), float(f.B)
+        self.scale = self.C * P.m
+        self.a = self.B / self.scale
+        L = sp.csr_matrix(f.L)
+        self.order = (reverse_cuthill_mckee(L, symmetric_mode=True).astype(np.int64)
+                      if reorder else np.arange(n))
+        self.rank_of = np.empty(n, dtype=np.int64)
+        self.rank_of[self.order] = np.arange(n)
+        Lp = L[self.order][:, self.order].tocsr()
+        Lp.sort_indices()
+        self.L = Lp.astype(self.dtype)
+        self.i, self.j, self.t = self.rank_of[P.i], self.rank_of[P.j], P.t.astype(float)
+        rows, cols = np.concatenate([self.i, self.j]), np.concatenate([self.j, self.i])
+        slot = sp.csr_matrix((np.arange(1, 2 * P.m + 1, dtype=np.float64), (rows, cols)),
+                             shape=(n, n))
+        slot.sort_indices()
+        self.slot = (slot.data - 1).astype(np.int64) % P.m  # pair of each stored entry
+        self.pairs = sp.csr_matrix((np.zeros(2 * P.m, dtype=self.dtype), slot.indices,
+                                    slot.indptr), shape=(n, n))
+        self.L_rows, self.pair_rows = RowBlocks(self.L), RowBlocks(self.pairs)
+        self.products = 0  # sparse products with L or the pairs, counted in n×s blocks
+
+    # ----- products ----------------------------------------------------------------------
+    def times_L(self, V: np.ndarray, out: np.ndarray) -> np.ndarray:
+        self.products += 1
+        return self.L_rows.matmul(V, out)
+
+    def set_multipliers(self, beta: np.ndarray) -> None:
+        """The pair part of M(β): Σ β_p E_p, E_p = (e_ie_jᵀ + e_je_iᵀ)/2."""
+        np.multiply(beta[self.slot], 0.5, out=self.pairs.data, casting="same_kind")
+
+    def times_pairs(self, V: np.ndarray, out: np.ndarray) -> np.ndarray:
+        self.products += 1
+        return self.pair_rows.matmul(V, out)
+
+    def dual_matrix(self, beta: np.ndarray, dtype=np.float64) -> sp.csr_matrix:
+        """M(β) in this order (for the Frank–Wolfe eigenvectors)."""
+        self.set_multipliers(beta)
+        return (self.L + self.pairs).astype(dtype).tocsr()
+
+    # ----- pairs -------------------------------------------------------------------------
+    def pair_entries(self, V: np.ndarray) -> np.ndarray:
+        """z_p = v_iᵀv_j for every pair (float64), the gathers on threads when large."""
+        m = self.m
+        if m < THREADED_PAIRS_FROM or available_cores() < 2:
+            return _rowdot(V, self.i, self.j)
+        half = m // 2
+        parts = list(_pool(2).map(lambda s: _rowdot(V, self.i[s], self.j[s]),
+                                  (slice(0, half), slice(half, m))))
+        return np.concatenate(parts)
+
+    def envelope(self, w: np.ndarray, beta: np.ndarray, rho: float) -> tuple[float, np.ndarray]:
+        """Σ_p e_p(w_p) and β̃ = ∇e (module docstring), w = K_p in K's units."""
+        zs = self.loss.prox(w + beta / rho, self.t, self.C, rho)
+        d = w - zs
+        val = self.loss.value(zs, self.t, self.C) + beta * d + 0.5 * rho * d * d
+        return float(np.sum(val)), beta + rho * d
+
+    def loss_value(self, w: np.ndarray) -> float:
+        return float(np.sum(self.loss.value(w, self.t, self.C)))
+
+    def conjugate_sum(self, beta: np.ndarray) -> float:
+        return float(np.sum(self.loss.conjugate(beta, self.t, self.C)))
+
+    def fenchel_young(self, w: np.ndarray, beta: np.ndarray) -> float:
+        """Σ h(w) + h*(β) − βw ≥ 0: the part of P − D that the multipliers owe."""
+        return float(np.sum(self.loss.value(w, self.t, self.C)
+                            + self.loss.conjugate(beta, self.t, self.C) - beta * w))
+
+    # ----- back to the caller's terms ---------------------------------------------------
+    def to_original(self, V: np.ndarray) -> np.ndarray:
+        """U (n×r, double, the caller's order) with K = UUᵀ = B·VVᵀ."""
+        return np.sqrt(self.B) * np.asarray(V, dtype=np.float64)[self.rank_of]
+
+    def from_original(self, U: np.ndarray) -> np.ndarray:
+        return (np.asarray(U, dtype=np.float64)[self.order] / np.sqrt(self.B)).astype(self.dtype)
+
+    def bytes(self) -> int:
+        """L's and the pair pattern's copies with their row blocks, the pair indices."""
+        w = self.dtype.itemsize
+        return (self.L.nnz + 2 * self.m) * (w + 4) + 3 * 8 * self.m + 2 * 8 * self.n
+
+
+def _rowdot(V: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """⟨V_i, V_j⟩ row by row, accumulated in double."""
+    return np.einsum("ij,ij->i", V[i], V[j], dtype=np.float64)

@@ -1,0 +1,151 @@
+"""NPKL with the trace capacity by a low-rank augmented Lagrangian with Frank–Wolfe steps
+(issue #30), after HALLaR (Monteiro, Sujanani & Cifuentes, arXiv:2401.12490).
+
+    min tr(LK) + Σ_p h(K_p)   s.t.  K ⪰ 0,  tr K ≤ B          (docs/npkl.md §2; h = C·ℓ)
+
+**Outer loop** (an inexact augmented Lagrangian in the pair values, the method of
+multipliers of Rockafellar 1976): with multipliers β and penalty ρ, approximately minimise
+Φ_ρ(K; β) = tr(LK) + Σ_p e_p(K_p) over the spectraplex {K ⪰ 0, tr K ≤ B}, the pair values
+eliminated in closed form (:mod:`.alm_problem`: e_p is each loss's Moreau envelope, its
+derivative β̃ = prox_{ρh*}(β + ρK_p) stays in the domain of h*, for the hinge
+α̃ = clip(α + ρ(1 − T·K_p), 0, C)), then set β ← β̃.
+
+**Inner loop** (HALLaR's hybrid low-rank method, :mod:`.alm_inner`): K = B·VVᵀ, ‖V‖_F ≤ 1;
+accelerated projected gradient on V at a fixed width, then a Frank–Wolfe check (the
+bottom eigenvectors of M(β̃) = ∇Φ outside span V), a Frank–Wolfe step with an exact line
+search that adds the vertex (and the block's other descent directions as small seeds),
+and a thin SVD that drops dead columns.  The width grows by Frank–Wolfe and shrinks by
+the SVD; the iterate is warm-started from the last one across outer iterations.
+
+**The inner tolerance is tied to the Frank–Wolfe gap.**  At every check the gap splits
+exactly as P(K) − D(β̃) = FW + FY: the subproblem's Frank–Wolfe gap
+FW = tr(M(β̃)K) − B·min(0, λ_min) and the Fenchel–Young gap FY = Σ h(K_p) + h*(β̃_p) −
+β̃_pK_p, which only the multipliers can close.  The inner loop stops once
+FW ≤ ``FW_SHARE``·FY; the multipliers are then updated.  **Penalty schedule**: when an
+outer iteration did not cut FY to ``FY_PROGRESS`` of its last value, ρ doubles (at most
+``RHO_MAX``·C).  ρ is in K's units (ρ₀ = ``rho``·C), the iterate in the scaled units of
+:mod:`.alm_problem`, so no constant depends on n.
+
+**Stopping and the certificate.**  Every check gives P(K) and the dual estimate D(β̃) with
+the Ritz value; once their gap is below ``gap_tol`` the labelled interval of
+:mod:`.alm_certificate` is computed in double (upper: a proof; lower: ``proof`` by
+:func:`kernelsdp.linalg.verified.verified_min_eig` up to ``verify_max_n``, else the
+``probable`` randomised Lanczos bound), and the solve stops when its width is within
+``gap_tol``.  At a limit the last point is certified the same way, and the status says
+which limit.  The result's ``info["certificate"]`` is that
+:class:`~kernelsdp.certificate.Certificate`; ``duals`` hold β̃ and λ for the NPKL
+certificate from scratch.
+
+**Precision.**  ``precision="single"`` keeps the iterate and its products (V, L, the pair
+pattern) in float32 — half the memory traffic; every sum is accumulated in double, and the
+eigenvectors, the pair multipliers and the certificate are computed in double.
+
+**Memory** (:func:`memory_bytes_for`), in words of the iterate (w bytes) for a factor of
+width s (at most ``rank`` plus the check's block k) over n points and m pairs: the
+gradient loop holds ``APG_ARRAYS`` n×s arrays and two m×s row gathers; the check holds
+``CHECK_ARRAYS`` n×(s + k) arrays in double plus LOBPCG's blocks; the certificate the
+factor in double and row chunks; L and the pair pattern in the iterate's precision and M(β)
+in double (12 bytes per entry) — the largest phase is the peak.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .. import tolerances
+from ..declarations import option
+from ..formulations.npkl import NPKL
+from ..linalg.randomized_bound import FAILURE_PROBABILITY
+from ..result import Result
+from .admm.factor_steps import default_rank
+from .alm_certificate import CHUNK as CERT_CHUNK
+from .alm_inner import BLOCK
+from .base import Solver
+
+#: the inner loop ends when the Frank–Wolfe gap is at most this share of the FY gap
+FW_SHARE = 0.5
+#: ρ doubles after an outer iteration that left FY above this share of its last value
+FY_PROGRESS = 0.5
+#: ρ's cap, in units of C
+RHO_MAX = 64.0
+#: the widest default factor (Pataki's bound is 1,548 at n = 10⁶; the optima met are far
+#: narrower: 17, 37-48 and about 108 at n = 3,000, 20,000, 100,000)
+RANK_CAP = 256
+#: the labelled interval is computed once the estimated gap is below this share of gap_tol
+CERTIFY_AT = 0.8
+#: n×s arrays of the gradient loop beyond the point (the candidate and its L·X, the
+#: extrapolated Y and L·Y, the gradient, the step and its temporaries, the previous point)
+#: and m-vectors of the pair values (the envelope's temporaries), measured by tracemalloc
+APG_ARRAYS = 12
+PAIR_VECTORS = 11
+#: n×s double arrays of the check (V's copy, G·V, [V, W] and [G·V, G·W])
+CHECK_ARRAYS = 3
+
+
+@dataclass(frozen=True)
+class LowRankALMOptions:
+    gap_tol: float = option(tolerances.LOW_RANK_ALM_GAP_TOL, low=0.0, open_low=True,
+                            help="certified relative gap to stop at")
+    max_iter: int = option(20_000, low=1, help="gradient iterations, all outer loops together")
+    time_limit: float | None = option(None, low=0.0, open_low=True, help="wall-clock limit, s")
+    rank: int | None = option(None, low=1, help=f"widest factor (default min(Pataki's bound, "
+                              f"{RANK_CAP}))")
+    rho: float = option(1.0, low=0.0, open_low=True, help="starting penalty, in units of C")
+    inner_iterations: int = option(20, low=1, help="gradient iterations between FW checks")
+    precision: str = option("single", choices=("single", "double"),
+                            help="the iterate's arithmetic (the certificate is double)")
+    reorder: bool = option(True, help="reverse Cuthill-McKee order of the graph")
+    verify_max_n: int = option(4000, low=0, help="largest n whose lambda_min is verified "
+                               "(a proof); above it the randomised bound (probable)")
+    failure_probability: float = option(FAILURE_PROBABILITY, low=0.0, high=0.5, open_low=True,
+                                        help="of the randomised lambda_min bound")
+    seed: int = option(0, low=0, help="seed of the eigen-solvers' random starts")
+    progress: Callable[[dict], None] | None = option(None, help="called at every FW check")
+
+
+def memory_bytes_for(n: int, m: int, nnz_L: int, rank: int, word: int = 4,
+                     verify_max_n: int = 0) -> int:
+    """The module docstring's peak, in bytes: what stays (the point V and L·V, the check's
+    block and vertex, L and the pair pattern, the pair indices and multipliers) plus the
+    largest phase (the gradient loop, the check, the certificate; a dense verified λ_min
+    below ``verify_max_n``)."""
+    s, k = rank, BLOCK
+    sparse = (nnz_L + 2 * m) * (word + 4)
+    stays = word * 2 * n * s + 8 * n * (k + 2) + sparse + 8 * 7 * m + 16 * n
+    loop = word * (APG_ARRAYS * n * s + 2 * m * s) + 8 * PAIR_VECTORS * m
+    check = 8 * ((CHECK_ARRAYS + (word == 4)) * n * s + 14 * n * k) + 12 * (nnz_L + 2 * m)
+    rows, pairs = min(n, CERT_CHUNK), min(m, CERT_CHUNK)
+    cert = 8 * (2 * n * s + 2 * rows * s + 3 * pairs * s + 8 * n) + 12 * (nnz_L + 2 * m)
+    dense = 4 * 8 * n * n if n <= verify_max_n else 0
+    return stays + max(loop, check, cert, dense)
+
+
+class LowRankALM(Solver):
+    """HALLaR-type low-rank augmented Lagrangian for NPKL with tr K ≤ B (module docstring)."""
+
+    name = "low-rank-alm"
+    kind = "iterative"
+    ACCEPTS = {NPKL: {"loss": ("hinge", "squared-hinge", "l2", "l1"), "capacity": ("trace",)}}
+    REFUSALS = {("capacity", "none"): "every iterate's certificate needs tr K <= B",
+                ("capacity", "frobenius"): "the Frank-Wolfe vertex is the trace ball's"}
+    Options = LowRankALMOptions
+    objective_tol = tolerances.LOW_RANK_ALM_GAP_TOL
+    certificate_tol = tolerances.LOW_RANK_ALM_GAP_TOL
+
+    def memory_bytes(self, f: NPKL, options: LowRankALMOptions) -> int:
+        return memory_bytes_for(f.n, f.pairs.m, f.L.nnz, _rank_cap(f, options),
+                                4 if options.precision == "single" else 8,
+                                options.verify_max_n)
+
+    def run(self, f: NPKL, options: LowRankALMOptions) -> Result:
+        from .alm_outer import solve_alm
+        return solve_alm(self.name, f, options, _rank_cap(f, options))
+
+
+def _rank_cap(f: NPKL, o: LowRankALMOptions) -> int:
+    cap = min(default_rank(f.pairs.m), RANK_CAP) if o.rank is None else o.rank
+    return max(1, min(cap, f.n - BLOCK - 2))
+
+
+__all__ = ["LowRankALM", "LowRankALMOptions", "memory_bytes_for"]
