@@ -103,3 +103,18 @@ def test_a_compact_npkl_problem_at_C_1e12_is_never_unbounded(iris_small):
         f = make_npkl(iris_small, loss, capacity, C=1e12)
         for c in verify(f, ["clarabel"]).checks:
             assert not (c.passed and c.kind == "unboundedness"), (loss, capacity, c.verdict)
+
+
+def test_npkl_lower_end_above_the_verified_sizes_is_probable_never_proof(iris_small, monkeypatch):
+    """Above the sizes a verified λ_min reaches, NPKL's lower end comes from a randomised
+    Lanczos bound: labelled 'probable' with its failure probability, never 'proof'."""
+    import kernelsdp.formulations.npkl_proof as proof
+    f = make_npkl(iris_small, "hinge", "trace")
+    r = solve(f, "clarabel")
+    assert certify(f, r).lower_label == "proof"
+    monkeypatch.setattr(proof, "DENSE_VERIFY_MAX_N", 4)
+    monkeypatch.setattr(proof, "SPARSE_VERIFY_MAX_N", 4)
+    c = certify(f, r)
+    assert c.lower_label == "probable" and "probability" in c.lower_why
+    assert not c.passed and "lower_probable" in c.failed
+    assert c.lower <= r.objective + 1e-9

@@ -86,8 +86,8 @@ def npkl_certificate(f, result, tol: float) -> Certificate:
         bounded = certified_lower_bound(f, beta_raw, min(f.value_at_zero(), upper))
         beta, lam = bounded["beta"], max(0.0, -bounded["lambda_min"])
     M = f.dual_matrix(beta)
-    lower, lo_proof, lo_why, spectrum = (
-        (bounded["lower"], False, "", bounded["lambda_min"]) if bounded is not None
+    lower, lo_label, lo_why, spectrum = (
+        (bounded["lower"], ESTIMATE, "", bounded["lambda_min"]) if bounded is not None
         else proven_dual_value(f, beta, M))
     measures.update(_dual_measures(f, result, kernel, beta, beta_raw, lam, M, bounded, spectrum))
     note = "lower bound: the dual function at the projected multipliers"
@@ -98,11 +98,11 @@ def npkl_certificate(f, result, tol: float) -> Certificate:
         note = (f"lower bound: no capacity; a-priori tr ΠKΠ ≤ {tb.B:.4g} "
                 f"({tb.describe()['free_directions']} free null directions of L; docs/npkl.md §6)")
     elif not np.isfinite(lower):  # no capacity and M(β) ⋡ 0: report the estimate −Σh*(β)
-        lower, lo_proof = -float(np.sum(loss.conjugate(beta, P.t, f.C))), False
+        lower, lo_label = -float(np.sum(loss.conjugate(beta, P.t, f.C))), ESTIMATE
         lo_why = "without a capacity g(β) is −inf unless M(β) ⪰ 0"
-    elif not lo_proof:
+    elif lo_label != PROOF:
         lo_why = f"λ_min(M(β)) is not verified: {lo_why}"
-    return Certificate(OPTIMALITY, tol, float(lower), upper, PROOF if lo_proof else ESTIMATE,
+    return Certificate(OPTIMALITY, tol, float(lower), upper, lo_label,
                        measures, tuple(k for k in measures if k not in JUDGED), note=note,
                        upper_label=up_label, lower_why=lo_why, upper_why=up_why,
                        scale=_scale(f, kernel, beta))

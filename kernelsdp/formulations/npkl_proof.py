@@ -23,9 +23,9 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from ..certificate.verdict import ESTIMATE, PROOF
+from ..certificate.verdict import ESTIMATE, PROBABLE, PROOF
 from ..linalg.rounding import UNIT_ROUNDOFF, abs_row_sum_max, down, gamma, sum_up, up
-from ..linalg.verified import DENSE_VERIFY_MAX_N, verified_min_eig
+from ..linalg.verified import DENSE_VERIFY_MAX_N, SPARSE_VERIFY_MAX_N, verified_min_eig
 from ..result import KernelFactor
 from .losses import LOSSES
 
@@ -94,12 +94,32 @@ def assembly_error(f, beta: np.ndarray) -> sp.csr_matrix:
 
 
 def verified_lambda_min(f, M: sp.csr_matrix, beta: np.ndarray,
-                        estimate: float | None = None) -> tuple[float, bool, str]:
-    """(λ_low ≤ λ_min(M(β)_exact), proof, why not) — M assembled in floating point."""
+                        estimate: float | None = None) -> tuple[float, str, str]:
+    """(λ_low ≤ λ_min(M(β)_exact), label, why not a proof) — M assembled in floating point.
+
+    A proof where :func:`~kernelsdp.linalg.verified.verified_min_eig` gives one; above its
+    sizes a randomised Lanczos bound (:mod:`kernelsdp.linalg.randomized_bound`), labelled
+    ``probable`` with its failure probability, run until its slack B·(Ritz − bound) is
+    below RANDOMIZED_SLACK of the objective's scale."""
     E = assembly_error(f, beta)
     extra = E.toarray() if f.n <= DENSE_VERIFY_MAX_N else abs_row_sum_max(E)
-    r = verified_min_eig(M, extra, estimate)
-    return r.lower, r.proof, r.note
+    note = (f"n = {f.n:,} above the verified limits (dense {DENSE_VERIFY_MAX_N:,}, sparse "
+            f"{SPARSE_VERIFY_MAX_N:,})")
+    if f.n <= max(DENSE_VERIFY_MAX_N, SPARSE_VERIFY_MAX_N):
+        r = verified_min_eig(M, extra, estimate)
+        if r.proof:
+            return r.lower, PROOF, ""
+        if f.n <= DENSE_VERIFY_MAX_N:
+            return r.lower, ESTIMATE, r.note
+        note = r.note
+    from ..linalg.randomized_bound import randomized_min_eig
+    scale = max(float(abs(M).sum()) / max(f.n, 1), 1e-300)  # a typical |λ|
+    rb = randomized_min_eig(M, target=RANDOMIZED_SLACK * scale, seed=0)
+    return down(rb.lower - up(float(extra))), PROBABLE, f"{note}; {rb.note}"
+
+
+#: the randomised bound runs until Ritz − bound ≤ this times M's mean absolute row sum
+RANDOMIZED_SLACK = 1e-4
 
 
 def conjugate_sum_up(f, beta: np.ndarray) -> float:
@@ -143,17 +163,18 @@ def frobenius_spectrum_up(f, M: sp.csr_matrix, beta: np.ndarray) -> tuple[float,
 
 
 def proven_dual_value(f, beta: np.ndarray, M: sp.csr_matrix | None = None
-                      ) -> tuple[float, bool, str, float]:
-    """(g_low ≤ g(β), proof, why, the spectral estimate) for the trace and Frobenius
-    capacities, β already in the domain of h*."""
+                      ) -> tuple[float, str, str, float]:
+    """(g_low ≤ g(β), its label, why not a proof, the spectral value) for every capacity,
+    β already in the domain of h*."""
     M = f.dual_matrix(beta) if M is None else M
     conj = conjugate_sum_up(f, beta)
     if f.capacity == "frobenius":
         s, proof, why = frobenius_spectrum_up(f, M, beta)
-        return down(-up(math.sqrt(f.B) * (1 + 2 * UNIT_ROUNDOFF) * s) - conj), proof, why, s
-    lam, proof, why = verified_lambda_min(f, M, beta)
+        return (down(-up(math.sqrt(f.B) * (1 + 2 * UNIT_ROUNDOFF) * s) - conj),
+                PROOF if proof else ESTIMATE, why, s)
+    lam, label, why = verified_lambda_min(f, M, beta)
     if f.capacity == "trace":
-        return down(up(f.B) * min(0.0, lam) - conj), proof, why, lam
+        return down(up(f.B) * min(0.0, lam) - conj), label, why, lam
     if lam >= 0:
-        return down(-conj), proof, why, lam
-    return -math.inf, proof, why, lam
+        return down(-conj), label, why, lam
+    return -math.inf, label, why, lam
