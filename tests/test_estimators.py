@@ -99,7 +99,7 @@ def test_hinge_needs_a_B_at_which_margins_can_be_met(iris_pairs):
 def test_certificate_is_the_certificate_of_the_solve(iris_pairs):
     X, y, idx, t = iris_pairs
     est = NPKLKernelLearning(preprocessor=X).fit(idx, t)
-    assert est.result_.solver == "spectral-metric-closed-form" and est.certificate_.passed
+    assert est.result_.solver == "npkl-closed-form" and est.certificate_.passed
     assert est.certificate_.lower <= est.result_.objective <= est.certificate_.upper + 1e-9
     # an ADMM stopped after one iteration: a usable point whose certificate fails, said so
     slow = NPKLKernelLearning(loss="hinge", capacity="trace", B=len(X), solver="admm",
