@@ -56,7 +56,7 @@ def run_instance(path: pathlib.Path, names, draws: int) -> dict:
         total = time.perf_counter() - t0
         rec = rel.recover(draws=draws)
         out["rows"][name] = {"bound": rel.bound, "value": rel.value,
-                             "solve_s": rel.solved.result.solve_time_s, "total_s": total,
+                             "solve_s": rel.solved.solve_time_s, "total_s": total,
                              "recovered": rec.best.value, "verdict": rel.certificate.verdict}
         if best is None or rec.best.value > best[0]:
             best = (rec.best.value, name)

@@ -3,7 +3,7 @@ when complete, with the user's umask (not mkstemp's 0600).  Used for every outpu
 the CLI, the results' CSV/JSON exports and the benchmarks' tables.
 
 A temporary file's name says which process writes it (``.kernelsdp-PID-START-…``: pid and
-start time, :mod:`kernelsdp.runs.processes`), so one left behind by a killed run is
+start time, :mod:`kernelsdp.processes`), so one left behind by a killed run is
 recognised and removed by the next write into that folder (:func:`remove_orphans`), while
 another live run's file is left alone."""
 
@@ -21,7 +21,7 @@ PREFIX = ".kernelsdp-"
 def write_atomically(path: str, write: Callable[[str], None], suffix: str = "") -> None:
     """Call ``write(tmp)`` on a temporary path in ``path``'s folder, then rename it to
     ``path``; on any failure nothing is left behind and ``path`` is untouched."""
-    from .runs.processes import this_process
+    from .processes import this_process
     folder = os.path.dirname(os.path.abspath(path))
     remove_orphans(folder)
     pid, started = this_process()
@@ -42,7 +42,7 @@ def write_atomically(path: str, write: Callable[[str], None], suffix: str = "") 
 def remove_orphans(folder: str) -> list[str]:
     """Remove the temporary files in ``folder`` whose writer is no longer running (a run
     killed mid-write); returns their paths.  Files of live writers are kept."""
-    from .runs.processes import is_alive
+    from .processes import is_alive
     removed = []
     try:
         names = [n for n in os.listdir(folder) if n.startswith(PREFIX)]

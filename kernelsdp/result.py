@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .certificate.verdict import relative_width
+from .intervals import relative_width
 
 
 class Termination(str, enum.Enum):

@@ -153,7 +153,7 @@ def _dead_process() -> tuple[int, int]:
     import subprocess
     import sys
 
-    from kernelsdp.runs.processes import start_time
+    from kernelsdp.processes import start_time
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.3)"])
     started = start_time(child.pid)
     child.wait()
@@ -315,7 +315,7 @@ def test_two_concurrent_runs_of_one_study_run_each_unit_exactly_once(tmp_path):
 
 def test_orphaned_temporary_files_are_removed_on_the_next_start(tmp_path):
     from kernelsdp.atomic import PREFIX, remove_orphans
-    from kernelsdp.runs.processes import this_process
+    from kernelsdp.processes import this_process
     pid, started = _dead_process()
     orphan = tmp_path / f"{PREFIX}{pid}-{started}-abc.csv"
     live = tmp_path / f"{PREFIX}{this_process()[0]}-{this_process()[1]}-def.csv"

@@ -215,7 +215,7 @@ def test_kill_9_of_a_sweep_leaves_no_process_of_the_run_alive(tmp_path):
     import sys
     import time
 
-    from kernelsdp.runs.processes import descendants, is_alive, start_time
+    from kernelsdp.processes import descendants, is_alive, start_time
     spec, marks = tmp_path / "s.toml", tmp_path / "marks"
     marks.mkdir()
     spec.write_text('study = "killed"\nout = "res"\n[grid]\nformulation = "npkl"\nsolver = "admm"\n'

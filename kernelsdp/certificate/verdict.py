@@ -36,6 +36,8 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from ..intervals import relative_width
+
 OPTIMALITY = "optimality"
 INFEASIBILITY = "infeasibility"
 UNBOUNDEDNESS = "unboundedness"
@@ -50,19 +52,6 @@ ESTIMATE = "estimate"
 LABELS = (PROOF, PROBABLE, ESTIMATE)
 #: the failed term when two proven ends cross
 INCONSISTENT = "inconsistent"
-
-
-def relative_width(lower: float | None, upper: float | None, scale: float = 0.0) -> float:
-    """(upper − lower) / max(|lower|, |upper|, scale); inf when a side is missing or
-    infinite, 0 when both ends and the scale are 0.  Scale-invariant: multiplying the
-    objective (and ``scale``) by any t > 0 leaves it unchanged."""
-    if lower is None or upper is None or not (math.isfinite(lower) and math.isfinite(upper)):
-        return math.inf
-    den = max(abs(lower), abs(upper), abs(scale or 0.0))
-    diff = upper - lower
-    if den == 0.0:
-        return 0.0 if diff == 0.0 else math.copysign(math.inf, diff)
-    return diff / den
 
 
 @dataclass

@@ -77,10 +77,10 @@ def _check_options(args, solvers: list[str]) -> None:
 
 
 def _row(rel, rec) -> dict:
-    r, rep = rel.solved.result, rec.report
-    return {"relaxation": rel.name, "solver": rel.solver, "status": r.termination.value,
+    rep = rec.report
+    return {"relaxation": rel.name, "solver": rel.solver, "status": rel.solved.status,
             "proven_bound": rel.bound, "relaxed_value": rel.value,
-            "solve_time_s": r.solve_time_s, "time_s": rel.solved.time_s,
+            "solve_time_s": rel.solved.solve_time_s, "time_s": rel.solved.time_s,
             "recovered_value": rep.recovered_value, "violation": rep.violation,
             "gap": rep.gap, "relative_gap": rep.relative_gap, "attained": rep.attained,
             "rank": rep.rank, "rounding": rep.rounding, "verdict": rel.certificate.verdict,

@@ -8,12 +8,11 @@ sdp1, moment2), a new one joins it with one line; see docs/relaxations.md.
 
 from .base import Lifting
 from .boundedness import feasible_set_bounded, implied_box
-from .cvxpy_input import from_cvxpy
 from .dnn import DNN
 from .files import read_boxqp, read_npz, read_qcqp
 from .lifting import Relaxation
 from .moment import MOMENT_MAX_D, Moment2, moment2
-from .qcqp import QCQP, Quadratic
+from .qcqp import QCQP, Quadratic, from_cvxpy
 from .recovery import FEASIBILITY_TOL, RecoveredPoint, Recovery, recover
 from .rlt import RLT
 from .rounding import project_simplex, proposals, repair, to_simplex

@@ -20,11 +20,21 @@ import cvxpy as cp
 import numpy as np
 
 from ..errors import InvalidDataError
-from .qcqp import QCQP, bound_vector
 
 #: agreement (relative to the expression's magnitude) of the extracted quadratic with the
 #: expression at random points; rounding in CVXPY's evaluation is ~1e-15
 EXTRACTION_RTOL = 1e-8
+
+
+def bound_vector(v, d: int, default: float, what: str) -> np.ndarray:
+    """A bound given as a number or d numbers, as d numbers (missing: ``default``)."""
+    if v is None:
+        return np.full(d, default)
+    out = np.broadcast_to(np.asarray(v, dtype=float), (d,)).copy() if np.ndim(v) == 0 else \
+        np.asarray(v, dtype=float).ravel()
+    if out.shape != (d,) or np.any(np.isnan(out)):
+        raise InvalidDataError(f"{what} must be a number or {d} numbers (±inf allowed).")
+    return out
 
 
 def _the_variable(exprs) -> cp.Variable:
@@ -126,10 +136,11 @@ def _sorted_constraints(constraints, x, d):
     return lb, ub, rows, quads
 
 
-def from_cvxpy(objective, constraints=(), *, maximize: bool = False, **keywords) -> QCQP:
-    """The QCQP of a CVXPY objective (a scalar quadratic expression in one vector variable)
-    and CVXPY constraints; ``keywords`` are those of :meth:`QCQP.build` (bounds,
-    declarations, matrices), merged with what the constraints say."""
+def build_arguments(objective, constraints=(), *, maximize: bool = False, **keywords) -> dict:
+    """The arguments of :meth:`~.qcqp.QCQP.build` for a CVXPY objective (a scalar quadratic
+    expression in one vector variable) and CVXPY constraints; ``keywords`` are those of
+    ``QCQP.build`` (bounds, declarations, matrices), merged with what the constraints say.
+    (Data only: this module does not import the QCQP it describes.)"""
     if isinstance(objective, (cp.Minimize, cp.Maximize)):
         maximize = maximize or isinstance(objective, cp.Maximize)
         objective = objective.args[0]
@@ -152,4 +163,4 @@ def from_cvxpy(objective, constraints=(), *, maximize: bool = False, **keywords)
         kw[M], kw[v] = (np.array(mats), np.array(rhs)) if mats else (None, None)
     kw["inequalities"] = [*kw.get("inequalities", ()), *quads["ineq"]]
     kw["equalities"] = [*kw.get("equalities", ()), *quads["eq"]]
-    return QCQP.build(P[0], q[0], float(r[0]), lb=lb, ub=ub, maximize=maximize, **kw)
+    return dict(P=P[0], q=q[0], r=float(r[0]), lb=lb, ub=ub, maximize=maximize, **kw)

@@ -29,7 +29,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, UnknownNameError
 from .qcqp import QCQP
 
 #: constraint groups that are constraints of the QCQP itself (their duals are its multipliers)
@@ -39,15 +39,19 @@ QCQP_GROUPS = ("quadratic_inequalities", "quadratic_equalities", "linear_equalit
 
 @dataclass
 class Solved:
-    """One solve of a relaxation: the solver, its Result and certificate, and a snapshot of
-    the lifted point and the duals."""
+    """One solve of a relaxation: the solver, what it said (CVXPY's status), the point's value
+    (reported, never a bound), the certificate, and a snapshot of the lifted point and the
+    duals."""
 
     solver: str
-    result: Any
+    status: str
+    value: float | None
     certificate: Any
     Y: np.ndarray | None
     duals: dict[str, list]
     time_s: float
+    #: the solver's own time (CVXPY's canonicalisation and the certificate excluded)
+    solve_time_s: float = 0.0
 
 
 @dataclass
@@ -65,18 +69,39 @@ class Relaxation:
     solved: Solved | None = None
 
     # ----- one solve, certified ---------------------------------------------------------------
-    def solve(self, solver: str = "clarabel", **options) -> Relaxation:
-        """Solve the lifted model with the named solver and certify the answer; returns self."""
-        from ..solvers import solve as run_solver
-        from ..verify import certify
+    def solve(self, solver: str = "clarabel", time_limit: float | None = None,
+              **options) -> Relaxation:
+        """Solve the lifted model with the named CVXPY conic solver (clarabel, scs, mosek, …)
+        through the canonical path (:func:`kernelsdp.certificate.solve_canonical`) and
+        certify the answer at ``CERTIFY_TOL``; ``options`` are the solver's own CVXPY
+        keywords; returns self.  (The relaxations sit below the solver registry: they read
+        the solvers' option names from :mod:`kernelsdp.certificate.backends`.)"""
+        from .. import tolerances
+        from ..certificate import conic_certificate, no_point, solve_canonical
+        from ..certificate.backends import backend, option_names
+        name = solver.upper()
+        if name not in cp.installed_solvers():
+            raise UnknownNameError(f"unknown or uninstalled solver {solver!r} for a relaxation; "
+                                   f"installed: {', '.join(s.lower() for s in cp.installed_solvers())}.")
+        opts = {**backend(name).defaults, **option_names(name, time_limit=time_limit), **options}
         t0 = time.perf_counter()
-        result = run_solver(self.problem, solver, **options)
+        try:
+            sol = solve_canonical(self.problem, name, **opts)
+        except cp.error.SolverError as exc:  # the solver failed outright: a status, no point
+            sol, status = None, f"solver_error: {exc}"
         elapsed = time.perf_counter() - t0
-        cert = certify(self.problem, result)
-        Y = None if self.Y.value is None or not result.ok else np.array(self.Y.value, dtype=float)
+        if sol is None:
+            cert, value = no_point(tolerances.CERTIFY_TOL, status), None
+        else:
+            status = sol.status
+            cert = conic_certificate(sol, tolerances.CERTIFY_TOL)
+            value = None if sol.x is None else sol.form.sense * sol.form.objective(sol.x)
+        usable = sol is not None and sol.x is not None and self.Y.value is not None
+        Y = np.array(self.Y.value, dtype=float) if usable else None
         duals = {k: [None if c.dual_value is None else np.array(c.dual_value, dtype=float)
                      for c in group] for k, group in self.constraints.items()}
-        self.solved = Solved(result.solver, result, cert, Y, duals, elapsed)
+        self.solved = Solved(solver.lower(), status, value, cert, Y, duals, elapsed,
+                             0.0 if sol is None else sol.solve_time_s)
         return self
 
     @property
@@ -98,7 +123,7 @@ class Relaxation:
     @property
     def value(self) -> float | None:
         """The lifted model's value at the solver's point: reported, never a bound."""
-        return None if self.solved is None else self.solved.result.objective
+        return None if self.solved is None else self.solved.value
 
     # ----- the lifted point -------------------------------------------------------------------
     def lifted_matrix(self, current: bool = False) -> np.ndarray | None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InvalidDataError
+from .cvxpy_input import bound_vector, build_arguments
 
 #: relative asymmetry max|P − Pᵀ| / max(1, max|P|) accepted as rounding (then symmetrised)
 SYMMETRY_RTOL = 1e-10
@@ -88,17 +89,6 @@ def _linear(M, v, d: int, what: str):
     if not (np.all(np.isfinite(M)) and np.all(np.isfinite(v))):
         raise InvalidDataError(f"{what}: NaN or infinite entries.")
     return M, v
-
-
-def bound_vector(v, d: int, default: float, what: str) -> np.ndarray:
-    """A bound given as a number or d numbers, as d numbers (missing: ``default``)."""
-    if v is None:
-        return np.full(d, default)
-    out = np.broadcast_to(np.asarray(v, dtype=float), (d,)).copy() if np.ndim(v) == 0 else \
-        np.asarray(v, dtype=float).ravel()
-    if out.shape != (d,) or np.any(np.isnan(out)):
-        raise InvalidDataError(f"{what} must be a number or {d} numbers (±inf allowed).")
-    return out
 
 
 def _indices(v, d: int, what: str) -> np.ndarray:
@@ -188,13 +178,13 @@ class QCQP:
         CVXPY constraints in the same variable (:func:`.cvxpy_input.from_cvxpy`)."""
         import cvxpy as cp
         if isinstance(P, cp.Expression):
-            from .cvxpy_input import from_cvxpy
             if q is not None or r != 0.0:
                 raise InvalidDataError("a CVXPY objective carries its own linear and constant "
                                        "terms: do not pass q or r with it.")
-            return from_cvxpy(P, constraints, maximize=maximize, inequalities=inequalities,
-                              equalities=equalities, A=A, b=b, G=G, h=h, lb=lb, ub=ub,
-                              binary=binary, spin=spin, nonneg=nonneg)
+            return cls.build(**build_arguments(
+                P, constraints, maximize=maximize, inequalities=inequalities,
+                equalities=equalities, A=A, b=b, G=G, h=h, lb=lb, ub=ub, binary=binary,
+                spin=spin, nonneg=nonneg))
         if constraints:
             raise InvalidDataError("constraints= takes CVXPY constraints, with a CVXPY "
                                    "objective; with matrices use A, b, G, h, inequalities.")
@@ -275,3 +265,9 @@ class QCQP:
                 "linear_inequalities": 0 if self.G is None else int(self.G.shape[0]),
                 "finite_bounds": int(np.isfinite(self.lb).sum() + np.isfinite(self.ub).sum()),
                 "binary": int(self.binary.size), "spin": int(self.spin.size)}
+
+
+def from_cvxpy(objective, constraints=(), *, maximize: bool = False, **keywords) -> QCQP:
+    """The QCQP of a CVXPY objective and CVXPY constraints (:func:`.cvxpy_input.build_arguments`);
+    ``keywords`` are those of :meth:`QCQP.build`."""
+    return QCQP.build(**build_arguments(objective, constraints, maximize=maximize, **keywords))

@@ -19,7 +19,7 @@ import time
 import uuid
 from dataclasses import dataclass
 
-from .processes import is_alive, this_process
+from ..processes import is_alive, this_process
 
 #: what :func:`claim` finds: the lease is now ours, the unit is finished, another run has it
 CLAIMED, DONE, HELD = "claimed", "done", "held"

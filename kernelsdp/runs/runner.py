@@ -27,7 +27,7 @@ from typing import Callable
 
 from ..errors import Interrupted, InvalidParameterError
 from .leases import CLAIMED, Owner
-from .processes import die_with_parent
+from ..processes import die_with_parent
 from .store import ResultsStore, describe_producer, produced_by, to_json, unit_key
 
 

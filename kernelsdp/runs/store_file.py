@@ -90,7 +90,7 @@ def _create(path: str) -> None:
     """A new, empty store at ``path``, built beside it and linked into place (a store made
     meanwhile by another run is kept: both then use it)."""
     from ..atomic import PREFIX
-    from .processes import this_process
+    from ..processes import this_process
     pid, started = this_process()
     tmp = os.path.join(os.path.dirname(os.path.abspath(path)),
                        f"{PREFIX}{pid}-{started}-{time.monotonic_ns()}.sqlite")

@@ -3,8 +3,9 @@
 The list is CVXPY's own: every solver in ``cvxpy``'s conic table whose supported
 constraints include the PSD and second-order cones, ordered with Clarabel first (our
 default) and then in CVXPY's order.  What kernelsdp knows of each is declared once, in
-``BACKENDS`` (:class:`Backend`): its kind, its own names for the common options, the
-accuracy asked of it, whether it is an extra of this package and how to probe that it can
+``BACKENDS`` (:class:`~kernelsdp.certificate.backends.Backend`, declared beside the
+canonical solve): its kind, its own names for the common options, the
+accuracy asked of it, whether it is an extra of this package; ``PROBES`` how to probe that it can
 run.  A solver that is not installed is listed only if it is an extra (MOSEK), so that
 ``kernelsdp solvers`` says why it is off.  MOSEK's licence is probed for real (a tiny task
 is optimised): installed-but-unlicensed shows as unavailable with MOSEK's own message, and
@@ -16,7 +17,6 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass, field
-from typing import Callable
 
 import cvxpy as cp
 from cvxpy.constraints import PSD, SOC
@@ -25,6 +25,7 @@ from cvxpy.reductions.solvers import defines
 
 from .. import tolerances as tol
 from ..certificate import conic_certificate, solve_canonical
+from ..certificate.backends import BACKENDS, backend, option_names
 from ..errors import InvalidDataError, InvalidParameterError
 from ..formulations.base import Formulation
 from ..result import PointStatus, Result, Termination
@@ -39,52 +40,7 @@ INTERIOR_POINT_BYTES_PER_ENTRY = 48
 GENERIC_MEMORY_LIMIT = 8 * 2**30
 
 
-@dataclass(frozen=True)
-class Backend:
-    """What kernelsdp knows of one CVXPY conic solver, declared once."""
 
-    #: ``interior-point`` or ``first-order``: its place in the preference order, its
-    #: tolerances and its memory formula
-    kind: str = "interior-point"
-    #: its own names for the common options (None / empty: kernelsdp knows none)
-    time_limit: str | None = None
-    max_iter: str | None = None
-    tol: tuple[str, ...] = ()
-    #: the keyword under which it takes its parameters as one dict (MOSEK's mosek_params)
-    params_keyword: str | None = None
-    #: the accuracy kernelsdp asks of it (CVXPY keyword names)
-    defaults: dict = field(default_factory=dict)
-    #: the install hint of an extra of this package (listed even when not installed)
-    extra: str | None = None
-    #: whether an installed copy can run, and why not (a licence)
-    probe: Callable[[], tuple[bool, str]] | None = None
-
-
-def _probe_mosek() -> tuple[bool, str]:
-    return _mosek_licence()
-
-
-MOSEK_TOLERANCES = ("MSK_DPAR_INTPNT_CO_TOL_REL_GAP", "MSK_DPAR_INTPNT_CO_TOL_PFEAS",
-                    "MSK_DPAR_INTPNT_CO_TOL_DFEAS")
-BACKENDS: dict[str, Backend] = {
-    "CLARABEL": Backend(time_limit="time_limit", max_iter="max_iter",
-                        tol=("tol_gap_abs", "tol_gap_rel", "tol_feas")),
-    # SCS reaches a few digits on SDPs at eps 1e-7 (see the tolerances module)
-    "SCS": Backend(kind="first-order", time_limit="time_limit_secs", max_iter="max_iters",
-                   tol=("eps_abs", "eps_rel"),
-                   defaults={"eps_abs": 1e-7, "eps_rel": 1e-7, "max_iters": 100_000}),
-    "MOSEK": Backend(time_limit="MSK_DPAR_OPTIMIZER_MAX_TIME",
-                     max_iter="MSK_IPAR_INTPNT_MAX_ITERATIONS", tol=MOSEK_TOLERANCES,
-                     params_keyword="mosek_params",
-                     extra="pip install 'kernelsdp[mosek]' (and a MOSEK licence)",
-                     probe=_probe_mosek),
-}
-#: a conic solver CVXPY has that kernelsdp declares nothing of
-UNDECLARED = Backend()
-
-
-def backend(cvxpy_name: str) -> Backend:
-    return BACKENDS.get(cvxpy_name, UNDECLARED)
 
 
 
@@ -136,6 +92,10 @@ def _mosek_licence() -> tuple[bool, str]:
         return False, f"installed but not usable (licence): {str(exc).strip().splitlines()[0]}"
 
 
+#: how to probe that an installed extra can run (MOSEK: its licence, for real)
+PROBES = {"MOSEK": _mosek_licence}
+
+
 class ConicSolver(Solver):
     """One CVXPY conic solver, called on the formulation's own CVXPY model."""
 
@@ -154,7 +114,8 @@ class ConicSolver(Solver):
     def availability(self) -> tuple[bool, str]:
         if self.cvxpy_name not in cp.installed_solvers():
             return False, f"not installed: {self.backend.extra or 'pip install ' + self.name}"
-        return self.backend.probe() if self.backend.probe else (True, "")
+        probe = PROBES.get(self.cvxpy_name)
+        return probe() if probe else (True, "")
 
     memory_cap = GENERIC_MEMORY_LIMIT
 
@@ -280,23 +241,9 @@ def _dual_objective(sol) -> float:
 
 
 def common_options(cvxpy_name: str, o: ConicOptions) -> dict:
-    """time_limit, max_iter and tol under the solver's own option names, from its
-    :class:`Backend` declaration (an option this solver has no name for is refused, not
-    dropped)."""
-    b = backend(cvxpy_name)
-    out: dict = {}
-    for value, names, cast in ((o.time_limit, b.time_limit, float), (o.max_iter, b.max_iter, int),
-                               (o.tol, b.tol, float)):
-        if value is None:
-            continue
-        names = (names,) if isinstance(names, str) else names or ()
-        if not names:
-            raise InvalidParameterError(f"kernelsdp does not know how to pass this option to "
-                                        f"{cvxpy_name.lower()}; use solver_options.")
-        out.update({n: cast(value) for n in names})
-    if b.params_keyword:
-        return {b.params_keyword: out} if out else {}
-    return out
+    """time_limit, max_iter and tol under the solver's own option names
+    (:func:`kernelsdp.certificate.backends.option_names`)."""
+    return option_names(cvxpy_name, o.time_limit, o.max_iter, o.tol)
 
 
 def generic_solvers() -> list[ConicSolver]:
