@@ -49,16 +49,20 @@ from fractions import Fraction
 
 import networkx as nx
 import numpy as np
-
 import parts
 from simplenpkl_speed import HUGE_CLUSTERS, gaussian_mixture, large_instance
 
 from kernelsdp import tolerances as tol
-from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
 from kernelsdp.certificate import conic_certificate, solve_canonical
+from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
 from kernelsdp.data.graph import GRAPH_REVISION
-from kernelsdp.data.sdp_instances import (conformance_instances, lovasz_theta, maxcut_sdp,
-                                          theta_sdpa, theta_value)
+from kernelsdp.data.sdp_instances import (
+    conformance_instances,
+    lovasz_theta,
+    maxcut_sdp,
+    theta_sdpa,
+    theta_value,
+)
 from kernelsdp.errors import KernelSDPError
 from kernelsdp.formulations import NPKL
 from kernelsdp.formulations.cvxpy_problem import CvxpyProblem
@@ -78,21 +82,32 @@ def _npkl(n: int):
     X, y = load("iris") if n <= 150 else load("wine")
     idx = np.sort(np.random.default_rng(0).choice(len(y), n, replace=False))
     pairs = PairwiseConstraints.from_labels(y[idx], ratio=0.5, seed=1)
-    return NPKL(L=knn_laplacian(X[idx], 5), pairs=pairs, loss="hinge", capacity="trace",
-                C=1.0, B=float(n))
+    return NPKL(
+        L=knn_laplacian(X[idx], 5), pairs=pairs, loss="hinge", capacity="trace", C=1.0, B=float(n)
+    )
 
 
 def _instances(quick: bool):
     cycles = (31, 61) if quick else (31, 61, 101)
     for n in cycles:
         yield f"theta-C{n}", CvxpyProblem(lovasz_theta(nx.cycle_graph(n))), theta_value(n), n
-        yield f"theta-C{n}-sdpa", CvxpyProblem(theta_sdpa(nx.cycle_graph(n)).to_cvxpy()), theta_value(n), n
-        yield f"maxcut-C{n}", CvxpyProblem(maxcut_sdp(nx.cycle_graph(n))), n * (1 + np.cos(np.pi / n)) / 2, n
-    for n in ((40,) if quick else (40, 80)):
+        yield (
+            f"theta-C{n}-sdpa",
+            CvxpyProblem(theta_sdpa(nx.cycle_graph(n)).to_cvxpy()),
+            theta_value(n),
+            n,
+        )
+        yield (
+            f"maxcut-C{n}",
+            CvxpyProblem(maxcut_sdp(nx.cycle_graph(n))),
+            n * (1 + np.cos(np.pi / n)) / 2,
+            n,
+        )
+    for n in (40,) if quick else (40, 80):
         g = nx.gnp_random_graph(n, 0.2, seed=n)
         yield f"maxcut-G({n},0.2)", CvxpyProblem(maxcut_sdp(g)), None, n
         yield f"theta-G({n},0.2)", CvxpyProblem(lovasz_theta(g)), None, n
-    for n in ((30,) if quick else (30, 50)):
+    for n in (30,) if quick else (30, 50):
         yield f"npkl-hinge-trace-{n}", _npkl(n), None, n
     for inst in conformance_instances():
         yield inst.name, CvxpyProblem(inst.problem), inst.optimum, inst.psd_side
@@ -116,9 +131,20 @@ def part_generic(quick: bool) -> dict:
             if optimum is not None and r.objective is not None:  # err5's scaling
                 err = abs(r.objective - optimum) / (1 + abs(r.objective) + abs(optimum))
                 wrong = bool(err > tol.CERTIFY_TOL)
-            rows.append({"name": name, "solver": r.solver, "side": side, "status": r.termination.value,
-                         "solve_s": r.solve_time_s, "certify_s": cert_s, "passed": bool(c.passed),
-                         "rigorous": bool(c.rigorous), "failed": c.failed, "wrong": wrong})
+            rows.append(
+                {
+                    "name": name,
+                    "solver": r.solver,
+                    "side": side,
+                    "status": r.termination.value,
+                    "solve_s": r.solve_time_s,
+                    "certify_s": cert_s,
+                    "passed": bool(c.passed),
+                    "rigorous": bool(c.rigorous),
+                    "failed": c.failed,
+                    "wrong": wrong,
+                }
+            )
     return {"rows": rows}
 
 
@@ -132,20 +158,32 @@ def part_npkl_factor(quick: bool) -> dict:
     r = solve(f, "admm")
     t = time.perf_counter()
     c = certify(f, r)
-    out["admm"] = {"solve_s": r.solve_time_s, "certify_s": time.perf_counter() - t,
-                   "passed": c.passed, "rigorous": c.rigorous, "width": c.width,
-                   "solver_gap": r.info["relative_gap"]}
+    out["admm"] = {
+        "solve_s": r.solve_time_s,
+        "certify_s": time.perf_counter() - t,
+        "passed": c.passed,
+        "rigorous": c.rigorous,
+        "width": c.width,
+        "solver_gap": r.info["relative_gap"],
+    }
     t = time.perf_counter()
     lowest_eigenvalue(f.dual_matrix(r.duals["beta"]))
     out["admm"]["one_lambda_min_s"] = time.perf_counter() - t
     # the closed form on simplenpkl_speed's huge-ll instance (a 50-NN graph, C = 0.1: a
     # small positive part, as on real data; the 5-NN hinge instance's has thousands)
-    g, _ = large_instance(n, int(round(16161 * n / 6414)), 50, 0.1, float(n), clusters=HUGE_CLUSTERS)
+    g, _ = large_instance(
+        n, int(round(16161 * n / 6414)), 50, 0.1, float(n), clusters=HUGE_CLUSTERS
+    )
     r = solve(g, "closed-form")
     t = time.perf_counter()
     c = certify(g, r)
-    out["closed_form"] = {"solve_s": r.solve_time_s, "certify_s": time.perf_counter() - t,
-                          "passed": c.passed, "rigorous": c.rigorous, "width": c.width}
+    out["closed_form"] = {
+        "solve_s": r.solve_time_s,
+        "certify_s": time.perf_counter() - t,
+        "passed": c.passed,
+        "rigorous": c.rigorous,
+        "width": c.width,
+    }
     t = time.perf_counter()
     positive_eigenpairs((-g.dual_matrix(r.duals["beta"])).tocsr())
     out["closed_form"]["one_positive_part_s"] = time.perf_counter() - t
@@ -158,7 +196,9 @@ ARPACK_DEFAULT_BASES = (20,)
 
 def part_lambda_min(quick: bool) -> dict:
     import scipy.sparse.linalg as spla
+
     from kernelsdp.linalg import extreme
+
     n, starts = (1000, 5) if quick else (3000, 5)
     X, y = gaussian_mixture(n)
     pairs = PairwiseConstraints.sample(y, int(1.2 * n), seed=0)
@@ -172,8 +212,14 @@ def part_lambda_min(quick: bool) -> dict:
         finally:
             extreme.LANCZOS_BASES = ours
         c = certify(f, r)  # from scratch, on kernelsdp's bases
-        out["runs"][label] = {"bases": list(bases), "iterations": r.iterations, "solve_s": r.solve_time_s,
-                              "status": r.termination.value, "passed": bool(c.passed), "width": c.width}
+        out["runs"][label] = {
+            "bases": list(bases),
+            "iterations": r.iterations,
+            "solve_s": r.solve_time_s,
+            "status": r.termination.value,
+            "passed": bool(c.passed),
+            "width": c.width,
+        }
         beta = r.duals["beta"] if beta is None else beta
     M = f.dual_matrix(beta)
     for label, ncv in (("kernelsdp", ours[0]), ("arpack-default", ARPACK_DEFAULT_BASES[0])):
@@ -184,8 +230,12 @@ def part_lambda_min(quick: bool) -> dict:
                 spla.eigsh(M, k=1, which="SA", tol=extreme.ARPACK_TOL, ncv=ncv, v0=v0)
             except spla.ArpackNoConvergence:
                 fails += 1
-        out["calls"][label] = {"ncv": ncv, "starts": starts, "failures": fails,
-                               "per_call_s": (time.perf_counter() - t) / starts}
+        out["calls"][label] = {
+            "ncv": ncv,
+            "starts": starts,
+            "failures": fails,
+            "per_call_s": (time.perf_counter() - t) / starts,
+        }
     return out
 
 
@@ -194,34 +244,94 @@ def part_lambda_min(quick: bool) -> dict:
 #: strings: a value is known to half a unit in its last printed digit (hinf10's "1.09e+02"
 #: is 109 ± 0.5); files whose optimum is "infeasible" are omitted
 SDPLIB_OPTIMA = {
-    "arch0": "5.66517e-01", "arch2": "6.71515e-01", "arch4": "9.726274e-01",
-    "arch8": "7.05698e+00", "control1": "1.778463e+01", "control2": "8.300000e+00",
-    "control3": "1.363327e+01", "control4": "1.979423e+01", "control5": "1.68836e+01",
-    "control6": "3.73044e+01", "control7": "2.06251e+01", "control8": "2.0286e+01",
-    "control9": "1.46754e+01", "control10": "3.8533e+01", "control11": "3.1959e+01",
-    "equalG51": "4.005601e+03", "gpp100": "-4.49435e+01", "gpp124-1": "-7.3431e+00",
-    "gpp124-2": "-4.68623e+01", "gpp124-3": "-1.53014e+02", "gpp124-4": "-4.1899e+02",
-    "gpp250-1": "-1.5445e+01", "gpp250-2": "-8.1869e+01", "gpp250-3": "-3.035e+02",
-    "gpp250-4": "-7.473e+02", "gpp500-1": "-2.53e+01", "gpp500-2": "-1.5606e+02",
-    "gpp500-3": "-5.1302e+02", "gpp500-4": "-1.56702e+03", "hinf1": "2.0326e+00",
-    "hinf2": "1.0967e+01", "hinf3": "5.69e+01", "hinf4": "2.74764e+02", "hinf5": "3.63e+02",
-    "hinf6": "4.490e+02", "hinf7": "3.91e+02", "hinf8": "1.16e+02", "hinf9": "2.3625e+02",
-    "hinf10": "1.09e+02", "hinf11": "6.59e+01", "hinf12": "2e-1", "hinf13": "4.6e+01",
-    "hinf14": "1.30e+01", "hinf15": "2.5e+01", "maxG11": "6.291648e+02",
-    "maxG32": "1.567640e+03", "maxG51": "4.003809e+03", "maxG55": "9.999210e+03",
-    "maxG60": "1.522227e+04", "mcp100": "2.261574e+02", "mcp124-1": "1.419905e+02",
-    "mcp124-2": "2.698802e+02", "mcp124-3": "4.677501e+02", "mcp124-4": "8.644119e+02",
-    "mcp250-1": "3.172643e+02", "mcp250-2": "5.319301e+02", "mcp250-3": "9.811726e+02",
-    "mcp250-4": "1.681960e+03", "mcp500-1": "5.981485e+02", "mcp500-2": "1.070057e+03",
-    "mcp500-3": "1.847970e+03", "mcp500-4": "3.566738e+03", "qap5": "-4.360e+02",
-    "qap6": "-3.8144e+02", "qap7": "-4.25e+02", "qap8": "-7.57e+02", "qap9": "-1.410e+03",
-    "qap10": "-1.093e+01", "qpG11": "2.448659e+03", "qpG51": "1.181000e+03",
-    "ss30": "2.02395e+01", "theta1": "2.300000e+01", "theta2": "3.287917e+01",
-    "theta3": "4.216698e+01", "theta4": "5.032122e+01", "theta5": "5.723231e+01",
-    "theta6": "6.347709e+01", "thetaG11": "4.000000e+02", "thetaG51": "3.49000e+02",
-    "truss1": "-8.999996e+00", "truss2": "-1.233804e+02", "truss3": "-9.109996e+00",
-    "truss4": "-9.009996e+00", "truss5": "-1.326357e+02", "truss6": "-9.01001e+02",
-    "truss7": "-9.00001e+02", "truss8": "-1.331146e+02", "equalG11": "6.291553e+02",
+    "arch0": "5.66517e-01",
+    "arch2": "6.71515e-01",
+    "arch4": "9.726274e-01",
+    "arch8": "7.05698e+00",
+    "control1": "1.778463e+01",
+    "control2": "8.300000e+00",
+    "control3": "1.363327e+01",
+    "control4": "1.979423e+01",
+    "control5": "1.68836e+01",
+    "control6": "3.73044e+01",
+    "control7": "2.06251e+01",
+    "control8": "2.0286e+01",
+    "control9": "1.46754e+01",
+    "control10": "3.8533e+01",
+    "control11": "3.1959e+01",
+    "equalG51": "4.005601e+03",
+    "gpp100": "-4.49435e+01",
+    "gpp124-1": "-7.3431e+00",
+    "gpp124-2": "-4.68623e+01",
+    "gpp124-3": "-1.53014e+02",
+    "gpp124-4": "-4.1899e+02",
+    "gpp250-1": "-1.5445e+01",
+    "gpp250-2": "-8.1869e+01",
+    "gpp250-3": "-3.035e+02",
+    "gpp250-4": "-7.473e+02",
+    "gpp500-1": "-2.53e+01",
+    "gpp500-2": "-1.5606e+02",
+    "gpp500-3": "-5.1302e+02",
+    "gpp500-4": "-1.56702e+03",
+    "hinf1": "2.0326e+00",
+    "hinf2": "1.0967e+01",
+    "hinf3": "5.69e+01",
+    "hinf4": "2.74764e+02",
+    "hinf5": "3.63e+02",
+    "hinf6": "4.490e+02",
+    "hinf7": "3.91e+02",
+    "hinf8": "1.16e+02",
+    "hinf9": "2.3625e+02",
+    "hinf10": "1.09e+02",
+    "hinf11": "6.59e+01",
+    "hinf12": "2e-1",
+    "hinf13": "4.6e+01",
+    "hinf14": "1.30e+01",
+    "hinf15": "2.5e+01",
+    "maxG11": "6.291648e+02",
+    "maxG32": "1.567640e+03",
+    "maxG51": "4.003809e+03",
+    "maxG55": "9.999210e+03",
+    "maxG60": "1.522227e+04",
+    "mcp100": "2.261574e+02",
+    "mcp124-1": "1.419905e+02",
+    "mcp124-2": "2.698802e+02",
+    "mcp124-3": "4.677501e+02",
+    "mcp124-4": "8.644119e+02",
+    "mcp250-1": "3.172643e+02",
+    "mcp250-2": "5.319301e+02",
+    "mcp250-3": "9.811726e+02",
+    "mcp250-4": "1.681960e+03",
+    "mcp500-1": "5.981485e+02",
+    "mcp500-2": "1.070057e+03",
+    "mcp500-3": "1.847970e+03",
+    "mcp500-4": "3.566738e+03",
+    "qap5": "-4.360e+02",
+    "qap6": "-3.8144e+02",
+    "qap7": "-4.25e+02",
+    "qap8": "-7.57e+02",
+    "qap9": "-1.410e+03",
+    "qap10": "-1.093e+01",
+    "qpG11": "2.448659e+03",
+    "qpG51": "1.181000e+03",
+    "ss30": "2.02395e+01",
+    "theta1": "2.300000e+01",
+    "theta2": "3.287917e+01",
+    "theta3": "4.216698e+01",
+    "theta4": "5.032122e+01",
+    "theta5": "5.723231e+01",
+    "theta6": "6.347709e+01",
+    "thetaG11": "4.000000e+02",
+    "thetaG51": "3.49000e+02",
+    "truss1": "-8.999996e+00",
+    "truss2": "-1.233804e+02",
+    "truss3": "-9.109996e+00",
+    "truss4": "-9.009996e+00",
+    "truss5": "-1.326357e+02",
+    "truss6": "-9.01001e+02",
+    "truss7": "-9.00001e+02",
+    "truss8": "-1.331146e+02",
+    "equalG11": "6.291553e+02",
 }
 #: Clarabel's time limit per SDPLIB file (s), and the largest PSD side in quick mode
 SDPLIB_TIME_LIMIT = 600.0
@@ -260,20 +370,33 @@ def exact_sdpa_point(path: str, x: np.ndarray) -> tuple[bool, float] | None:
     independent check of a proven upper end against a published value; None above a
     block side of 12 or 40 variables (the arithmetic is exact, and slow)."""
     from kernelsdp.data.sdpa import read_sdpa
+
     sd = read_sdpa(path)
     if sd.m > 40 or max(abs(b) for b in sd.blocks) > 12:
         return None
     ext = [Fraction(-1)] + [Fraction(float(v)) for v in x]
     for F, side in zip(sd.F, sd.blocks):
         F = F.tocsr()
-        vec = [sum((Fraction(float(v)) * ext[k] for k, v in zip(F.indices[F.indptr[r]:F.indptr[r + 1]],
-                                                               F.data[F.indptr[r]:F.indptr[r + 1]])),
-                   Fraction(0)) for r in range(F.shape[0])]
+        vec = [
+            sum(
+                (
+                    Fraction(float(v)) * ext[k]
+                    for k, v in zip(
+                        F.indices[F.indptr[r] : F.indptr[r + 1]],
+                        F.data[F.indptr[r] : F.indptr[r + 1]],
+                    )
+                ),
+                Fraction(0),
+            )
+            for r in range(F.shape[0])
+        ]
         if side < 0:
             if any(v < 0 for v in vec):
                 return False, float("nan")
             continue
-        M = [[(vec[i + j * side] + vec[j + i * side]) / 2 for j in range(side)] for i in range(side)]
+        M = [
+            [(vec[i + j * side] + vec[j + i * side]) / 2 for j in range(side)] for i in range(side)
+        ]
         if not exact_psd(M):
             return False, float("nan")
     return True, float(sum(Fraction(float(c)) * xi for c, xi in zip(sd.c, ext[1:])))
@@ -302,26 +425,58 @@ def part_sdplib(quick: bool) -> dict:
         solve_s = time.perf_counter() - t
         t = time.perf_counter()
         c = conic_certificate(sol, tol.CERTIFY_TOL)
-        opt, half = published_optimum(fname[:-len(".dat-s")])
-        outside = bool(opt is not None and (
-            (c.lower_label == "proof" and c.lower is not None and c.lower > opt + half)
-            or (c.upper_label == "proof" and c.upper is not None and c.upper < opt - half)))
+        opt, half = published_optimum(fname[: -len(".dat-s")])
+        outside = bool(
+            opt is not None
+            and (
+                (c.lower_label == "proof" and c.lower is not None and c.lower > opt + half)
+                or (c.upper_label == "proof" and c.upper is not None and c.upper < opt - half)
+            )
+        )
         exact = None
-        if outside and c.upper_label == "proof" and c.upper < opt - half \
-                and "combined" not in c.note and "re-solved" not in c.note:
+        if (
+            outside
+            and c.upper_label == "proof"
+            and c.upper < opt - half
+            and "combined" not in c.note
+            and "re-solved" not in c.note
+        ):
             exact = exact_sdpa_point(os.path.join(SDPA_DIR, fname), sol.x)
-        print(f"{fname}: {sol.status}, {c.verdict}, solve {solve_s:.1f} s, certify "
-              f"{time.perf_counter() - t:.1f} s", file=sys.stderr, flush=True)
-        rows.append({"name": fname, "side": side, "status": sol.status,
-                     "lower": c.lower, "upper": c.upper, "lower_label": c.lower_label,
-                     "upper_label": c.upper_label, "width": c.width, "passed": bool(c.passed),
-                     "solve_s": solve_s, "certify_s": time.perf_counter() - t, "kind": c.kind,
-                     "optimum": opt, "outside": outside, "exact": exact,
-                     "why": (c.lower_why + " | " + c.upper_why)[:160]})
+        print(
+            f"{fname}: {sol.status}, {c.verdict}, solve {solve_s:.1f} s, certify "
+            f"{time.perf_counter() - t:.1f} s",
+            file=sys.stderr,
+            flush=True,
+        )
+        rows.append(
+            {
+                "name": fname,
+                "side": side,
+                "status": sol.status,
+                "lower": c.lower,
+                "upper": c.upper,
+                "lower_label": c.lower_label,
+                "upper_label": c.upper_label,
+                "width": c.width,
+                "passed": bool(c.passed),
+                "solve_s": solve_s,
+                "certify_s": time.perf_counter() - t,
+                "kind": c.kind,
+                "optimum": opt,
+                "outside": outside,
+                "exact": exact,
+                "why": (c.lower_why + " | " + c.upper_why)[:160],
+            }
+        )
     return {"rows": rows}
 
 
-PARTS = {"sdplib": part_sdplib, "generic": part_generic, "npkl-factor": part_npkl_factor, "lambda-min": part_lambda_min}
+PARTS = {
+    "sdplib": part_sdplib,
+    "generic": part_generic,
+    "npkl-factor": part_npkl_factor,
+    "lambda-min": part_lambda_min,
+}
 
 
 def _report_sdplib(res: dict) -> None:
@@ -329,27 +484,41 @@ def _report_sdplib(res: dict) -> None:
     if not rows:
         print("no --sdpa DIR given (or no .dat-s file there)")
         return
-    fmt = lambda v: "-" if v is None else f"{v:.12g}"  # noqa: E731
-    print(f"{'file':<14}{'side':>5} {'status':<15}{'lower':>22} {'':<6}{'upper':>22} {'':<6}"
-          f"{'width':>9}{'solve s':>9}{'cert s':>8}{'ratio':>7}  optimum")
+    fmt = lambda v: "-" if v is None else f"{v:.12g}"
+    print(
+        f"{'file':<14}{'side':>5} {'status':<15}{'lower':>22} {'':<6}{'upper':>22} {'':<6}"
+        f"{'width':>9}{'solve s':>9}{'cert s':>8}{'ratio':>7}  optimum"
+    )
     for r in rows:
         held = "" if r["optimum"] is None else ("  OUTSIDE" if r["outside"] else "  inside")
         if r.get("exact"):  # the published value, not the proof, is the one that is off
-            held += (f" (the point is exactly feasible in rational arithmetic, value "
-                     f"{r['exact'][1]:.12g}: the published value is above a feasible point)"
-                     if r["exact"][0] else " (exact check: NOT feasible)")
-        print(f"{r['name'][:13]:<14}{r['side']:>5} {r['status']:<15}{fmt(r['lower']):>22} "
-              f"{r['lower_label'][:6]:<6}{fmt(r['upper']):>22} {r['upper_label'][:6]:<6}"
-              f"{(r['width'] if r['width'] is not None else float('inf')):>9.1e}"
-              f"{r['solve_s']:>9.2f}{r['certify_s']:>8.2f}"
-              f"{r['certify_s'] / max(r['solve_s'], 1e-9):>7.2f}{held}")
-    both = [r for r in rows if r["lower_label"] == r["upper_label"] == "proof"
-            and r["upper"] is not None and np.isfinite(r["upper"])]
+            held += (
+                f" (the point is exactly feasible in rational arithmetic, value "
+                f"{r['exact'][1]:.12g}: the published value is above a feasible point)"
+                if r["exact"][0]
+                else " (exact check: NOT feasible)"
+            )
+        print(
+            f"{r['name'][:13]:<14}{r['side']:>5} {r['status']:<15}{fmt(r['lower']):>22} "
+            f"{r['lower_label'][:6]:<6}{fmt(r['upper']):>22} {r['upper_label'][:6]:<6}"
+            f"{(r['width'] if r['width'] is not None else float('inf')):>9.1e}"
+            f"{r['solve_s']:>9.2f}{r['certify_s']:>8.2f}"
+            f"{r['certify_s'] / max(r['solve_s'], 1e-9):>7.2f}{held}"
+        )
+    both = [
+        r
+        for r in rows
+        if r["lower_label"] == r["upper_label"] == "proof"
+        and r["upper"] is not None
+        and np.isfinite(r["upper"])
+    ]
     ratios = sorted(r["certify_s"] / max(r["solve_s"], 1e-9) for r in rows)
-    print(f"both ends proven on {len(both)} of {len(rows)}; certified (width <= "
-          f"{tol.CERTIFY_TOL:g}) on {sum(r['passed'] for r in rows)}; median certify / solve "
-          f"{ratios[len(ratios) // 2]:.2f} (bar 0.2); published optima outside a proven "
-          f"interval: {sum(r['outside'] for r in rows)} (must be 0)")
+    print(
+        f"both ends proven on {len(both)} of {len(rows)}; certified (width <= "
+        f"{tol.CERTIFY_TOL:g}) on {sum(r['passed'] for r in rows)}; median certify / solve "
+        f"{ratios[len(ratios) // 2]:.2f} (bar 0.2); published optima outside a proven "
+        f"interval: {sum(r['outside'] for r in rows)} (must be 0)"
+    )
 
 
 def report(name: str, res: dict) -> None:
@@ -357,52 +526,84 @@ def report(name: str, res: dict) -> None:
     if name == "sdplib":
         _report_sdplib(res)
     elif name == "generic":
-        print(f"{'instance':<24}{'solver':<12}{'side':>5} {'status':<15}{'solve s':>9}{'cert s':>8}"
-              f"{'ratio':>7}  verdict")
+        print(
+            f"{'instance':<24}{'solver':<12}{'side':>5} {'status':<15}{'solve s':>9}{'cert s':>8}"
+            f"{'ratio':>7}  verdict"
+        )
         for r in res["rows"]:
-            truth = "" if r["wrong"] is None else ("  (answer wrong)" if r["wrong"] else "  (answer right)")
+            truth = (
+                ""
+                if r["wrong"] is None
+                else ("  (answer wrong)" if r["wrong"] else "  (answer right)")
+            )
             verdict = "certified" if r["passed"] else "FAIL " + ",".join(r["failed"])
-            print(f"{r['name'][:23]:<24}{r['solver']:<12}{r['side']:>5} {r['status']:<15}"
-                  f"{r['solve_s']:>9.3f}{r['certify_s']:>8.3f}{r['certify_s'] / max(r['solve_s'], 1e-9):>7.2f}"
-                  f"  {verdict}{'' if r['rigorous'] else ' ~'}{truth}")
+            print(
+                f"{r['name'][:23]:<24}{r['solver']:<12}{r['side']:>5} {r['status']:<15}"
+                f"{r['solve_s']:>9.3f}{r['certify_s']:>8.3f}{r['certify_s'] / max(r['solve_s'], 1e-9):>7.2f}"
+                f"  {verdict}{'' if r['rigorous'] else ' ~'}{truth}"
+            )
         big = [r for r in res["rows"] if r["solver"] == "clarabel" and r["side"] >= 30]
         worst = max(big, key=lambda r: r["certify_s"] / r["solve_s"])
-        print(f"worst certificate / Clarabel solve time, PSD side >= 30: "
-              f"{worst['certify_s'] / worst['solve_s']:.3f} ({worst['name']}; bar 0.2)")
+        print(
+            f"worst certificate / Clarabel solve time, PSD side >= 30: "
+            f"{worst['certify_s'] / worst['solve_s']:.3f} ({worst['name']}; bar 0.2)"
+        )
         known = [r for r in res["rows"] if r["wrong"] is not None]
         missed = [r for r in known if r["wrong"] and r["passed"]]
-        false_alarm = [r for r in known if not r["wrong"] and not r["passed"]
-                       and r["status"] == "optimal" and r["solver"] == "clarabel"]
-        print(f"known optima: {len(known)} answers, {sum(r['wrong'] for r in known)} wrong "
-              f"({', '.join(sorted({r['name'] + '/' + r['solver'] for r in known if r['wrong']}))}), "
-              f"{len(missed)} wrong answers certified, {len(false_alarm)} right Clarabel answers failed")
+        false_alarm = [
+            r
+            for r in known
+            if not r["wrong"]
+            and not r["passed"]
+            and r["status"] == "optimal"
+            and r["solver"] == "clarabel"
+        ]
+        print(
+            f"known optima: {len(known)} answers, {sum(r['wrong'] for r in known)} wrong "
+            f"({', '.join(sorted({r['name'] + '/' + r['solver'] for r in known if r['wrong']}))}), "
+            f"{len(missed)} wrong answers certified, {len(false_alarm)} right Clarabel answers failed"
+        )
         claimed = [r for r in res["rows"] if r["status"] == "optimal"]
-        print(f"answers called optimal: {len(claimed)}, of which the certificate failed "
-              f"{sum(not r['passed'] for r in claimed)} at tol {tol.CERTIFY_TOL:g}")
+        print(
+            f"answers called optimal: {len(claimed)}, of which the certificate failed "
+            f"{sum(not r['passed'] for r in claimed)} at tol {tol.CERTIFY_TOL:g}"
+        )
     elif name == "lambda-min":
-        print(f"n = {res['n']}, ADMM hinge/trace to a certified gap of 1e-5 (certified again from scratch)")
+        print(
+            f"n = {res['n']}, ADMM hinge/trace to a certified gap of 1e-5 (certified again from scratch)"
+        )
         for label, r in res["runs"].items():
-            print(f"  λ_min bases {r['bases']!s:<9} ({label}): {r['status']}, {r['iterations']:,} iterations, "
-                  f"{r['solve_s']:.1f} s; from scratch {'certified' if r['passed'] else 'FAIL'}, "
-                  f"width {r['width']:.1e}")
+            print(
+                f"  λ_min bases {r['bases']!s:<9} ({label}): {r['status']}, {r['iterations']:,} iterations, "
+                f"{r['solve_s']:.1f} s; from scratch {'certified' if r['passed'] else 'FAIL'}, "
+                f"width {r['width']:.1e}"
+            )
         for label, c in res["calls"].items():
-            print(f"  one λ_min at the answer, basis {c['ncv']} ({label}): {c['failures']} of {c['starts']} "
-                  f"starts did not converge, {c['per_call_s']:.2f} s a call")
+            print(
+                f"  one λ_min at the answer, basis {c['ncv']} ({label}): {c['failures']} of {c['starts']} "
+                f"starts did not converge, {c['per_call_s']:.2f} s a call"
+            )
         a, b = res["runs"]["arpack-default"], res["runs"]["kernelsdp"]
-        print(f"  ratio: {a['solve_s'] / b['solve_s']:.1f}x the time, "
-              f"{a['iterations'] / b['iterations']:.1f}x the iterations on ARPACK's default basis")
+        print(
+            f"  ratio: {a['solve_s'] / b['solve_s']:.1f}x the time, "
+            f"{a['iterations'] / b['iterations']:.1f}x the iterations on ARPACK's default basis"
+        )
     else:
         print(f"n = {res['n']}")
         a, c = res["admm"], res["closed_form"]
-        print(f"  ADMM hinge/trace: solve {a['solve_s']:.1f} s (own gap {a['solver_gap']:.1e}); "
-              f"certificate {a['certify_s']:.2f} s = {a['certify_s'] / a['one_lambda_min_s']:.2f}x one "
-              f"Lanczos λ_min ({a['one_lambda_min_s']:.2f} s); "
-              f"{'certified' if a['passed'] else 'FAIL'}, width {a['width']:.1e}, "
-              f"{'rigorous' if a['rigorous'] else 'estimate'}")
-        print(f"  closed form linear/Frobenius: solve {c['solve_s']:.1f} s; certificate "
-              f"{c['certify_s']:.2f} s = {c['certify_s'] / c['one_positive_part_s']:.2f}x one positive "
-              f"part ({c['one_positive_part_s']:.2f} s); {'certified' if c['passed'] else 'FAIL'}, "
-              f"width {c['width']:.1e}")
+        print(
+            f"  ADMM hinge/trace: solve {a['solve_s']:.1f} s (own gap {a['solver_gap']:.1e}); "
+            f"certificate {a['certify_s']:.2f} s = {a['certify_s'] / a['one_lambda_min_s']:.2f}x one "
+            f"Lanczos λ_min ({a['one_lambda_min_s']:.2f} s); "
+            f"{'certified' if a['passed'] else 'FAIL'}, width {a['width']:.1e}, "
+            f"{'rigorous' if a['rigorous'] else 'estimate'}"
+        )
+        print(
+            f"  closed form linear/Frobenius: solve {c['solve_s']:.1f} s; certificate "
+            f"{c['certify_s']:.2f} s = {c['certify_s'] / c['one_positive_part_s']:.2f}x one positive "
+            f"part ({c['one_positive_part_s']:.2f} s); {'certified' if c['passed'] else 'FAIL'}, "
+            f"width {c['width']:.1e}"
+        )
 
 
 def _sdpa(a) -> int | None:
@@ -415,10 +616,17 @@ def _sdpa(a) -> int | None:
 
 
 def main() -> int:
-    return parts.run(__file__, __doc__, PARTS, report, extra=_sdpa,
-                     unit_extra={"graph_revision": GRAPH_REVISION},
-                     extra_args=lambda ap: ap.add_argument("--sdpa", metavar="DIR", default=None,
-                                                           help="also every .dat-s file in DIR"))
+    return parts.run(
+        __file__,
+        __doc__,
+        PARTS,
+        report,
+        extra=_sdpa,
+        unit_extra={"graph_revision": GRAPH_REVISION},
+        extra_args=lambda ap: ap.add_argument(
+            "--sdpa", metavar="DIR", default=None, help="also every .dat-s file in DIR"
+        ),
+    )
 
 
 if __name__ == "__main__":

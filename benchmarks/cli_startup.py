@@ -33,9 +33,19 @@ def commands(baseline: str | None = None) -> dict[str, list[str]]:
         "kernelsdp --version": [*cli, "--version"],
         "kernelsdp solve npkl --help": [*cli, "solve", "npkl", "--help"],
         "python -c 'import cvxpy'": [sys.executable, "-c", "import cvxpy"],
-    } | ({"baseline --help": [sys.executable, "-c", "import sys; sys.path.insert(0, "
-                              f"{os.path.abspath(baseline)!r}); from kernelsdp.cli import main; "
-                              "sys.exit(main(['--help']))"]} if baseline else {})
+    } | (
+        {
+            "baseline --help": [
+                sys.executable,
+                "-c",
+                "import sys; sys.path.insert(0, "
+                f"{os.path.abspath(baseline)!r}); from kernelsdp.cli import main; "
+                "sys.exit(main(['--help']))",
+            ]
+        }
+        if baseline
+        else {}
+    )
 
 
 def wall_times(cmds: dict[str, list[str]], runs: int) -> dict[str, list[float]]:
@@ -63,12 +73,16 @@ def main(argv: list[str] | None = None) -> int:
     help_s = statistics.median(times["kernelsdp --help"])
     bare_s = statistics.median(times["python -c pass"])
     verdict = "under" if help_s < BAR_S else "OVER"
-    print(f"kernelsdp --help: {help_s:.3f} s median, {verdict} the {BAR_S} s bar; "
-          f"{help_s / bare_s:.1f}x a bare interpreter")
+    print(
+        f"kernelsdp --help: {help_s:.3f} s median, {verdict} the {BAR_S} s bar; "
+        f"{help_s / bare_s:.1f}x a bare interpreter"
+    )
     if args.baseline:
         base_s = statistics.median(times["baseline --help"])
-        print(f"baseline ({args.baseline}) --help: {base_s:.3f} s median; this tree's is "
-              f"{base_s / help_s:.1f}x faster")
+        print(
+            f"baseline ({args.baseline}) --help: {base_s:.3f} s median; this tree's is "
+            f"{base_s / help_s:.1f}x faster"
+        )
     return 0
 
 

@@ -56,8 +56,10 @@ def labelled_points(y: np.ndarray, per_class: int, seed: int) -> tuple[np.ndarra
     """(labelled, unlabelled) indices: ``per_class`` random points of each class (all but
     one of a smaller class), stratified, the rest unlabelled."""
     rng = np.random.default_rng(seed)
-    lab = [rng.choice(members, min(per_class, len(members) - 1), replace=False)
-           for members in (np.flatnonzero(y == c) for c in np.unique(y))]
+    lab = [
+        rng.choice(members, min(per_class, len(members) - 1), replace=False)
+        for members in (np.flatnonzero(y == c) for c in np.unique(y))
+    ]
     lab = np.sort(np.concatenate(lab))
     return lab, np.setdiff1d(np.arange(len(y)), lab)
 
@@ -83,9 +85,16 @@ def learner(method: str, param, n: int) -> NPKLKernelLearning:
     graph = graph_of(method)
     if method.startswith("npkl-linear"):
         return NPKLKernelLearning(C=param[0], n_neighbors=param[1], graph=graph)
-    return NPKLKernelLearning(loss="hinge", capacity="trace", B=float(n), C=param[0],
-                              n_neighbors=param[1], graph=graph, solver="admm",
-                              solver_options={"time_limit": ADMM_TIME_LIMIT})
+    return NPKLKernelLearning(
+        loss="hinge",
+        capacity="trace",
+        B=float(n),
+        C=param[0],
+        n_neighbors=param[1],
+        graph=graph,
+        solver="admm",
+        solver_options={"time_limit": ADMM_TIME_LIMIT},
+    )
 
 
 def kernels(method: str, param, X, y, fit, ev):
@@ -104,8 +113,9 @@ def kernels(method: str, param, X, y, fit, ev):
 def tuned_accuracy(method: str, X, y, lab, unl, seed: int) -> dict:
     """Inner 3-fold CV over the 16 settings on the labelled points, the best one refit on
     all of them and scored on the unlabelled ones."""
-    grid = {"rbf": GAMMA_SCALES, "npkl-linear": LINEAR_GRID,
-            "npkl-linear-sym": LINEAR_GRID}.get(method, HINGE_GRID)
+    grid = {"rbf": GAMMA_SCALES, "npkl-linear": LINEAR_GRID, "npkl-linear-sym": LINEAR_GRID}.get(
+        method, HINGE_GRID
+    )
     inner = StratifiedKFold(3, shuffle=True, random_state=seed)
     scores = np.zeros((len(grid), len(SVC_C)))
     inner_uncertified = 0
@@ -114,16 +124,28 @@ def tuned_accuracy(method: str, X, y, lab, unl, seed: int) -> dict:
             Kf, Ke, cert = kernels(method, p, X, y, lab[a], lab[b])
             inner_uncertified += not cert
             for ci, c in enumerate(SVC_C):
-                scores[gi, ci] += SVC(kernel="precomputed", C=c).fit(Kf, y[lab[a]]).score(Ke, y[lab[b]])
+                scores[gi, ci] += (
+                    SVC(kernel="precomputed", C=c).fit(Kf, y[lab[a]]).score(Ke, y[lab[b]])
+                )
     gi, ci = np.unravel_index(np.argmax(scores), scores.shape)
     Kf, Ke, cert = kernels(method, grid[gi], X, y, lab, unl)
     acc = SVC(kernel="precomputed", C=SVC_C[ci]).fit(Kf, y[lab]).score(Ke, y[unl])
-    return {"accuracy": float(acc), "param": grid[gi], "svc_C": SVC_C[ci], "certified": cert,
-            "inner_uncertified": int(inner_uncertified)}
+    return {
+        "accuracy": float(acc),
+        "param": grid[gi],
+        "svc_C": SVC_C[ci],
+        "certified": cert,
+        "inner_uncertified": int(inner_uncertified),
+    }
 
 
-def units(datasets, splits: int, labels_per_class: int, first_split: int = 0,
-          methods: tuple[str, ...] = SCARCE_METHODS) -> list[dict]:
+def units(
+    datasets,
+    splits: int,
+    labels_per_class: int,
+    first_split: int = 0,
+    methods: tuple[str, ...] = SCARCE_METHODS,
+) -> list[dict]:
     """The study's units: every data set × draws ``first_split`` … ``first_split + splits − 1``
     (the draw is the seed of the labelled points and of the inner folds, and part of the
     unit's key, so draws already stored are never counted again as new ones).  A subset of
@@ -132,13 +154,20 @@ def units(datasets, splits: int, labels_per_class: int, first_split: int = 0,
     puts the graph's revision in the key (data.graph.GRAPH_REVISION)."""
     unknown = [m for m in methods if m not in SCARCE_METHODS]
     if unknown or not methods or methods[0] != "rbf" or len(set(methods)) != len(methods):
-        raise ValueError(f"methods must start with 'rbf' and list each of {SCARCE_METHODS} at "
-                         f"most once. Got {methods!r} instead.")
+        raise ValueError(
+            f"methods must start with 'rbf' and list each of {SCARCE_METHODS} at "
+            f"most once. Got {methods!r} instead."
+        )
     extra = {} if tuple(methods) == SCARCE_METHODS else {"methods": list(methods)}
     if any(graph_of(m) == "mutual" for m in methods[1:]):
-        extra["graph_revision"] = GRAPH_REVISION  # records on the mutual graph of revision 1 are stale
-    return [{"dataset": d, "split": s, "labels_per_class": labels_per_class, **extra}
-            for d in datasets for s in range(first_split, first_split + splits)]
+        extra["graph_revision"] = (
+            GRAPH_REVISION  # records on the mutual graph of revision 1 are stale
+        )
+    return [
+        {"dataset": d, "split": s, "labels_per_class": labels_per_class, **extra}
+        for d in datasets
+        for s in range(first_split, first_split + splits)
+    ]
 
 
 def per_draw(records: list[dict], method: str) -> tuple[int, int, int]:
@@ -161,6 +190,8 @@ def run_unit(unit: dict) -> dict:
     with threadpool_limits(1):  # small dense eigenproblems: BLAS threads only contend
         for m in unit.get("methods", SCARCE_METHODS):
             t = time.perf_counter()
-            out[m] = {**tuned_accuracy(m, X, y, lab, unl, unit["split"]),
-                      "seconds": time.perf_counter() - t}
+            out[m] = {
+                **tuned_accuracy(m, X, y, lab, unl, unit["split"]),
+                "seconds": time.perf_counter() - t,
+            }
     return out

@@ -51,14 +51,14 @@ import argparse
 import sys
 import time
 
+import estimators_protocols as scarce
 import numpy as np
+from estimators_protocols import GAMMA_SCALES, SVC_C, unit_diagonal
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import StratifiedKFold, cross_val_score, train_test_split
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
-import estimators_protocols as scarce
-from estimators_protocols import GAMMA_SCALES, SVC_C, unit_diagonal
 from kernelsdp.data import DATASETS, PairwiseConstraints, load
 from kernelsdp.estimators import NPKLKernelLearning
 from kernelsdp.runs import ResultsStore, run_units
@@ -67,8 +67,15 @@ from kernelsdp.runs import ResultsStore, run_units
 NPKL_GRID = ((0.1, 5), (1.0, 5), (0.1, 10), (1.0, 10))
 #: npkl-sqhinge's (B / n², n_neighbors), C = 1
 SQHINGE_GRID = ((0.01, 5), (0.1, 5), (0.01, 10), (0.1, 10))
-METHODS = ("rbf", "npkl-transductive", "npkl-harmonic", "npkl-nystrom", "npkl-all-pairs",
-           "npkl-sqhinge", "npkl-nystrom-all-pairs")
+METHODS = (
+    "rbf",
+    "npkl-transductive",
+    "npkl-harmonic",
+    "npkl-nystrom",
+    "npkl-all-pairs",
+    "npkl-sqhinge",
+    "npkl-nystrom-all-pairs",
+)
 GRIDS = {"rbf": GAMMA_SCALES, "npkl-sqhinge": SQHINGE_GRID}
 
 
@@ -87,8 +94,9 @@ def kernels(method: str, param, X, y, fit, ev, seed: int, ratio: float = 0.7):
     if method == "npkl-transductive":
         P = PairwiseConstraints.from_labels(y[fit], ratio=ratio, seed=seed)
         idx = fit[P.as_array()]  # pairs among the training points, indices into all of X
-        est = NPKLKernelLearning(C=param[0], n_neighbors=param[1], preprocessor=X,
-                                 random_state=seed).fit(idx, P.t)
+        est = NPKLKernelLearning(
+            C=param[0], n_neighbors=param[1], preprocessor=X, random_state=seed
+        ).fit(idx, P.t)
         U = est.embedding_
         return U[fit] @ U[fit].T, U[ev] @ U[fit].T, est.certificate_.passed
     if method in ("npkl-all-pairs", "npkl-sqhinge"):
@@ -96,26 +104,37 @@ def kernels(method: str, param, X, y, fit, ev, seed: int, ratio: float = 0.7):
         if method == "npkl-all-pairs":
             est = NPKLKernelLearning(C=param[0], n_neighbors=param[1], preprocessor=X)
         else:
-            est = NPKLKernelLearning(loss="squared-hinge", C=1.0, B=param[0] * len(X) ** 2,
-                                     n_neighbors=param[1], preprocessor=X)
+            est = NPKLKernelLearning(
+                loss="squared-hinge",
+                C=1.0,
+                B=param[0] * len(X) ** 2,
+                n_neighbors=param[1],
+                preprocessor=X,
+            )
         est.fit(idx, t)
         U = unit_diagonal(est.embedding_) if method == "npkl-all-pairs" else est.embedding_
         return U[fit] @ U[fit].T, U[ev] @ U[fit].T, est.certificate_.passed
     if method == "npkl-nystrom-all-pairs":
         idx, t = all_pairs(y[fit], np.arange(len(fit)))  # indices into X[fit]
-        est = NPKLKernelLearning(C=param[0], n_neighbors=param[1], extension="nystrom",
-                                 preprocessor=X[fit]).fit(idx, t)
-        return (est.learned_kernel(X[fit]), est.learned_kernel(X[ev], X[fit]),
-                est.certificate_.passed)
+        est = NPKLKernelLearning(
+            C=param[0], n_neighbors=param[1], extension="nystrom", preprocessor=X[fit]
+        ).fit(idx, t)
+        return (
+            est.learned_kernel(X[fit]),
+            est.learned_kernel(X[ev], X[fit]),
+            est.certificate_.passed,
+        )
     ext = method.split("-")[1]
-    est = NPKLKernelLearning(C=param[0], n_neighbors=param[1], extension=ext, ratio=ratio,
-                             random_state=seed)
+    est = NPKLKernelLearning(
+        C=param[0], n_neighbors=param[1], extension=ext, ratio=ratio, random_state=seed
+    )
     est.fit(X[fit], y[fit])
     return est.learned_kernel(X[fit]), est.learned_kernel(X[ev], X[fit]), est.certificate_.passed
 
 
-def tuned_accuracy(method: str, X, y, tr, te, seed: int, ratio: float = 0.7
-                   ) -> tuple[float, dict, bool]:
+def tuned_accuracy(
+    method: str, X, y, tr, te, seed: int, ratio: float = 0.7
+) -> tuple[float, dict, bool]:
     """Inner 3-fold CV over the 16 settings on tr, then the best one scored on te."""
     grid = GRIDS.get(method, NPKL_GRID)
     inner = StratifiedKFold(3, shuffle=True, random_state=seed)
@@ -124,7 +143,9 @@ def tuned_accuracy(method: str, X, y, tr, te, seed: int, ratio: float = 0.7
         for gi, p in enumerate(grid):
             Kf, Ke, _ = kernels(method, p, X, y, tr[a], tr[b], seed, ratio)
             for ci, c in enumerate(SVC_C):
-                scores[gi, ci] += SVC(kernel="precomputed", C=c).fit(Kf, y[tr[a]]).score(Ke, y[tr[b]])
+                scores[gi, ci] += (
+                    SVC(kernel="precomputed", C=c).fit(Kf, y[tr[a]]).score(Ke, y[tr[b]])
+                )
     gi, ci = np.unravel_index(np.argmax(scores), scores.shape)
     Kf, Ke, certified = kernels(method, grid[gi], X, y, tr, te, seed, ratio)
     acc = SVC(kernel="precomputed", C=SVC_C[ci]).fit(Kf, y[tr]).score(Ke, y[te])
@@ -141,7 +162,12 @@ def run_unit(unit: dict) -> dict:
         for m in METHODS:
             t = time.perf_counter()
             acc, best, cert = tuned_accuracy(m, X, y, tr, te, seed, unit["ratio"])
-            out[m] = {"accuracy": acc, **best, "certified": cert, "seconds": time.perf_counter() - t}
+            out[m] = {
+                "accuracy": acc,
+                **best,
+                "certified": cert,
+                "seconds": time.perf_counter() - t,
+            }
         if seed == 0:  # the pair learner end to end, on index pairs (metric-learn's convention)
             P = PairwiseConstraints.from_labels(y, ratio=unit["ratio"], seed=0)
             cv = cross_val_score(NPKLKernelLearning(C=0.1, preprocessor=X), P.as_array(), P.t, cv=3)
@@ -162,70 +188,117 @@ def report(rows: dict, methods: tuple[str, ...], extra=None) -> None:
             wins[m] += (acc[m] > acc["rbf"]) and not tie
             ties[m] += tie
         cert = all(r[m]["certified"] for r in rs for m in methods[1:])
-        print(f"{name:14s} {rs[0]['n']:4d} " + " ".join(f"{acc[m]:18.3f}" for m in methods) +
-              (extra(rs) if extra else "") + ("" if cert else "  (uncertified solve)"))
+        print(
+            f"{name:14s} {rs[0]['n']:4d} "
+            + " ".join(f"{acc[m]:18.3f}" for m in methods)
+            + (extra(rs) if extra else "")
+            + ("" if cert else "  (uncertified solve)")
+        )
     for m in methods[1:]:
-        print(f"{m} beats rbf on {wins[m]} of {len(rows)} (ties {ties[m]}, "
-              f"behind on {len(rows) - wins[m] - ties[m]})")
+        print(
+            f"{m} beats rbf on {wins[m]} of {len(rows)} (ties {ties[m]}, "
+            f"behind on {len(rows) - wins[m] - ties[m]})"
+        )
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="one outer split per data set")
-    ap.add_argument("--splits", type=int, default=5,
-                    help="outer splits (draws of labelled points) per data set without --quick")
-    ap.add_argument("--fresh", action="store_true", help="forget stored units of this study (scarce protocol: this run's units only)")
-    ap.add_argument("--protocol", choices=("seventy", "scarce"), default="seventy",
-                    help="seventy: 70 %% of the points labelled, 30 %% held out (default); "
-                    "scarce: few labels, transductive (estimators_protocols.py)")
-    ap.add_argument("--labels-per-class", type=int, default=5,
-                    help="scarce protocol: labelled points per class")
-    ap.add_argument("--ratio", type=float, default=0.7,
-                    help="pair protocol: draw pairs until ratio·n must-link components (seed 000 "
-                    "§6.1: 0.7; smaller gives more pairs, nearer the labels the RBF SVC sees)")
-    ap.add_argument("--first-split", type=int, default=0,
-                    help="scarce protocol: the first draw; draws first … first + splits − 1")
-    ap.add_argument("--methods", default=",".join(scarce.SCARCE_METHODS),
-                    help="scarce protocol: comma-separated methods, rbf first (default: all)")
+    ap.add_argument(
+        "--splits",
+        type=int,
+        default=5,
+        help="outer splits (draws of labelled points) per data set without --quick",
+    )
+    ap.add_argument(
+        "--fresh",
+        action="store_true",
+        help="forget stored units of this study (scarce protocol: this run's units only)",
+    )
+    ap.add_argument(
+        "--protocol",
+        choices=("seventy", "scarce"),
+        default="seventy",
+        help="seventy: 70 %% of the points labelled, 30 %% held out (default); "
+        "scarce: few labels, transductive (estimators_protocols.py)",
+    )
+    ap.add_argument(
+        "--labels-per-class", type=int, default=5, help="scarce protocol: labelled points per class"
+    )
+    ap.add_argument(
+        "--ratio",
+        type=float,
+        default=0.7,
+        help="pair protocol: draw pairs until ratio·n must-link components (seed 000 "
+        "§6.1: 0.7; smaller gives more pairs, nearer the labels the RBF SVC sees)",
+    )
+    ap.add_argument(
+        "--first-split",
+        type=int,
+        default=0,
+        help="scarce protocol: the first draw; draws first … first + splits − 1",
+    )
+    ap.add_argument(
+        "--methods",
+        default=",".join(scarce.SCARCE_METHODS),
+        help="scarce protocol: comma-separated methods, rbf first (default: all)",
+    )
     return ap
 
 
 def scarce_units(a) -> list[dict]:
     """The scarce protocol's units for parsed arguments ``a``."""
     splits = 1 if a.quick else a.splits
-    return scarce.units(DATASETS, splits, a.labels_per_class, a.first_split,
-                        tuple(a.methods.split(",")))
+    return scarce.units(
+        DATASETS, splits, a.labels_per_class, a.first_split, tuple(a.methods.split(","))
+    )
 
 
 def main() -> int:
     ap = parser()
     a = ap.parse_args()
     if a.splits < 1 or a.labels_per_class < 2 or a.first_split < 0:
-        ap.error("--splits must be at least 1, --labels-per-class at least 2 and "
-                 "--first-split at least 0")
+        ap.error(
+            "--splits must be at least 1, --labels-per-class at least 2 and "
+            "--first-split at least 0"
+        )
     if a.protocol == "seventy" and (a.first_split or a.methods != parser().get_default("methods")):
         ap.error("--first-split and --methods apply to --protocol scarce only")
     splits = 1 if a.quick else a.splits
     if a.protocol == "scarce":
         return main_scarce(a, splits)
-    units = [{"dataset": d, "split": s, "quick": a.quick, "ratio": a.ratio}
-             for d in DATASETS for s in range(splits)]
-    summary = run_units("estimators-vs-rbf-v5", units, run_unit, fresh=a.fresh,
-                        desc="estimators vs rbf")
+    units = [
+        {"dataset": d, "split": s, "quick": a.quick, "ratio": a.ratio}
+        for d in DATASETS
+        for s in range(splits)
+    ]
+    summary = run_units(
+        "estimators-vs-rbf-v5", units, run_unit, fresh=a.fresh, desc="estimators vs rbf"
+    )
     rows = {}
     for r in summary.records:
         rows.setdefault(r["dataset"], []).append(r)
-    print(f"SVC(kernel='precomputed'), held-out accuracy (mean over {splits} split(s)), "
-          f"16 settings tuned by inner 3-fold CV for every kernel; pairs at ratio {a.ratio}")
-    print(f"{'data set':14s} {'n':>4s} " + " ".join(f"{m:>18s}" for m in METHODS) +
-          f" {'pair CV':>8s} {'majority':>8s}")
+    print(
+        f"SVC(kernel='precomputed'), held-out accuracy (mean over {splits} split(s)), "
+        f"16 settings tuned by inner 3-fold CV for every kernel; pairs at ratio {a.ratio}"
+    )
+    print(
+        f"{'data set':14s} {'n':>4s} "
+        + " ".join(f"{m:>18s}" for m in METHODS)
+        + f" {'pair CV':>8s} {'majority':>8s}"
+    )
 
     def pair_columns(rs):
         first = next(r for r in rs if "pair_cv" in r)
         return f" {first['pair_cv']:8.3f} {first['pair_majority']:8.3f}"
+
     report(rows, METHODS, pair_columns)
-    print(f"store: {summary.store_path} (study estimators-vs-rbf-v5; {summary.ran} units run, "
-          f"{summary.skipped} reused)")
+    print(
+        f"store: {summary.store_path} (study estimators-vs-rbf-v5; {summary.ran} units run, "
+        f"{summary.skipped} reused)"
+    )
     return 0
 
 
@@ -246,20 +319,28 @@ def main_scarce(a, splits: int) -> int:
     for r in summary.records:
         rows.setdefault(r["dataset"], []).append(r)
     methods = tuple(a.methods.split(","))
-    print(f"SVC(kernel='precomputed'), transductive accuracy on the unlabelled points (mean over "
-          f"draws {a.first_split}–{a.first_split + splits - 1}), {a.labels_per_class} labels per "
-          "class; 16 settings tuned by inner 3-fold CV on the labelled points for every kernel")
-    print(f"{'data set':14s} {'n':>4s} " + " ".join(f"{m:>18s}" for m in methods) +
-          f" {'labelled':>8s} {'uncert.':>7s}" +
-          "".join(f" {'draws w/t/l':>12s}" for _ in methods[1:]))
+    print(
+        f"SVC(kernel='precomputed'), transductive accuracy on the unlabelled points (mean over "
+        f"draws {a.first_split}–{a.first_split + splits - 1}), {a.labels_per_class} labels per "
+        "class; 16 settings tuned by inner 3-fold CV on the labelled points for every kernel"
+    )
+    print(
+        f"{'data set':14s} {'n':>4s} "
+        + " ".join(f"{m:>18s}" for m in methods)
+        + f" {'labelled':>8s} {'uncert.':>7s}"
+        + "".join(f" {'draws w/t/l':>12s}" for _ in methods[1:])
+    )
 
     def counts(rs):
         inner = sum(r[m]["inner_uncertified"] for r in rs for m in methods[1:])
         draws = "".join(f" {'/'.join(map(str, scarce.per_draw(rs, m))):>12s}" for m in methods[1:])
         return f" {rs[0]['n_labelled']:8d} {inner:7d}" + draws
+
     report(rows, methods, counts)
-    print(f"store: {summary.store_path} (study {study}; {summary.ran} units run, "
-          f"{summary.skipped} reused)")
+    print(
+        f"store: {summary.store_path} (study {study}; {summary.ran} units run, "
+        f"{summary.skipped} reused)"
+    )
     return 0
 
 

@@ -47,8 +47,9 @@ from kernelsdp.tolerances import CERTIFY_TOL
 FIT = ("primal_equalities", "primal_cones", "stationarity", "dual_cones", "duality_gap")
 
 
-def run_program(program: str, path: str, folder: str,
-                limit: float) -> tuple[str, int | None, float]:
+def run_program(
+    program: str, path: str, folder: str, limit: float
+) -> tuple[str, int | None, float]:
     """(solution file, CSDP's exit code, seconds) of one run on the file as it is; the
     solution file is absent when the run was killed at ``limit``."""
     base = os.path.join(folder, os.path.basename(path))
@@ -61,8 +62,9 @@ def run_program(program: str, path: str, folder: str,
         out, argv = base + ".out", ["sdpa", "-ds", path, "-o", base + ".out", "-p", params]
     t0 = time.perf_counter()
     try:
-        done = subprocess.run(argv, cwd=folder, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, timeout=limit)
+        done = subprocess.run(
+            argv, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=limit
+        )
         code = done.returncode
     except subprocess.TimeoutExpired:
         code = None
@@ -71,26 +73,41 @@ def run_program(program: str, path: str, folder: str,
     return out, code, time.perf_counter() - t0
 
 
-def certify_row(program: str, path: str, out: str, code: int | None, seconds: float,
-                tol: float) -> dict:
+def certify_row(
+    program: str, path: str, out: str, code: int | None, seconds: float, tol: float
+) -> dict:
     row = {"file": os.path.basename(path), "solver": program, "run_s": seconds}
     if code is None or not os.path.exists(out):
-        return {**row, "claim": "killed" if code is None else f"exit {code}, no file",
-                "verdict": "no solution file"}
+        return {
+            **row,
+            "claim": "killed" if code is None else f"exit {code}, no file",
+            "verdict": "no solution file",
+        }
     claim = CSDP_STATUS.get(code, cp.SOLVER_ERROR) if program == "csdp" else None
     try:
         result, cert, cert_s = certify_solution_file(path, out, program, tol, claim)
     except KernelSDPError as exc:
         return {**row, "claim": "?", "verdict": f"unreadable: {exc}"}
     m = cert.measures
-    fits = cert.passed if cert.kind != "optimality" else all(
-        abs(m.get(k, np.inf)) <= tol for k in FIT)
-    return {**row, "claim": result.info["cvxpy_status"] if program == "sdpa"
-            else f"{code}:{claim}", "verdict": cert.verdict, "kind": cert.kind,
-            "lower": cert.lower, "upper": cert.upper, "lower_label": cert.lower_label,
-            "upper_label": cert.upper_label, "width": cert.width, "cert_s": cert_s,
-            "passed": cert.passed, "rigorous": cert.rigorous, "measures_ok": fits,
-            "failed": cert.failed}
+    fits = (
+        cert.passed if cert.kind != "optimality" else all(abs(m.get(k, np.inf)) <= tol for k in FIT)
+    )
+    return {
+        **row,
+        "claim": result.info["cvxpy_status"] if program == "sdpa" else f"{code}:{claim}",
+        "verdict": cert.verdict,
+        "kind": cert.kind,
+        "lower": cert.lower,
+        "upper": cert.upper,
+        "lower_label": cert.lower_label,
+        "upper_label": cert.upper_label,
+        "width": cert.width,
+        "cert_s": cert_s,
+        "passed": cert.passed,
+        "rigorous": cert.rigorous,
+        "measures_ok": fits,
+        "failed": cert.failed,
+    }
 
 
 def _end(v, label) -> str:
@@ -101,10 +118,16 @@ def print_row(r: dict) -> None:
     if "kind" not in r:
         print(f"{r['file']:<16} {r['solver']:<5} {r['claim']:<22} {r['verdict']}", flush=True)
         return
-    ends = (f"{_end(r['lower'], r['lower_label']):>32} {_end(r['upper'], r['upper_label']):>32}"
-            if r["kind"] == "optimality" else f"{'':>32} {'':>32}")
-    print(f"{r['file']:<16} {r['solver']:<5} {r['claim']:<22} {ends} {r['width']:9.1e} "
-          f"{r['run_s']:7.2f}s {r['cert_s']:6.2f}s  {r['verdict']}", flush=True)
+    ends = (
+        f"{_end(r['lower'], r['lower_label']):>32} {_end(r['upper'], r['upper_label']):>32}"
+        if r["kind"] == "optimality"
+        else f"{'':>32} {'':>32}"
+    )
+    print(
+        f"{r['file']:<16} {r['solver']:<5} {r['claim']:<22} {ends} {r['width']:9.1e} "
+        f"{r['run_s']:7.2f}s {r['cert_s']:6.2f}s  {r['verdict']}",
+        flush=True,
+    )
 
 
 def summary(rows: list[dict], programs: list[str]) -> None:
@@ -113,17 +136,21 @@ def summary(rows: list[dict], programs: list[str]) -> None:
         mine = [r for r in rows if r["solver"] == p]
         read = [r for r in mine if "kind" in r]
         ok = [r for r in read if r["measures_ok"]]
-        print(f"  {p:<5} {len(mine)} files, {len(read)} solution files read; point and "
-              f"multipliers fit the problem on {len(ok)}; certified "
-              f"{sum(r['passed'] for r in read)}; both ends proven on "
-              f"{sum(r['rigorous'] for r in read)} of {len(read)}")
+        print(
+            f"  {p:<5} {len(mine)} files, {len(read)} solution files read; point and "
+            f"multipliers fit the problem on {len(ok)}; certified "
+            f"{sum(r['passed'] for r in read)}; both ends proven on "
+            f"{sum(r['rigorous'] for r in read)} of {len(read)}"
+        )
         bad = [r["file"] for r in read if not r["measures_ok"]]
         if bad:
             print("        not fitting: " + "; ".join(bad))
     read = [r for r in rows if "kind" in r]
-    print(f"certified from the files alone: {sum(r['passed'] for r in read)} of {len(read)} "
-          f"solution files; point and multipliers fit the problem on "
-          f"{sum(r['measures_ok'] for r in read)}")
+    print(
+        f"certified from the files alone: {sum(r['passed'] for r in read)} of {len(read)} "
+        f"solution files; point and multipliers fit the problem on "
+        f"{sum(r['measures_ok'] for r in read)}"
+    )
 
 
 def largest_side(path: str) -> int:
@@ -144,8 +171,9 @@ def quick_folder(folder: str) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("folder", nargs="?", help="a folder of .dat-s files (SDPLIB's data/)")
     ap.add_argument("--solvers", default="csdp,sdpa")
     ap.add_argument("--max-side", type=int, default=250, help="skip files with a larger block")
@@ -162,14 +190,20 @@ def main(argv=None) -> int:
         folder = quick_folder(work) if args.quick else args.folder
         if folder is None:
             ap.error("give a folder of .dat-s files, or --quick")
-        files = sorted((os.path.join(folder, f) for f in os.listdir(folder)
-                        if f.endswith(".dat-s")), key=os.path.getsize)
+        files = sorted(
+            (os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".dat-s")),
+            key=os.path.getsize,
+        )
         sides = {f: largest_side(f) for f in files}
         chosen = [f for f in files if 0 < sides[f] <= args.max_side]
-        print(f"{len(chosen)} of {len(files)} files have blocks up to side {args.max_side}; "
-              f"tol {args.tol:g}; {', '.join(programs)}")
-        print(f"{'file':<16} {'prog':<5} {'claim':<22} {'lower (label)':>32} "
-              f"{'upper (label)':>32} {'width':>9} {'run':>8} {'cert':>7}  verdict")
+        print(
+            f"{len(chosen)} of {len(files)} files have blocks up to side {args.max_side}; "
+            f"tol {args.tol:g}; {', '.join(programs)}"
+        )
+        print(
+            f"{'file':<16} {'prog':<5} {'claim':<22} {'lower (label)':>32} "
+            f"{'upper (label)':>32} {'width':>9} {'run':>8} {'cert':>7}  verdict"
+        )
         rows = []
         for path in chosen:
             for p in programs:

@@ -36,22 +36,38 @@ SETTINGS = [(eps, iters) for eps in (1e-3, 3e-3, 1e-2, 3e-2) for iters in (10, 2
 
 def instances(quick: bool):
     """(name, problem maker, optimum)."""
-    out = [(f"theta-C{n}", lambda n=n: lovasz_theta(nx.cycle_graph(n)), theta_value(n))
-           for n in range(5, 21, 2)]
+    out = [
+        (f"theta-C{n}", lambda n=n: lovasz_theta(nx.cycle_graph(n)), theta_value(n))
+        for n in range(5, 21, 2)
+    ]
     out.append(("theta-petersen", lambda: lovasz_theta(nx.petersen_graph()), 4.0))
-    out += [(f"theta-kneser-{n}-2", lambda n=n: lovasz_theta(
-        nx.convert_node_labels_to_integers(nx.kneser_graph(n, 2))), float(n - 1))
-        for n in (5, 6, 7)]
-    out += [(f"maxcut-C{n}", lambda n=n: maxcut_sdp(nx.cycle_graph(n)),
-             n * (1 + np.cos(np.pi / n)) / 2) for n in (5, 7, 9, 11)]
-    out += [(f"maxcut-K{n}", lambda n=n: maxcut_sdp(nx.complete_graph(n)), n * n / 4.0)
-            for n in (4, 6)]
+    out += [
+        (
+            f"theta-kneser-{n}-2",
+            lambda n=n: lovasz_theta(nx.convert_node_labels_to_integers(nx.kneser_graph(n, 2))),
+            float(n - 1),
+        )
+        for n in (5, 6, 7)
+    ]
+    out += [
+        (f"maxcut-C{n}", lambda n=n: maxcut_sdp(nx.cycle_graph(n)), n * (1 + np.cos(np.pi / n)) / 2)
+        for n in (5, 7, 9, 11)
+    ]
+    out += [
+        (f"maxcut-K{n}", lambda n=n: maxcut_sdp(nx.complete_graph(n)), n * n / 4.0) for n in (4, 6)
+    ]
     return out[:4] if quick else out
 
 
 def run(quick: bool) -> dict:
-    counts = {"runs": 0, "certified": 0, "certified_excluding": 0, "wrong_proofs": 0,
-              "lower_proofs": 0, "upper_proofs": 0}
+    counts = {
+        "runs": 0,
+        "certified": 0,
+        "certified_excluding": 0,
+        "wrong_proofs": 0,
+        "lower_proofs": 0,
+        "upper_proofs": 0,
+    }
     wrong = []
     t0 = time.perf_counter()
     settings = SETTINGS[::2] if quick else SETTINGS
@@ -83,8 +99,10 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     c = run(args.quick)
-    print(f"{c['runs']} loose SCS runs in {c['seconds']:.0f} s: {c['certified']} certified, "
-          f"{c['lower_proofs']} lower ends and {c['upper_proofs']} upper ends proven")
+    print(
+        f"{c['runs']} loose SCS runs in {c['seconds']:.0f} s: {c['certified']} certified, "
+        f"{c['lower_proofs']} lower ends and {c['upper_proofs']} upper ends proven"
+    )
     print(f"certified verdicts whose interval excludes the optimum: {c['certified_excluding']}")
     print(f"proven ends on the wrong side of the optimum: {c['wrong_proofs']}")
     for w in c["wrong"][:10]:

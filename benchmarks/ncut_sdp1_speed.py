@@ -26,6 +26,7 @@ def rbf(width: float, feature: int | None = None):
             A, B = A[:, [feature]], B[:, [feature]]
         d2 = (A * A).sum(1)[:, None] + (B * B).sum(1)[None] - 2 * A @ B.T
         return np.exp(-np.maximum(d2, 0) / (2 * width**2))
+
     return k
 
 
@@ -49,7 +50,9 @@ def main() -> int:
     d = 50
     sizes = [1_000, 10_000] if a.quick else [1_000, 10_000, 100_000]
     print(f"d = {d} base kernels, 20 examples of 200 points each")
-    print(f"{'n':>8} {'build s':>9} {'SDP1 s':>8} {'bound':>12} {'rounded':>12} {'local':>12} {'rank':>5}")
+    print(
+        f"{'n':>8} {'build s':>9} {'SDP1 s':>8} {'bound':>12} {'rounded':>12} {'local':>12} {'rank':>5}"
+    )
     for n in sizes:
         X, kernels, ex = instance(n, d, 20, 200)
         t = time.perf_counter()
@@ -57,8 +60,11 @@ def main() -> int:
         build = time.perf_counter() - t
         r = solve(f, "clarabel")
         loc = solve(f, "local")
-        print(f"{n:>8} {build:>9.2f} {r.solve_time_s:>8.2f} {r.lower_bound:>12.6g} "
-              f"{r.objective:>12.6g} {loc.objective:>12.6g} {r.info['rank']:>5}", flush=True)
+        print(
+            f"{n:>8} {build:>9.2f} {r.solve_time_s:>8.2f} {r.lower_bound:>12.6g} "
+            f"{r.objective:>12.6g} {loc.objective:>12.6g} {r.info['rank']:>5}",
+            flush=True,
+        )
     return 0
 
 

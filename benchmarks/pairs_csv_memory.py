@@ -56,8 +56,9 @@ def write_pairs(path: str, lines: int, n: int, seed: int = 0) -> None:
 
 
 def measure(path: str, n: int, how: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, path, str(n), how], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, path, str(n), how], check=True, capture_output=True, text=True
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -66,6 +67,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="10^6 lines instead of 10^7")
     args = ap.parse_args()
     from kernelsdp.data.pairs import PAIR_BYTES
+
     lines, n = (10**6 if args.quick else 10**7), 100_000
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "pairs.csv")
@@ -76,11 +78,15 @@ def main() -> None:
     print(f"{lines:,} lines ({size / 1e6:.0f} MB) over n = {n:,}: {new['m']:,} distinct pairs")
     for name, r in (("streamed", new), ("list-based", old)):
         above = (r["peak"] - r["base"]) / gib
-        print(f"  {name:<11} peak RSS {r['peak'] / gib:6.2f} GiB  ({above:5.2f} above the "
-              f"interpreter)  {r['s']:6.1f} s")
+        print(
+            f"  {name:<11} peak RSS {r['peak'] / gib:6.2f} GiB  ({above:5.2f} above the "
+            f"interpreter)  {r['s']:6.1f} s"
+        )
     print(f"  peak ratio list-based / streamed: {old['peak'] / new['peak']:.1f}")
-    print(f"  streamed above the interpreter: {(new['peak'] - new['base']) / lines:.0f} B a line; "
-          f"the reader's estimate: PAIR_BYTES = {PAIR_BYTES} B a line")
+    print(
+        f"  streamed above the interpreter: {(new['peak'] - new['base']) / lines:.0f} B a line; "
+        f"the reader's estimate: PAIR_BYTES = {PAIR_BYTES} B a line"
+    )
 
 
 if __name__ == "__main__":

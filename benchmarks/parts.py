@@ -18,7 +18,7 @@ import json
 import os
 import subprocess
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from kernelsdp.errors import Interrupted
 from kernelsdp.runs import ResultsStore, run_units
@@ -28,14 +28,23 @@ class PartFailed(Exception):
     """A part's child process exited non-zero (nothing is stored for it)."""
 
 
-def run(script: str, doc: str, parts: dict[str, Callable[[bool], dict]],
-        report: Callable[[str, dict], None], extra: Callable[[argparse.Namespace], int | None] | None = None,
-        extra_args: Callable[[argparse.ArgumentParser], None] | None = None,
-        unit_extra: dict | None = None) -> int:
-    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+def run(
+    script: str,
+    doc: str,
+    parts: dict[str, Callable[[bool], dict]],
+    report: Callable[[str, dict], None],
+    extra: Callable[[argparse.Namespace], int | None] | None = None,
+    extra_args: Callable[[argparse.ArgumentParser], None] | None = None,
+    unit_extra: dict | None = None,
+) -> int:
+    ap = argparse.ArgumentParser(
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--part", choices=parts)
-    ap.add_argument("--fresh", action="store_true", help="measure again the parts the results store holds")
+    ap.add_argument(
+        "--fresh", action="store_true", help="measure again the parts the results store holds"
+    )
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     if extra_args is not None:
         extra_args(ap)
@@ -52,14 +61,16 @@ def run(script: str, doc: str, parts: dict[str, Callable[[bool], dict]],
     store = ResultsStore()
 
     def measure(unit: dict) -> dict:
-        cmd = [sys.executable, script, "--part", unit["part"], "--child"] + (["--quick"] if a.quick else [])
+        cmd = [sys.executable, script, "--part", unit["part"], "--child"] + (
+            ["--quick"] if a.quick else []
+        )
         out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
         if out.returncode != 0:
             raise PartFailed(f"exit {out.returncode}")
         return {"result": json.loads(out.stdout.strip().splitlines()[-1])}
 
     try:
-        for part in ([a.part] if a.part else parts):
+        for part in [a.part] if a.part else parts:
             unit = {"part": part, "quick": a.quick, **(unit_extra or {})}
             if a.fresh:
                 store.forget(study, unit)
@@ -69,7 +80,9 @@ def run(script: str, doc: str, parts: dict[str, Callable[[bool], dict]],
                 print(f"\n== {part}: failed ({exc})")
                 continue
             if summary.skipped:
-                print(f"\n(== {part}: kept from an earlier run in {store.path}; --fresh measures it again)")
+                print(
+                    f"\n(== {part}: kept from an earlier run in {store.path}; --fresh measures it again)"
+                )
             report(part, summary.records[0]["result"])
     except Interrupted as exc:
         print(f"{name}: {exc}", file=sys.stderr)

@@ -36,8 +36,10 @@ DEFAULT = ("shor", "shor+rlt", "dnn+rlt", "dnn")
 
 def optima(folder: pathlib.Path) -> dict[str, float]:
     path = folder / "optima.txt" if (folder / "optima.txt").exists() else HERE / "optima.txt"
-    return {name: float(v) for name, v in (line.split() for line in path.read_text().splitlines()
-                                           if line.strip())}
+    return {
+        name: float(v)
+        for name, v in (line.split() for line in path.read_text().splitlines() if line.strip())
+    }
 
 
 def model(q, name: str):
@@ -55,9 +57,14 @@ def run_instance(path: pathlib.Path, names, draws: int) -> dict:
         rel = model(q, name).solve("clarabel")
         total = time.perf_counter() - t0
         rec = rel.recover(draws=draws)
-        out["rows"][name] = {"bound": rel.bound, "value": rel.value,
-                             "solve_s": rel.solved.solve_time_s, "total_s": total,
-                             "recovered": rec.best.value, "verdict": rel.certificate.verdict}
+        out["rows"][name] = {
+            "bound": rel.bound,
+            "value": rel.value,
+            "solve_s": rel.solved.solve_time_s,
+            "total_s": total,
+            "recovered": rec.best.value,
+            "verdict": rel.certificate.verdict,
+        }
         if best is None or rec.best.value > best[0]:
             best = (rec.best.value, name)
     out["recovered"], out["recovered_by"] = best
@@ -76,38 +83,55 @@ def print_row(r: dict, opt: float, names) -> None:
         b = "-" if x["bound"] is None else f"{x['bound']:.2f}"
         cells.append(f"{b:>10} {_pct(gap)} {x['solve_s']:5.2f}s")
     rgap = (opt - r["recovered"]) / abs(opt)
-    print(f"{r['name']:<15}{r['n']:>3} {opt:>10.2f} | " + " | ".join(cells)
-          + f" | {r['recovered']:>10.2f} {_pct(rgap)}", flush=True)
+    print(
+        f"{r['name']:<15}{r['n']:>3} {opt:>10.2f} | "
+        + " | ".join(cells)
+        + f" | {r['recovered']:>10.2f} {_pct(rgap)}",
+        flush=True,
+    )
 
 
 def bars(results: list[dict], opt: dict, names) -> None:
     rows = [(r, name, r["rows"][name]) for r in results for name in names]
-    wrong = [(r["name"], n) for r, n, x in rows if x["bound"] is not None
-             and x["bound"] < opt[r["name"]] - 1e-9 * abs(opt[r["name"]])]
+    wrong = [
+        (r["name"], n)
+        for r, n, x in rows
+        if x["bound"] is not None and x["bound"] < opt[r["name"]] - 1e-9 * abs(opt[r["name"]])
+    ]
     unproven = [(r["name"], n) for r, n, x in rows if x["bound"] is None]
-    print(f"\n1. proven bounds on the right side of the optimum: "
-          f"{'PASS' if not wrong else 'FAIL'} ({len(rows) - len(unproven)} proven, "
-          f"{len(wrong)} wrong{': ' + str(wrong) if wrong else ''}; {len(unproven)} not proven"
-          f"{': ' + str(unproven) if unproven else ''})")
+    print(
+        f"\n1. proven bounds on the right side of the optimum: "
+        f"{'PASS' if not wrong else 'FAIL'} ({len(rows) - len(unproven)} proven, "
+        f"{len(wrong)} wrong{': ' + str(wrong) if wrong else ''}; {len(unproven)} not proven"
+        f"{': ' + str(unproven) if unproven else ''})"
+    )
     mid = [r for r in results if 20 <= r["n"] <= 30]
     if "shor+rlt" in names and mid:
         ends = [r["rows"]["shor+rlt"]["bound"] for r in mid]
-        gaps = [(b - opt[r["name"]]) / abs(opt[r["name"]]) if b is not None else float("inf")
-                for r, b in zip(mid, ends)]
+        gaps = [
+            (b - opt[r["name"]]) / abs(opt[r["name"]]) if b is not None else float("inf")
+            for r, b in zip(mid, ends)
+        ]
         over = [f"{r['name']} {100 * g:.2f} %" for r, g in zip(mid, gaps) if not g <= 0.02]
-        print(f"2. Shor+RLT's proven bound within 2 % of the optimum: {len(mid) - len(over)} of "
-              f"{len(mid)} instances of 20-30 variables {'PASS' if not over else 'FAIL'}"
-              + (f" (beyond: {', '.join(over)}; inf: a bound not proven)" if over else ""))
+        print(
+            f"2. Shor+RLT's proven bound within 2 % of the optimum: {len(mid) - len(over)} of "
+            f"{len(mid)} instances of 20-30 variables {'PASS' if not over else 'FAIL'}"
+            + (f" (beyond: {', '.join(over)}; inf: a bound not proven)" if over else "")
+        )
     hit = sum((opt[r["name"]] - r["recovered"]) / abs(opt[r["name"]]) <= 1e-3 for r in results)
-    print(f"3. recovered point within 0.1 % of the optimum: {hit} of {len(results)} "
-          f"{'PASS' if 2 * hit > len(results) else 'FAIL'}")
+    print(
+        f"3. recovered point within 0.1 % of the optimum: {hit} of {len(results)} "
+        f"{'PASS' if 2 * hit > len(results) else 'FAIL'}"
+    )
     thirty = [x for r, _, x in rows if r["n"] == 30]
     if thirty:
         worst = max(x["solve_s"] for x in thirty)
         worst_total = max(x["total_s"] for x in thirty)
-        print(f"4. each relaxation of a 30-variable instance under 5 s (Clarabel): "
-              f"{'PASS' if worst < 5 else 'FAIL'} (slowest solve {worst:.2f} s; with "
-              f"canonicalisation and certificate {worst_total:.2f} s)")
+        print(
+            f"4. each relaxation of a 30-variable instance under 5 s (Clarabel): "
+            f"{'PASS' if worst < 5 else 'FAIL'} (slowest solve {worst:.2f} s; with "
+            f"canonicalisation and certificate {worst_total:.2f} s)"
+        )
 
 
 def main() -> int:
@@ -118,12 +142,14 @@ def main() -> int:
     ap.add_argument("--draws", type=int, default=64, help="random roundings per relaxation")
     a = ap.parse_args()
     names = [s.strip() for s in a.relaxations.split(",") if s.strip()]
-    paths = sorted(a.data.glob("*.in"))[:1 if a.quick else None]
+    paths = sorted(a.data.glob("*.in"))[: 1 if a.quick else None]
     opt = optima(a.data)
     paths = [p for p in paths if p.stem in opt]
     head = " | ".join(f"{n + ' bound':>10} {'gap':>7} {'solve':>6}" for n in names)
-    print("max ½xᵀQx + cᵀx over [0,1]ⁿ; bounds proven upper bounds (Clarabel); gap = (bound "
-          "- optimum)/|optimum|")
+    print(
+        "max ½xᵀQx + cᵀx over [0,1]ⁿ; bounds proven upper bounds (Clarabel); gap = (bound "
+        "- optimum)/|optimum|"
+    )
     print(f"{'instance':<15}{'n':>3} {'optimum':>10} | {head} | {'recovered':>10} {'gap':>7}")
     results = []
     for p in paths:

@@ -24,8 +24,8 @@ import sys
 import time
 
 import numpy as np
-
 import parts
+
 from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
 from kernelsdp.data.graph import GRAPH_REVISION
 from kernelsdp.errors import TooLargeError
@@ -63,7 +63,9 @@ def large_instance(n, m, k, C, B, clusters=2):
     t = time.perf_counter()
     L = knn_laplacian(X, k)
     graph_s = time.perf_counter() - t
-    f = NPKL(L=L, pairs=PairwiseConstraints.sample(y, m), loss="linear", capacity="frobenius", C=C, B=B)
+    f = NPKL(
+        L=L, pairs=PairwiseConstraints.sample(y, m), loss="linear", capacity="frobenius", C=C, B=B
+    )
     return f, graph_s
 
 
@@ -80,8 +82,14 @@ def part_generic(quick: bool) -> dict:
         for loss, fast in (("linear", "npkl-closed-form"), ("squared-hinge", "saddle-point")):
             f = NPKL(L=L, pairs=pairs, loss=loss, capacity="frobenius", C=1.0, B=float(n))
             rf = solve(f, fast)
-            row = {"n": n, "m": pairs.m, "loss": loss, "fast": fast,
-                   "fast_s": rf.solve_time_s, "fast_obj": rf.objective}
+            row = {
+                "n": n,
+                "m": pairs.m,
+                "loss": loss,
+                "fast": fast,
+                "fast_s": rf.solve_time_s,
+                "fast_obj": rf.objective,
+            }
             for g in ("clarabel", "scs"):
                 if g == "scs" and n > 100 and loss == "squared-hinge" and quick:
                     continue
@@ -110,15 +118,23 @@ def part_large_ll(quick: bool) -> dict:
         t = time.perf_counter()
         np.linalg.eigh((f.C * f.pairs.matrix() - f.L).toarray())
         lapack.append(time.perf_counter() - t)
-    return {"n": n, "m": f.pairs.m, "nnz_L": int(f.L.nnz), "graph_s": graph_s,
-            "closed_form_s": min(closed), "lapack_eigh_s": min(lapack),
-            "ratio_to_lapack": min(closed) / min(lapack), "closed_form_runs_s": str(closed),
-            "lapack_runs_s": str(lapack),
-            "eigen_method": r.info["eigen_method"],
-            "estimated_positive": r.info.get("eigen_estimated_positive"),
-            "arpack_blocks": r.info.get("eigen_arpack_blocks"),
-            "positive_eigenvalues": r.info["positive_eigenvalues"], "objective": r.objective,
-            "peak_rss_gib": peak_rss_gib()}
+    return {
+        "n": n,
+        "m": f.pairs.m,
+        "nnz_L": int(f.L.nnz),
+        "graph_s": graph_s,
+        "closed_form_s": min(closed),
+        "lapack_eigh_s": min(lapack),
+        "ratio_to_lapack": min(closed) / min(lapack),
+        "closed_form_runs_s": str(closed),
+        "lapack_runs_s": str(lapack),
+        "eigen_method": r.info["eigen_method"],
+        "estimated_positive": r.info.get("eigen_estimated_positive"),
+        "arpack_blocks": r.info.get("eigen_arpack_blocks"),
+        "positive_eigenvalues": r.info["positive_eigenvalues"],
+        "objective": r.objective,
+        "peak_rss_gib": peak_rss_gib(),
+    }
 
 
 def part_large_shl(quick: bool) -> dict:
@@ -127,14 +143,31 @@ def part_large_shl(quick: bool) -> dict:
     ll = solve(f, "npkl-closed-form")
     g = NPKL(L=f.L, pairs=f.pairs, loss="squared-hinge", capacity="frobenius", C=1.0, B=float(n))
     tol = 1e-3  # the paper's runs stop after about 10 iterations (its Fig. 1)
-    r = solve(g, "saddle-point", tol=tol, max_iter=60,
-              progress=lambda h: print(f"  shl iter {h['iteration']} gap {h['relative_gap']:.2e} "
-                                       f"{h['time_s']:.0f}s", file=sys.stderr, flush=True))
-    return {"n": n, "m": g.pairs.m, "tol": tol, "ll_s": ll.solve_time_s,
-            "shl_s": r.solve_time_s, "ratio_shl_to_ll": r.solve_time_s / ll.solve_time_s,
-            "iterations": r.iterations, "eigen_decompositions": r.info["eigen_decompositions"],
-            "status": r.termination.value, "relative_gap": r.info["relative_gap"],
-            "paper_shl_s_a5a": 3692.1, "peak_rss_gib": peak_rss_gib()}
+    r = solve(
+        g,
+        "saddle-point",
+        tol=tol,
+        max_iter=60,
+        progress=lambda h: print(
+            f"  shl iter {h['iteration']} gap {h['relative_gap']:.2e} {h['time_s']:.0f}s",
+            file=sys.stderr,
+            flush=True,
+        ),
+    )
+    return {
+        "n": n,
+        "m": g.pairs.m,
+        "tol": tol,
+        "ll_s": ll.solve_time_s,
+        "shl_s": r.solve_time_s,
+        "ratio_shl_to_ll": r.solve_time_s / ll.solve_time_s,
+        "iterations": r.iterations,
+        "eigen_decompositions": r.info["eigen_decompositions"],
+        "status": r.termination.value,
+        "relative_gap": r.info["relative_gap"],
+        "paper_shl_s_a5a": 3692.1,
+        "peak_rss_gib": peak_rss_gib(),
+    }
 
 
 def part_huge_ll(quick: bool) -> dict:
@@ -142,37 +175,62 @@ def part_huge_ll(quick: bool) -> dict:
     m = int(round(16161 * n / 6414))
     f, graph_s = large_instance(n, m, 50, 0.1, float(n), clusters=HUGE_CLUSTERS)
     r = solve(f, "npkl-closed-form")
-    return {"n": n, "m": f.pairs.m, "C": 0.1, "clusters": HUGE_CLUSTERS, "graph_s": graph_s,
-            "closed_form_s": r.solve_time_s + r.setup_time_s, "eigen_method": r.info["eigen_method"],
-            "estimated_positive": r.info.get("eigen_estimated_positive"),
-            "positive_eigenvalues": r.info["positive_eigenvalues"],
-            "arpack_blocks": r.info.get("eigen_arpack_blocks"), "peak_rss_gib": peak_rss_gib()}
+    return {
+        "n": n,
+        "m": f.pairs.m,
+        "C": 0.1,
+        "clusters": HUGE_CLUSTERS,
+        "graph_s": graph_s,
+        "closed_form_s": r.solve_time_s + r.setup_time_s,
+        "eigen_method": r.info["eigen_method"],
+        "estimated_positive": r.info.get("eigen_estimated_positive"),
+        "positive_eigenvalues": r.info["positive_eigenvalues"],
+        "arpack_blocks": r.info.get("eigen_arpack_blocks"),
+        "peak_rss_gib": peak_rss_gib(),
+    }
 
 
-PARTS = {"generic": part_generic, "large-ll": part_large_ll, "large-shl": part_large_shl,
-         "huge-ll": part_huge_ll}
+PARTS = {
+    "generic": part_generic,
+    "large-ll": part_large_ll,
+    "large-shl": part_large_shl,
+    "huge-ll": part_huge_ll,
+}
 
 
 def report(name: str, res: dict) -> None:
     print(f"\n== {name}")
     if name == "generic":
-        print(f"{'n':>4} {'m':>5} {'loss':<14} {'fast s':>9} {'clarabel s':>11} {'speedup':>9} "
-              f"{'rel diff':>9} {'scs s':>8} {'speedup':>9} {'rel diff':>9}")
+        print(
+            f"{'n':>4} {'m':>5} {'loss':<14} {'fast s':>9} {'clarabel s':>11} {'speedup':>9} "
+            f"{'rel diff':>9} {'scs s':>8} {'speedup':>9} {'rel diff':>9}"
+        )
         for r in res["rows"]:
+
             def g(k, fmt):
-                return format(r[k], fmt) if k in r else "refused" if k.split("_")[0] + "_refused" in r else "-"
-            print(f"{r['n']:>4} {r['m']:>5} {r['loss']:<14} {r['fast_s']:>9.4f} "
-                  f"{g('clarabel_s', '11.2f'):>11} {g('clarabel_speedup', '9.0f'):>9} "
-                  f"{g('clarabel_rel_diff', '9.1e'):>9} {g('scs_s', '8.2f'):>8} "
-                  f"{g('scs_speedup', '9.0f'):>9} {g('scs_rel_diff', '9.1e'):>9}")
+                return (
+                    format(r[k], fmt)
+                    if k in r
+                    else "refused"
+                    if k.split("_")[0] + "_refused" in r
+                    else "-"
+                )
+
+            print(
+                f"{r['n']:>4} {r['m']:>5} {r['loss']:<14} {r['fast_s']:>9.4f} "
+                f"{g('clarabel_s', '11.2f'):>11} {g('clarabel_speedup', '9.0f'):>9} "
+                f"{g('clarabel_rel_diff', '9.1e'):>9} {g('scs_s', '8.2f'):>8} "
+                f"{g('scs_speedup', '9.0f'):>9} {g('scs_rel_diff', '9.1e'):>9}"
+            )
         return
     for k, v in res.items():
         print(f"  {k:<24} {v:.4g}" if isinstance(v, float) else f"  {k:<24} {v}")
 
 
 def main() -> int:
-    return parts.run(__file__, __doc__, PARTS, report,
-                     unit_extra={"graph_revision": GRAPH_REVISION})
+    return parts.run(
+        __file__, __doc__, PARTS, report, unit_extra={"graph_revision": GRAPH_REVISION}
+    )
 
 
 if __name__ == "__main__":

@@ -40,13 +40,17 @@ def main() -> int:
     embed_s = time.perf_counter() - t
     print(f"landmark fit: n = {n}, m = {m}: {fit_s:.2f} s   (bar: < 30 s)")
     print(f"embed {n_new} new points: {embed_s:.2f} s   (bar: < 5 s)")
-    print(f"J on the new points: input {class_separation(Xn, yn):.3f}, learned {class_separation(Y, yn):.3f}")
+    print(
+        f"J on the new points: input {class_separation(Xn, yn):.3f}, learned {class_separation(Y, yn):.3f}"
+    )
     Xs, ys = xor(400, seed=2)
     Ps = similar_pairs(ys, 40, seed=2)
     full = SpectralMetricLearning().fit(Xs, pairs=Ps).learned_kernel(Xs)
     land = SpectralMetricLearning(n_landmarks=400).fit(Xs, pairs=Ps).learned_kernel(Xs)
-    print(f"m = n = 400: max |K̃_β − K_β| = {np.abs(full - land).max():.2e} (bar: 1e-6), "
-          f"max |K_β| = {np.abs(full).max():.2e}")
+    print(
+        f"m = n = 400: max |K̃_β − K_β| = {np.abs(full - land).max():.2e} (bar: 1e-6), "
+        f"max |K_β| = {np.abs(full).max():.2e}"
+    )
     print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB")
     return 0
 

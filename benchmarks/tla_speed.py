@@ -23,8 +23,8 @@ import time
 
 import numpy as np
 
-from kernelsdp.data.ramps import RampBasis, label_alignment
 from kernelsdp.data.datasets import hyperplane_transformed
+from kernelsdp.data.ramps import RampBasis, label_alignment
 from kernelsdp.formulations import LMTL, MWCTLA, NCTLA
 from kernelsdp.solvers import get_solver, solve
 
@@ -34,30 +34,46 @@ def _row(f, solver: str) -> dict:
     r = solve(f, solver)
     s = time.perf_counter() - t
     cert = f.certificate(r, get_solver(type(f), solver).certificate_tol)
-    return {"solver": solver, "s": s, "objective": r.objective, "lower": cert.lower,
-            "upper": cert.upper, "verdict": cert.verdict}
+    return {
+        "solver": solver,
+        "s": s,
+        "objective": r.objective,
+        "lower": cert.lower,
+        "upper": cert.upper,
+        "verdict": cert.verdict,
+    }
 
 
 def blocks(quick: bool) -> None:
     X, y = hyperplane_transformed(2000, "quadratic", seed=0)
     print("NC-TLA / LMTL: structured solver vs the full SDP (square-root task, J = 10)")
-    print(f"  {'problem':<8}{'n':>5}  {'solver':<14}{'seconds':>9}{'objective':>14}"
-          f"{'certified interval':>32}  verdict")
+    print(
+        f"  {'problem':<8}{'n':>5}  {'solver':<14}{'seconds':>9}{'objective':>14}"
+        f"{'certified interval':>32}  verdict"
+    )
     for n in (30, 60):
         for cls, fast in ((NCTLA, "schur-reduced"), (LMTL, "extragradient")):
             f = cls.from_data(X[:n], y[:n], J=10)
             generic = ["scs"] if (quick and n == 60 and cls is NCTLA) else ["clarabel", "scs"]
             rows = [_row(f, s) for s in [fast, *generic]]
             for r in rows:
-                diff = abs(r["objective"] - rows[0]["objective"]) / max(1.0, abs(rows[0]["objective"]))
-                print(f"  {cls.name:<8}{n:>5}  {r['solver']:<14}{r['s']:9.2f}{r['objective']:14.8g}"
-                      f"   [{r['lower']:.8g}, {r['upper']:.8g}]  {r['verdict']}"
-                      + ("" if r is rows[0] else f"  (rel. diff. to {fast}: {diff:.1e})"), flush=True)
-    for n in ((200, 400) if quick else (200, 400, 800, 1600)):
+                diff = abs(r["objective"] - rows[0]["objective"]) / max(
+                    1.0, abs(rows[0]["objective"])
+                )
+                print(
+                    f"  {cls.name:<8}{n:>5}  {r['solver']:<14}{r['s']:9.2f}{r['objective']:14.8g}"
+                    f"   [{r['lower']:.8g}, {r['upper']:.8g}]  {r['verdict']}"
+                    + ("" if r is rows[0] else f"  (rel. diff. to {fast}: {diff:.1e})"),
+                    flush=True,
+                )
+    for n in (200, 400) if quick else (200, 400, 800, 1600):
         for cls, fast in ((NCTLA, "schur-reduced"), (LMTL, "extragradient")):
             r = _row(cls.from_data(X[:n], y[:n], J=10), fast)
-            print(f"  {cls.name:<8}{n:>5}  {fast:<14}{r['s']:9.2f}{r['objective']:14.8g}"
-                  f"   [{r['lower']:.8g}, {r['upper']:.8g}]  {r['verdict']}", flush=True)
+            print(
+                f"  {cls.name:<8}{n:>5}  {fast:<14}{r['s']:9.2f}{r['objective']:14.8g}"
+                f"   [{r['lower']:.8g}, {r['upper']:.8g}]  {r['verdict']}",
+                flush=True,
+            )
 
 
 def main() -> int:
@@ -81,12 +97,18 @@ def main() -> int:
     f = MWCTLA(Q=Q, basis=basis, n_points=n, tightened=True)
     r = solve(f, "clarabel")
     t3 = time.perf_counter()
-    print(f"MWC-TLA, n = {n:,}, D = {D}, J = {J}: ramps {t1 - t0:.2f} s, Q {t2 - t1:.2f} s, "
-          f"SDP (tightened, Clarabel) {t3 - t2:.2f} s, total {t3 - t0:.2f} s   (bar: < 20 s)")
-    print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB "
-          f"(the data X alone is {X.nbytes / 2**30:.2f} GiB; bar: < 2 GB)")
-    print(f"status {r.termination.value}, alignment {r.objective:.6g}, monotone {r.info['monotone']}, "
-          f"rank M {r.info['rank_M']}")
+    print(
+        f"MWC-TLA, n = {n:,}, D = {D}, J = {J}: ramps {t1 - t0:.2f} s, Q {t2 - t1:.2f} s, "
+        f"SDP (tightened, Clarabel) {t3 - t2:.2f} s, total {t3 - t0:.2f} s   (bar: < 20 s)"
+    )
+    print(
+        f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB "
+        f"(the data X alone is {X.nbytes / 2**30:.2f} GiB; bar: < 2 GB)"
+    )
+    print(
+        f"status {r.termination.value}, alignment {r.objective:.6g}, monotone {r.info['monotone']}, "
+        f"rank M {r.info['rank_M']}"
+    )
     return 0
 
 

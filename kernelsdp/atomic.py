@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import Callable
-
+from collections.abc import Callable
 
 #: the start of every temporary file's name; then the writer's pid and start time
 PREFIX = ".kernelsdp-"
@@ -22,6 +21,7 @@ def write_atomically(path: str, write: Callable[[str], None], suffix: str = "") 
     """Call ``write(tmp)`` on a temporary path in ``path``'s folder, then rename it to
     ``path``; on any failure nothing is left behind and ``path`` is untouched."""
     from .processes import this_process
+
     folder = os.path.dirname(os.path.abspath(path))
     remove_orphans(folder)
     pid, started = this_process()
@@ -38,18 +38,18 @@ def write_atomically(path: str, write: Callable[[str], None], suffix: str = "") 
             os.remove(tmp)
 
 
-
 def remove_orphans(folder: str) -> list[str]:
     """Remove the temporary files in ``folder`` whose writer is no longer running (a run
     killed mid-write); returns their paths.  Files of live writers are kept."""
     from .processes import is_alive
+
     removed = []
     try:
         names = [n for n in os.listdir(folder) if n.startswith(PREFIX)]
     except OSError:
         return removed
     for name in names:
-        owner = name[len(PREFIX):].split("-")
+        owner = name[len(PREFIX) :].split("-")
         if len(owner) < 3 or not (owner[0].isdigit() and owner[1].isdigit()):
             continue  # not written by this scheme: not ours to judge
         if not is_alive(int(owner[0]), int(owner[1])):

@@ -27,24 +27,56 @@ class File(str):
     """The type of an input that names a file (a path; read when the problem is built)."""
 
 
-def option(default, low: float | None = None, high: float | None = None,
-           open_low: bool = False, choices: tuple | None = None, help: str = "",
-           unit: str = ""):
+def option(
+    default,
+    low: float | None = None,
+    high: float | None = None,
+    open_low: bool = False,
+    choices: tuple | None = None,
+    help: str = "",
+    unit: str = "",
+):
     """A solver option: its default, its range [low, high] ((low, high] with ``open_low``),
     or its choices, its unit, and one line of help."""
-    return field(default=default, metadata={"low": low, "high": high, "open_low": open_low,
-                                            "choices": choices, "help": help, "unit": unit})
+    return field(
+        default=default,
+        metadata={
+            "low": low,
+            "high": high,
+            "open_low": open_low,
+            "choices": choices,
+            "help": help,
+            "unit": unit,
+        },
+    )
 
 
-def parameter(default, help: str, choices: tuple | None = None, low: float | None = None,
-              high: float | None = None, open_low: bool = False, unit: str = "",
-              file_key: str | None = None):
+def parameter(
+    default,
+    help: str,
+    choices: tuple | None = None,
+    low: float | None = None,
+    high: float | None = None,
+    open_low: bool = False,
+    unit: str = "",
+    file_key: str | None = None,
+):
     """A formulation parameter: a dataclass field that is also a flag (``--name``) and a
     sweep key, typed from its annotation, with these choices or this range, its unit, the
     key of a ``--problem`` file it overrides (``file_key``), and this help."""
-    return field(default=default, metadata={"help": help, "choices": choices, "low": low,
-                                            "high": high, "open_low": open_low, "unit": unit,
-                                            "file_key": file_key, "parameter": True})
+    return field(
+        default=default,
+        metadata={
+            "help": help,
+            "choices": choices,
+            "low": low,
+            "high": high,
+            "open_low": open_low,
+            "unit": unit,
+            "file_key": file_key,
+            "parameter": True,
+        },
+    )
 
 
 def strip_optional(hint):
@@ -97,8 +129,10 @@ class Input:
         if self.low is not None or self.high is not None:
             lo = "-inf" if self.low is None else f"{self.low:g}"
             hi = "inf" if self.high is None else f"{self.high:g}"
-            text += (f" in the range {'(' if self.open_low or self.low is None else '['}{lo}, "
-                     f"{hi}{']' if self.high is not None else ')'}")
+            text += (
+                f" in the range {'(' if self.open_low or self.low is None else '['}{lo}, "
+                f"{hi}{']' if self.high is not None else ')'}"
+            )
         return text
 
     def help_line(self) -> str:
@@ -117,8 +151,11 @@ class Input:
         elif t is int:
             ok = isinstance(value, int) and not isinstance(value, bool)
         elif t is float:
-            ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
-                  and math.isfinite(value))
+            ok = (
+                isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and math.isfinite(value)
+            )
         elif t in (str, File):
             ok = isinstance(value, str)
         elif typing.get_origin(t) is collections.abc.Callable:
@@ -141,8 +178,11 @@ class Input:
         instead." (:class:`~kernelsdp.errors.InvalidParameterError`)."""
         if not self.valid(value):
             from .errors import InvalidParameterError
-            raise InvalidParameterError(f"The {self.name!r} {self.kind} of {owner} must be "
-                                        f"{self.describe()}. Got {value!r} instead.")
+
+            raise InvalidParameterError(
+                f"The {self.name!r} {self.kind} of {owner} must be "
+                f"{self.describe()}. Got {value!r} instead."
+            )
         return float(value) if self.type is float and value is not None else value
 
     def sklearn_constraint(self) -> list:
@@ -150,42 +190,67 @@ class Input:
         from numbers import Integral, Real
 
         from sklearn.utils._param_validation import Interval, StrOptions
+
         if self.choices:
             out: list = [StrOptions(set(self.choices))]
         elif self.type is bool:
             out = ["boolean"]
         elif self.type in (int, float):
-            closed = {(True, True): "both", (True, False): "left", (False, True): "right",
-                      (False, False): "neither"}[(self.low is not None and not self.open_low,
-                                                  self.high is not None)]
-            out = [Interval(Integral if self.type is int else Real, self.low, self.high,
-                            closed=closed)]
+            closed = {
+                (True, True): "both",
+                (True, False): "left",
+                (False, True): "right",
+                (False, False): "neither",
+            }[(self.low is not None and not self.open_low, self.high is not None)]
+            out = [
+                Interval(Integral if self.type is int else Real, self.low, self.high, closed=closed)
+            ]
         else:
             out = [self.type]
         return out + ([None] if self.nullable and self.default is None else [])
 
 
-def field_input(f: dataclasses.Field, hint, kind: str = "parameter",
-                group: str = "parameters") -> Input:
+def field_input(
+    f: dataclasses.Field, hint, kind: str = "parameter", group: str = "parameters"
+) -> Input:
     """The :class:`Input` that a dataclass field declared with ``parameter`` or ``option``
     stands for."""
     m = f.metadata
-    default = (f.default_factory() if f.default is dataclasses.MISSING
-               and f.default_factory is not dataclasses.MISSING else
-               None if f.default is dataclasses.MISSING else f.default)
+    default = (
+        f.default_factory()
+        if f.default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING
+        else None
+        if f.default is dataclasses.MISSING
+        else f.default
+    )
     nullable = type(None) in typing.get_args(hint)
-    return Input(f.name, strip_optional(hint), None if callable(default) else default,
-                 m.get("help", ""), m.get("choices"), m.get("low"), m.get("high"),
-                 m.get("open_low", False), m.get("unit", ""), m.get("file_key"),
-                 nullable=nullable, kind=kind, group=group)
+    return Input(
+        f.name,
+        strip_optional(hint),
+        None if callable(default) else default,
+        m.get("help", ""),
+        m.get("choices"),
+        m.get("low"),
+        m.get("high"),
+        m.get("open_low", False),
+        m.get("unit", ""),
+        m.get("file_key"),
+        nullable=nullable,
+        kind=kind,
+        group=group,
+    )
 
 
-def dataclass_inputs(cls, kind: str = "parameter", declared_only: bool = True,
-                     group: str = "parameters") -> list[Input]:
+def dataclass_inputs(
+    cls, kind: str = "parameter", declared_only: bool = True, group: str = "parameters"
+) -> list[Input]:
     """The inputs a dataclass declares, in field order (``declared_only``: the fields made
     by ``parameter``/``option``, i.e. with help)."""
     if not dataclasses.is_dataclass(cls):
         return []
     hints = typing.get_type_hints(cls)
-    return [field_input(f, hints.get(f.name, Any), kind, group) for f in dataclasses.fields(cls)
-            if not declared_only or "help" in f.metadata]
+    return [
+        field_input(f, hints.get(f.name, Any), kind, group)
+        for f in dataclasses.fields(cls)
+        if not declared_only or "help" in f.metadata
+    ]

@@ -58,9 +58,16 @@ class IllPosedWarning(UserWarning):
 
 #: names that moved out of this module (issue #28): still importable from here, with a
 #: DeprecationWarning, until the next minor version
-_MOVED = {"MEMORY_ENV": "limits", "GIB": "limits", "physical_memory": "limits",
-          "memory_limit": "limits", "check_memory": "limits", "check_positive": "validation",
-          "check_int": "validation", "check_choice": "validation"}
+_MOVED = {
+    "MEMORY_ENV": "limits",
+    "GIB": "limits",
+    "physical_memory": "limits",
+    "memory_limit": "limits",
+    "check_memory": "limits",
+    "check_positive": "validation",
+    "check_int": "validation",
+    "check_choice": "validation",
+}
 
 
 def __getattr__(name: str):
@@ -68,7 +75,9 @@ def __getattr__(name: str):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import importlib
     import warnings
+
     home = f"kernelsdp.{_MOVED[name]}"
-    warnings.warn(f"kernelsdp.errors.{name} moved to {home}.{name}", DeprecationWarning,
-                  stacklevel=2)
+    warnings.warn(
+        f"kernelsdp.errors.{name} moved to {home}.{name}", DeprecationWarning, stacklevel=2
+    )
     return getattr(importlib.import_module(home), name)

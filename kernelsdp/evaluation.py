@@ -26,8 +26,9 @@ def normalized_factor(kernel: KernelFactor) -> np.ndarray:
     return normalize(kernel.U, norm="l2", axis=1)
 
 
-def kernel_kmeans(kernel: KernelFactor, n_clusters: int, seed: int = 0,
-                  n_init: int = 10, normalized: bool = False) -> np.ndarray:
+def kernel_kmeans(
+    kernel: KernelFactor, n_clusters: int, seed: int = 0, n_init: int = 10, normalized: bool = False
+) -> np.ndarray:
     """Cluster labels of kernel k-means on K = UUᵀ (k-means on the rows of U), or on
     the cosine-normalised kernel when ``normalized``."""
     U = normalized_factor(kernel) if normalized else kernel.U

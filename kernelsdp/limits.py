@@ -37,8 +37,9 @@ def memory_limit(cap: int | None = None) -> int:
         except ValueError:
             limit = -1.0
         if not limit > 0:
-            raise InvalidParameterError(f"${MEMORY_ENV} must be a positive number of GiB. Got "
-                                        f"{text!r} instead.")
+            raise InvalidParameterError(
+                f"${MEMORY_ENV} must be a positive number of GiB. Got {text!r} instead."
+            )
     else:
         limit = physical_memory()
     return int(min(limit, cap) if cap is not None else limit)
@@ -48,9 +49,11 @@ def check_memory(nbytes: float, what: str, hint: str = "") -> None:
     """Refuse, before allocating, work that would need more than :func:`memory_limit`."""
     limit = memory_limit()
     if nbytes > limit:
-        raise TooLargeError(f"{what} would need about {nbytes / GIB:.1f} GiB; the limit is "
-                            f"{limit / GIB:.1f} GiB (this machine's memory, or ${MEMORY_ENV})"
-                            f"{'; ' + hint if hint else ''}.")
+        raise TooLargeError(
+            f"{what} would need about {nbytes / GIB:.1f} GiB; the limit is "
+            f"{limit / GIB:.1f} GiB (this machine's memory, or ${MEMORY_ENV})"
+            f"{'; ' + hint if hint else ''}."
+        )
 
 
 def format_size(nbytes: int) -> str:

@@ -28,7 +28,7 @@ def _stat_fields(pid: int) -> list[str] | None:
         return None
     except OSError:
         return None
-    return text[text.rfind(")") + 2:].split()  # the name may hold spaces and parentheses
+    return text[text.rfind(")") + 2 :].split()  # the name may hold spaces and parentheses
 
 
 def start_time(pid: int) -> int | None:
@@ -93,6 +93,7 @@ def die_with_parent(parent: int) -> None:
     if not sys.platform.startswith("linux"):
         return
     import ctypes
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)

@@ -83,14 +83,14 @@ class KernelFactor:
         return self.U @ self.U.T
 
     @classmethod
-    def from_eigh(cls, w: np.ndarray, V: np.ndarray, rtol: float = 1e-10) -> "KernelFactor":
+    def from_eigh(cls, w: np.ndarray, V: np.ndarray, rtol: float = 1e-10) -> KernelFactor:
         """Factor from an eigen-decomposition, dropping eigenvalues ≤ rtol·max|λ|."""
         scale = max(float(np.max(np.abs(w))), 1e-300) if w.size else 1.0
         keep = w > rtol * scale
         return cls(V[:, keep] * np.sqrt(w[keep]))
 
     @classmethod
-    def from_dense(cls, K: np.ndarray, rtol: float = 1e-10) -> "KernelFactor":
+    def from_dense(cls, K: np.ndarray, rtol: float = 1e-10) -> KernelFactor:
         """Factor a (numerically) PSD matrix, dropping eigenvalues ≤ rtol·max|λ|."""
         K = np.asarray(K, dtype=float)
         return cls.from_eigh(*np.linalg.eigh((K + K.T) / 2), rtol=rtol)
@@ -158,11 +158,19 @@ class Result:
         return self.point in (PointStatus.FEASIBLE_POINT, PointStatus.NEARLY_FEASIBLE_POINT)
 
     @classmethod
-    def failure(cls, formulation: str, solver: str, termination: Termination,
-                message: str, **kw) -> "Result":
+    def failure(
+        cls, formulation: str, solver: str, termination: Termination, message: str, **kw
+    ) -> Result:
         """The one factory for results without a usable point."""
-        return cls(formulation=formulation, solver=solver, termination=termination,
-                   point=PointStatus.NO_POINT, objective=None, message=message, **kw)
+        return cls(
+            formulation=formulation,
+            solver=solver,
+            termination=termination,
+            point=PointStatus.NO_POINT,
+            objective=None,
+            message=message,
+            **kw,
+        )
 
     def summary(self) -> dict[str, Any]:
         """A JSON-ready summary (the CLI's ``--json`` output of ``solve``)."""
@@ -182,15 +190,30 @@ class Result:
             **{k: [float(x) for x in np.ravel(v)] for k, v in self.primal.items()},
             "n": None if self.kernel is None else self.kernel.n,
             "message": self.message,
-            "info": {k: v for k, v in self.info.items()
-                     if isinstance(v, (int, float, str, bool)) or v is None},
-            **({} if self.certificate is None else {"certificate": _certificate_summary(
-                self.certificate)}),
+            "info": {
+                k: v
+                for k, v in self.info.items()
+                if isinstance(v, (int, float, str, bool)) or v is None
+            },
+            **(
+                {}
+                if self.certificate is None
+                else {"certificate": _certificate_summary(self.certificate)}
+            ),
         }
 
 
 def _certificate_summary(c) -> dict[str, Any]:
     """The certificate's interval, each end's label and reason, and its verdict."""
-    return {"lower": c.lower, "upper": c.upper, "lower_label": c.lower_label,
-            "upper_label": c.upper_label, "lower_why": c.lower_why, "upper_why": c.upper_why,
-            "width": c.width, "tol": c.tol, "verdict": c.verdict, "passed": c.passed}
+    return {
+        "lower": c.lower,
+        "upper": c.upper,
+        "lower_label": c.lower_label,
+        "upper_label": c.upper_label,
+        "lower_why": c.lower_why,
+        "upper_why": c.upper_why,
+        "width": c.width,
+        "tol": c.tol,
+        "verdict": c.verdict,
+        "passed": c.passed,
+    }

@@ -16,11 +16,13 @@ def check_positive(value, name: str, owner: str) -> float:
     except (TypeError, ValueError):
         raise InvalidParameterError(
             f"The {name!r} parameter of {owner} must be a float in the range (0, inf). "
-            f"Got {value!r} instead.") from None
+            f"Got {value!r} instead."
+        ) from None
     if not (x > 0.0) or x == float("inf"):
         raise InvalidParameterError(
             f"The {name!r} parameter of {owner} must be a float in the range (0, inf). "
-            f"Got {value!r} instead.")
+            f"Got {value!r} instead."
+        )
     return x
 
 
@@ -29,7 +31,8 @@ def check_int(value, name: str, owner: str, low: int = 1) -> int:
     standard error."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
         raise InvalidParameterError(
-            f"The {name!r} parameter of {owner} must be an int >= {low}. Got {value!r} instead.")
+            f"The {name!r} parameter of {owner} must be an int >= {low}. Got {value!r} instead."
+        )
     return int(value)
 
 
@@ -38,5 +41,6 @@ def check_choice(value, name: str, owner: str, choices) -> str:
     if value not in choices:
         raise UnknownNameError(
             f"The {name!r} parameter of {owner} must be one of "
-            f"{', '.join(map(repr, choices))}. Got {value!r} instead.")
+            f"{', '.join(map(repr, choices))}. Got {value!r} instead."
+        )
     return value

@@ -43,8 +43,14 @@ def make_npkl(fixture, loss, capacity, C=1.0, B=float(N_FIXTURE)):
 def two_points():
     """Golden: no graph, one must-link (0,1), C = B = 1.  K* = [[.5,.5],[.5,.5]], value −0.5."""
     L = sp.csr_matrix((2, 2))
-    return NPKL(L=L, pairs=PairwiseConstraints.from_arrays([[0, 1]], [1], 2),
-                loss="linear", capacity="frobenius", C=1.0, B=1.0)
+    return NPKL(
+        L=L,
+        pairs=PairwiseConstraints.from_arrays([[0, 1]], [1], 2),
+        loss="linear",
+        capacity="frobenius",
+        C=1.0,
+        B=1.0,
+    )
 
 
 def two_class_npkl(n: int, pairs_per_point: float, loss: str, capacity: str, **params) -> NPKL:
@@ -52,8 +58,13 @@ def two_class_npkl(n: int, pairs_per_point: float, loss: str, capacity: str, **p
     Laplacian and pairs_per_point·n sampled pairs — the memory tests' instance."""
     rng = np.random.default_rng(0)
     pairs = PairwiseConstraints.sample(rng.integers(0, 2, n), int(pairs_per_point * n), seed=0)
-    return NPKL(L=knn_laplacian(rng.standard_normal((n, 3)), 5), pairs=pairs, loss=loss,
-                capacity=capacity, **params)
+    return NPKL(
+        L=knn_laplacian(rng.standard_normal((n, 3)), 5),
+        pairs=pairs,
+        loss=loss,
+        capacity=capacity,
+        **params,
+    )
 
 
 def traced_peak(run):

@@ -8,20 +8,21 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from hypothesis import given, settings, strategies as st
+from conftest import traced_peak, two_class_npkl
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 
-from conftest import traced_peak, two_class_npkl
 from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
 from kernelsdp.errors import InvalidParameterError, UnsupportedProblemError
 from kernelsdp.formulations import NPKL
+from kernelsdp.formulations.losses import LOSSES as ALL_LOSSES
+from kernelsdp.linalg.extreme import LowestEigenpair
 from kernelsdp.result import PointStatus, Termination
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.admm import iteration_memory_bytes
-from kernelsdp.formulations.losses import LOSSES as ALL_LOSSES
-from kernelsdp.solvers.admm.factor_steps import ball_step, default_rank
-from kernelsdp.linalg.extreme import LowestEigenpair
 from kernelsdp.solvers.admm.certificate_spacing import check_spacing
+from kernelsdp.solvers.admm.factor_steps import ball_step, default_rank
 from kernelsdp.tolerances import ADMM_GAP_TOL
 from kernelsdp.verify import certify, verify, verify_twins
 
@@ -35,21 +36,30 @@ def test_default_rank_is_the_largest_pataki_rank(m):
 
 
 @settings(max_examples=60, deadline=None)
-@given(loss=st.sampled_from(list(ALL_LOSSES)), c=st.floats(-3, 3), t=st.sampled_from([-1.0, 1.0]),
-       lam=st.floats(0.05, 5), alpha=st.floats(0.01, 20))
+@given(
+    loss=st.sampled_from(list(ALL_LOSSES)),
+    c=st.floats(-3, 3),
+    t=st.sampled_from([-1.0, 1.0]),
+    lam=st.floats(0.05, 5),
+    alpha=st.floats(0.01, 20),
+)
 def test_each_z_step_is_the_prox_of_its_loss(loss, c, t, lam, alpha):
     """Each loss's prox (the Z-step, formulations.md §4) minimises lam·h(z)/C + α/2 (z − c)²,
     with h the loss's own value: one definition of the loss, its prox checked against it."""
-    ell = lambda z: float(ALL_LOSSES[loss].value(np.array([z]), np.array([t]), 1.0)[0])  # noqa: E731
-    phi = lambda z: lam * ell(z) + alpha / 2 * (z - c) ** 2  # noqa: E731
+    ell = lambda z: float(ALL_LOSSES[loss].value(np.array([z]), np.array([t]), 1.0)[0])
+    phi = lambda z: lam * ell(z) + alpha / 2 * (z - c) ** 2
     z = float(ALL_LOSSES[loss].prox(np.array([c]), np.array([t]), lam, alpha)[0])
     ref = minimize_scalar(phi, bounds=(-10, 10), method="bounded", options={"xatol": 1e-12})
     assert phi(z) <= ref.fun + 1e-9
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10**6), B=st.floats(0.01, 100.0), alpha=st.floats(1e-3, 10.0),
-       beta=st.floats(1e-2, 10.0))
+@given(
+    seed=st.integers(0, 10**6),
+    B=st.floats(0.01, 100.0),
+    alpha=st.floats(1e-3, 10.0),
+    beta=st.floats(1e-2, 10.0),
+)
 def test_factor_step_keeps_the_trace_ball_with_its_kkt_multiplier(seed, B, alpha, beta):
     """The X/Y step with tr K ≤ B: U(βI + αG + μI) = R, ‖U‖² ≤ B, μ ≥ 0, μ(‖U‖² − B) = 0."""
     rng = np.random.default_rng(seed)
@@ -58,7 +68,9 @@ def test_factor_step_keeps_the_trace_ball_with_its_kkt_multiplier(seed, B, alpha
     U = np.empty_like(R)
     mu = ball_step(R, G, alpha, beta, B, out=U)
     assert mu >= 0 and np.sum(U * U) <= B * (1 + 1e-9)
-    np.testing.assert_allclose(U @ ((beta + mu) * np.eye(4) + alpha * G), R, atol=1e-8 * (1 + abs(R).max()))
+    np.testing.assert_allclose(
+        U @ ((beta + mu) * np.eye(4) + alpha * G), R, atol=1e-8 * (1 + abs(R).max())
+    )
     assert mu == 0 or np.sum(U * U) == pytest.approx(B, rel=1e-8)
 
 
@@ -79,6 +91,7 @@ def test_lowest_eigenvalue_falls_back_to_a_valid_bound_when_arpack_fails(monkeyp
 
     def no_convergence(*args, **kwargs):
         raise spla.ArpackNoConvergence("no convergence", np.zeros(0), np.zeros((600, 0)))
+
     monkeypatch.setattr(spla, "eigsh", no_convergence)
     assert LowestEigenpair()(M) <= exact  # Gershgorin: weaker, still a lower bound
 
@@ -120,7 +133,9 @@ def test_single_precision_iteration_is_certified_in_double(uci_fixtures, loss):
     cert = certify(f, single, ADMM_GAP_TOL)
     assert single.termination == Termination.OPTIMAL and cert.passed, cert.verdict
     assert single.kernel.U.dtype == np.float64
-    assert abs(single.objective - double.objective) <= ADMM_GAP_TOL * max(1.0, abs(double.objective))
+    assert abs(single.objective - double.objective) <= ADMM_GAP_TOL * max(
+        1.0, abs(double.objective)
+    )
 
 
 def _two_class_complete(n=8, B=4.0, C=1.0):
@@ -137,8 +152,10 @@ def test_admm_agrees_with_simplenpkl_where_the_problems_coincide():
     y, pairs, L, expected = _two_class_complete()
     n, B, C = y.size, 4.0, 1.0
     admm = solve(NPKL(L=L, pairs=pairs, loss="squared-hinge", capacity="trace", C=C, B=B), "admm")
-    snpkl = solve(NPKL(L=L, pairs=pairs, loss="squared-hinge", capacity="frobenius", C=C,
-                       B=B**2), "saddle-point")
+    snpkl = solve(
+        NPKL(L=L, pairs=pairs, loss="squared-hinge", capacity="frobenius", C=C, B=B**2),
+        "saddle-point",
+    )
     assert admm.ok and snpkl.ok
     assert admm.objective == pytest.approx(expected, rel=ADMM_GAP_TOL)
     assert snpkl.objective == pytest.approx(expected, rel=1e-6)
@@ -166,11 +183,14 @@ def test_widening_stops_at_the_time_limit():
     widening (the run's own check then stops it); without a limit the factor grows."""
     from kernelsdp.linalg.positive_part import EigenBudget
     from kernelsdp.solvers.admm.factor_steps import DENSE_N, widen
+
     f = two_class_npkl(DENSE_N + 100, 1.2, "hinge", "trace", C=1.0, B=float(DENSE_N + 100))
     n, r = f.n, 4
-    X = np.linalg.qr(np.random.default_rng(0).standard_normal((n, r)))[0]  # saturated: K = XᵀX has equal eigenvalues
+    X = np.linalg.qr(np.random.default_rng(0).standard_normal((n, r)))[
+        0
+    ]  # saturated: K = XᵀX has equal eigenvalues
     state = (X, X.copy(), np.zeros((n, r)), np.zeros(3), np.zeros(3))
-    M = lambda: f.dual_matrix(-f.C * f.pairs.t.astype(float))  # noqa: E731
+    M = lambda: f.dual_matrix(-f.C * f.pairs.t.astype(float))
     assert widen(state, 8, 0, M, EigenBudget(time_limit=1e-9)) is None
     grown = widen(state, 8, 0, M, EigenBudget(time_limit=None))
     assert grown is not None and grown.size == 3 * n * 8 + 6
@@ -182,8 +202,9 @@ def test_verify_twins_compares_only_where_the_problems_coincide(uci_fixtures):
     rep = verify_twins(f, tol=ADMM_GAP_TOL)
     assert rep.passed and rep.comparisons[0].relation == "equal optima (both rank one)"
     L, pairs = uci_fixtures["iris-40"]  # three classes: neither optimum is rank one
-    rep = verify_twins(NPKL(L=L, pairs=pairs, loss="hinge", capacity="trace", B=40.0),
-                       tol=ADMM_GAP_TOL)
+    rep = verify_twins(
+        NPKL(L=L, pairs=pairs, loss="hinge", capacity="trace", B=40.0), tol=ADMM_GAP_TOL
+    )
     assert not rep.comparisons and "differ" in rep.problem["twins"]
     with pytest.raises(UnsupportedProblemError, match="trace"):
         verify_twins(NPKL(L=L, pairs=pairs, loss="hinge", capacity="frobenius", B=40.0))
@@ -200,11 +221,18 @@ def test_history_and_two_level_status_on_the_iteration_limit(iris_small):
     assert {"objective", "primal_1", "primal_2", "dual", "alpha", "beta"} <= set(r.history[0])
 
 
-@pytest.mark.parametrize("options, match", [
-    ({"rank": 0}, "'rank'"), ({"rank": 2.5}, "'rank'"), ({"tol": 0.0}, "'tol'"),
-    ({"tol": -1e-3}, "'tol'"), ({"gap_tol": float("nan")}, "'gap_tol'"),
-    ({"max_iter": 0}, "'max_iter'"), ({"rank_start": 0}, "'rank_start'"),
-])
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        ({"rank": 0}, "'rank'"),
+        ({"rank": 2.5}, "'rank'"),
+        ({"tol": 0.0}, "'tol'"),
+        ({"tol": -1e-3}, "'tol'"),
+        ({"gap_tol": float("nan")}, "'gap_tol'"),
+        ({"max_iter": 0}, "'max_iter'"),
+        ({"rank_start": 0}, "'rank_start'"),
+    ],
+)
 def test_bad_parameters_are_clear_errors(iris_small, options, match):
     L, pairs, _ = iris_small
     f = NPKL(L=L, pairs=pairs, loss="l2", capacity="trace", B=24.0)
@@ -212,8 +240,9 @@ def test_bad_parameters_are_clear_errors(iris_small, options, match):
         solve(f, "admm", **options)
 
 
-@pytest.mark.parametrize("loss, capacity, named", [("linear", "trace", "linear"),
-                                                   ("l2", "frobenius", "frobenius")])
+@pytest.mark.parametrize(
+    "loss, capacity, named", [("linear", "trace", "linear"), ("l2", "frobenius", "frobenius")]
+)
 def test_unsupported_combinations_are_refused_by_name(iris_small, loss, capacity, named):
     L, pairs, _ = iris_small
     f = NPKL(L=L, pairs=pairs, loss=loss, capacity=capacity, B=24.0)
@@ -236,38 +265,72 @@ def test_memory_never_holds_an_n_by_n_matrix():
     n, r = 6000, 24
     f = two_class_npkl(n, 1.2, "hinge", "trace", B=float(n))
     peaks = {}
-    for precision, history, word, history_word in (("double", "double", 8, 8),
-                                                   ("double", "single", 8, 4),
-                                                   ("single", "single", 4, 4)):
-        res, peaks[precision, history] = traced_peak(lambda: solve(
-            f, "admm", rank=r, rank_start=r, max_iter=60, check_every=10, tol=1.0,
-            precision=precision, history_precision=history))
+    for precision, history, word, history_word in (
+        ("double", "double", 8, 8),
+        ("double", "single", 8, 4),
+        ("single", "single", 4, 4),
+    ):
+        res, peaks[precision, history] = traced_peak(
+            lambda: solve(
+                f,
+                "admm",
+                rank=r,
+                rank_start=r,
+                max_iter=60,
+                check_every=10,
+                tol=1.0,
+                precision=precision,
+                history_precision=history,
+            )
+        )
         assert res.kernel.U.shape == (n, r)
         assert any("relative_gap" in h for h in res.history)  # λ_min's Lanczos ran
-        estimate = iteration_memory_bytes(n, r, f.pairs.m, f.L.nnz, word=word,
-                                          history_word=history_word)
+        estimate = iteration_memory_bytes(
+            n, r, f.pairs.m, f.L.nnz, word=word, history_word=history_word
+        )
         peak = peaks[precision, history]
-        assert (1 - MEMORY_FORMULA_RTOL) * estimate <= peak <= estimate * (1 + MEMORY_FORMULA_RTOL / 2)
+        assert (
+            (1 - MEMORY_FORMULA_RTOL) * estimate <= peak <= estimate * (1 + MEMORY_FORMULA_RTOL / 2)
+        )
         # under a third of one dense n×n (0.26 of it since λ_min's Lanczos counts the
         # 80-vector basis of its retry, linalg.extreme.LANCZOS_WORDS_PER_ROW; 0.24 before)
         assert estimate < n * n * 8 / 3
-    assert peaks["single", "single"] < 0.8 * peaks["double", "single"] < 0.8**2 * peaks["double", "double"]
+    assert (
+        peaks["single", "single"]
+        < 0.8 * peaks["double", "single"]
+        < 0.8**2 * peaks["double", "double"]
+    )
 
 
-def test_reproduction_runs_units_into_the_store_and_explains_off_cells(capsys, tmp_path, monkeypatch):
+def test_reproduction_runs_units_into_the_store_and_explains_off_cells(
+    capsys, tmp_path, monkeypatch
+):
     """The reproduction's plumbing on three units (the whole --quick run takes about a minute):
     the paper's problem (1) beside B = n, each cell beside the paper, the raw-features reading
     run on its own units, the records exported, the 'not reproduced' list, and a second run
     reuses them."""
     import kernelsdp.reproductions.flexible_npkl_admm as repro
     from kernelsdp.runs import ResultsStore
+
     quick = repro.units_for(True)
     assert {u["method"] for u in quick} == {"ADMM B=n", "ADMM (1)", "S-NPKL", "SDP"}
-    assert all(u.get("max_iter") == repro.QUICK_MAX_ITER_1 for u in quick if u["method"] == "ADMM (1)")
-    few = [{"dataset": "iris", "seed": 0, "loss": "HL", "method": "ADMM B=n", "features": f}
-           for f in ("standardised", "raw")]
-    few.append({"dataset": "iris", "seed": 0, "loss": "HL", "method": "ADMM (1)", "max_iter": 300,
-                "features": "standardised"})
+    assert all(
+        u.get("max_iter") == repro.QUICK_MAX_ITER_1 for u in quick if u["method"] == "ADMM (1)"
+    )
+    few = [
+        {"dataset": "iris", "seed": 0, "loss": "HL", "method": "ADMM B=n", "features": f}
+        for f in ("standardised", "raw")
+    ]
+    few.append(
+        {
+            "dataset": "iris",
+            "seed": 0,
+            "loss": "HL",
+            "method": "ADMM (1)",
+            "max_iter": 300,
+            "features": "standardised",
+        }
+    )
     monkeypatch.setattr(repro, "units_for", lambda quick: few)
     monkeypatch.chdir(tmp_path)
     store = ResultsStore(tmp_path / "r.sqlite")
@@ -284,6 +347,7 @@ def test_reproduction_runs_units_into_the_store_and_explains_off_cells(capsys, t
 
 # ---- seed 001's problem (1): no capacity (issue #14) --------------------------------------
 
+
 def _free_basis(n, free):
     cols = []
     for idx, V in free:
@@ -298,7 +362,9 @@ def _with_free_path(L, pairs):
     """L beside a path on 3 more points that no pair touches: a free null direction of L
     (the mutual 5-NN graphs of the fixtures have none: every component holds a pair)."""
     import scipy.sparse as sp
+
     from kernelsdp.data import normalized_laplacian
+
     path = normalized_laplacian(sp.diags([np.ones(2), np.ones(2)], [-1, 1], shape=(3, 3)))
     L = sp.block_diag([L, path]).tocsr()
     return L, PairwiseConstraints.from_arrays(np.c_[pairs.i, pairs.j], pairs.t, L.shape[0])
@@ -311,7 +377,9 @@ def test_a_priori_trace_bound_holds_on_the_level_set(iris_small, loss):
     it is 3-10 % of B̄ here, so the bound is valid and loose), and without Π (the free
     null directions kept) the level set is unbounded."""
     import cvxpy as cp
+
     from kernelsdp.formulations.npkl_trace_bound import trace_bound
+
     L, pairs = _with_free_path(*iris_small[:2])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -322,8 +390,12 @@ def test_a_priori_trace_bound_holds_on_the_level_set(iris_small, loss):
     assert W.shape[1] >= 1
     K = cp.Variable((f.n, f.n), symmetric=True)
     Lc = L.tocoo()
-    level = [K >> 0, Lc.data @ K[Lc.row, Lc.col]
-             + ALL_LOSSES[loss].expr(K[pairs.i, pairs.j], pairs.t.astype(float), 1.0) <= u]
+    level = [
+        K >> 0,
+        Lc.data @ K[Lc.row, Lc.col]
+        + ALL_LOSSES[loss].expr(K[pairs.i, pairs.j], pairs.t.astype(float), 1.0)
+        <= u,
+    ]
     widest = cp.Problem(cp.Maximize(cp.trace((np.eye(f.n) - W @ W.T) @ K)), level)
     widest.solve(solver="CLARABEL")
     assert widest.status == "optimal" and 0 < widest.value <= tb.B
@@ -334,6 +406,7 @@ def test_a_priori_trace_bound_holds_on_the_level_set(iris_small, loss):
 
 def test_repaired_multipliers_vanish_on_free_directions_and_keep_the_domain(iris_small):
     from kernelsdp.formulations.npkl_trace_bound import repair_multipliers, trace_bound
+
     L, pairs = _with_free_path(*iris_small[:2])
     for loss in LOSSES:
         with warnings.catch_warnings():
@@ -368,6 +441,7 @@ def test_uncertified_stops_without_capacity_say_so(uci_fixtures, monkeypatch):
     """A residual-only stop is LOCALLY_SOLVED, never OPTIMAL, and its message says what it
     rests on; its certified interval still holds the true optimum (Clarabel's, 3.9575)."""
     import kernelsdp.solvers.admm.run as admm_module
+
     _, pairs = uci_fixtures["iris-40"]
     # the mutual 4-NN graph of those 40 points leaves components that stall ADMM (the 5-NN
     # graph's do not: there ADMM certifies without an escape)
@@ -385,8 +459,23 @@ def test_uncertified_stops_without_capacity_say_so(uci_fixtures, monkeypatch):
 
 def test_cli_solves_problem_1_and_says_what_certifies_it(capsys):
     from kernelsdp.cli import main
-    code = main(["solve", "npkl", "--dataset", "iris", "--n-points", "30", "--loss", "l2",
-                 "--capacity", "none", "--solver", "admm"])
+
+    code = main(
+        [
+            "solve",
+            "npkl",
+            "--dataset",
+            "iris",
+            "--n-points",
+            "30",
+            "--loss",
+            "l2",
+            "--capacity",
+            "none",
+            "--solver",
+            "admm",
+        ]
+    )
     out = capsys.readouterr().out
     assert "certified by" in out and "tr ΠKΠ ≤" in out
     assert code == (0 if "admm: optimal" in out or "locally_solved" in out else 1)

@@ -38,8 +38,9 @@ def iterations():
 
 
 @pytest.mark.parametrize("history_dtype", [np.float64, np.float32])
-def test_history_in_either_precision_reaches_a_double_precision_fixed_point(iterations,
-                                                                            history_dtype):
+def test_history_in_either_precision_reaches_a_double_precision_fixed_point(
+    iterations, history_dtype
+):
     assert iterations[history_dtype] is not None
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import make_npkl, traced_peak, two_class_npkl
+
 from kernelsdp.errors import UnsupportedProblemError
+from kernelsdp.formulations import LOSSES
 from kernelsdp.result import Termination
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.burer_monteiro import loss_derivative
-from kernelsdp.formulations import LOSSES
 from kernelsdp.tolerances import ADMM_GAP_TOL
 from kernelsdp.verify import certify, verify
 
@@ -54,6 +54,7 @@ def test_nonsmooth_losses_are_refused_with_the_reason(iris_small, loss):
 def test_the_hessian_is_the_derivative_of_the_gradient():
     z, T, C = np.linspace(-2, 2, 9), np.array([1.0, -1.0] * 4 + [1.0]), 0.7
     from kernelsdp.solvers.burer_monteiro import loss_curvature
+
     for loss in ("l2", "squared-hinge"):
         fd = (loss_derivative(loss, z + 1e-7, T, C) - loss_derivative(loss, z - 1e-7, T, C)) / 2e-7
         keep = np.abs(1 - T * z) > 1e-3  # away from the squared hinge's kink
@@ -74,7 +75,9 @@ def test_the_solvers_euclidean_hessian_is_the_derivative_of_its_gradient(iris_sm
         V = rng.standard_normal(problem.manifold.random_point().shape)
         D = rng.standard_normal(V.shape)
         h = 1e-6
-        fd = (problem.euclidean_gradient(V + h * D) - problem.euclidean_gradient(V - h * D)) / (2 * h)
+        fd = (problem.euclidean_gradient(V + h * D) - problem.euclidean_gradient(V - h * D)) / (
+            2 * h
+        )
         H = problem.euclidean_hessian(V, D)
         assert np.linalg.norm(H - fd) <= 1e-4 * max(1.0, np.linalg.norm(fd)), loss
 
@@ -84,6 +87,7 @@ def test_memory_estimate_holds_the_measured_peak():
     over the first trust-region iterations at n = 2,000, and not far above it."""
     from kernelsdp.formulations import NPKL
     from kernelsdp.solvers import get_solver
+
     f = two_class_npkl(2000, 1.2, "squared-hinge", "trace", B=2000.0)
     s = get_solver(NPKL, "burer-monteiro")
     r, peak = traced_peak(lambda: solve(f, "burer-monteiro", time_limit=2.0))

@@ -8,24 +8,30 @@ import cvxpy as cp
 import networkx as nx
 import numpy as np
 import pytest
+from conftest import make_npkl
 
 from kernelsdp import tolerances as tol
 from kernelsdp.certificate import conic_certificate
 from kernelsdp.certificate.bounds import trace_bounds
 from kernelsdp.data.datasets import hyperplane_transformed
-from kernelsdp.data.sdp_instances import (conformance_instances, lovasz_theta, maxcut_sdp,
-                                          theta_value)
+from kernelsdp.data.sdp_instances import (
+    conformance_instances,
+    lovasz_theta,
+    maxcut_sdp,
+    theta_value,
+)
 from kernelsdp.formulations import KA, MWCTLA, StQP
 from kernelsdp.formulations.cvxpy_problem import CvxpyProblem
 from kernelsdp.solvers import generic_solvers, solve
 from kernelsdp.verify import certify, verify
 
-from conftest import make_npkl
-
 #: what each kind of solver is held to here: interior point at the certify bar, SCS (first
 #: order, eps 1e-7) at its own named tolerance
-CONFORMANCE_TOL = {"clarabel": tol.CERTIFY_TOL, "mosek": tol.CERTIFY_TOL,
-                   "scs": tol.KKT_TOL_FIRST_ORDER}
+CONFORMANCE_TOL = {
+    "clarabel": tol.CERTIFY_TOL,
+    "mosek": tol.CERTIFY_TOL,
+    "scs": tol.KKT_TOL_FIRST_ORDER,
+}
 SOLVERS = [s.name for s in generic_solvers() if s.availability()[0]]
 INSTANCES = conformance_instances()
 
@@ -37,8 +43,12 @@ def test_accurate_answers_pass_with_the_known_optimum_inside(solver, inst):
     rep = verify(inst.problem, [solver], tol_=t)
     c = rep.checks[0]
     assert c.passed, (c.verdict, c.residuals, c.note)
-    assert c.kind == {"optimal": "optimality", "infeasible": "infeasibility",
-                      "unbounded": "unboundedness"}[inst.expect]
+    assert (
+        c.kind
+        == {"optimal": "optimality", "infeasible": "infeasibility", "unbounded": "unboundedness"}[
+            inst.expect
+        ]
+    )
     if inst.optimum is not None:
         scale = 1 + abs(inst.optimum)
         assert c.lower - t * scale <= inst.optimum <= c.upper + t * scale, (c.lower, c.upper)
@@ -64,13 +74,14 @@ def test_each_term_fails_on_a_perturbed_answer():
     assert conic_certificate(sol, t).passed
     zero, psd = _rows(form, "zero")[0], _rows(form, "psd")[0]
     diag = psd.start + psd.diagonal_rows()
-    col_of = {r: form.A[r].indices[0] for r in diag}      # the psd block picks X's entries
+    col_of = {r: form.A[r].indices[0] for r in diag}  # the psd block picks X's entries
     bump = np.zeros_like(x)
     bump[form.A[zero.start].indices[0]] = 1e-2
     cases = {
         "primal_equalities": sol.replace_point(x=x + bump),
-        "primal_cones": sol.replace_point(x=x - 1e-2 * np.isin(np.arange(x.size),
-                                                                list(col_of.values()))),
+        "primal_cones": sol.replace_point(
+            x=x - 1e-2 * np.isin(np.arange(x.size), list(col_of.values()))
+        ),
         "stationarity": sol.replace_point(y=y + 1e-2 * (np.arange(y.size) == zero.start)),
         "dual_cones": sol.replace_point(y=y - 1e-1 * np.isin(np.arange(y.size), diag)),
         "duality_gap": sol.replace_point(y=1.05 * y),
@@ -141,8 +152,10 @@ def test_the_three_wrong_answers_fail():
 
 
 def test_trace_bounds_are_read_off_the_model(iris_small):
-    for problem, expect in ((lovasz_theta(nx.cycle_graph(5)), 1.0),
-                            (maxcut_sdp(nx.cycle_graph(5)), 5.0)):
+    for problem, expect in (
+        (lovasz_theta(nx.cycle_graph(5)), 1.0),
+        (maxcut_sdp(nx.cycle_graph(5)), 5.0),
+    ):
         form = _clarabel(problem).form
         assert list(trace_bounds(form).values()) == [pytest.approx(expect)]
     f = make_npkl(iris_small, "hinge", "trace", B=24.0)
@@ -151,7 +164,9 @@ def test_trace_bounds_are_read_off_the_model(iris_small):
     generic = conic_certificate(r.canonical, tol.KKT_TOL_INTERIOR_POINT)
     own = certify(f, r)
     assert generic.passed and generic.rigorous and own.passed and own.rigorous
-    assert abs(generic.lower - own.lower) <= 1e-6 * (1 + abs(own.lower))  # two certificates, one bound
+    assert abs(generic.lower - own.lower) <= 1e-6 * (
+        1 + abs(own.lower)
+    )  # two certificates, one bound
 
 
 def test_maximize_and_explicit_slacks_follow_cvxpy_sign_conventions():
@@ -164,7 +179,9 @@ def test_maximize_and_explicit_slacks_follow_cvxpy_sign_conventions():
     s = cp.Variable(9, nonneg=True)
     slack = verify(cp.Problem(cp.Maximize(c @ x), [A @ x + s == b]), ["clarabel"]).checks[0]
     assert plain.passed and negated.passed and slack.passed and plain.kind == "optimality"
-    assert plain.lower == pytest.approx(-negated.upper) and plain.upper == pytest.approx(-negated.lower)
+    assert plain.lower == pytest.approx(-negated.upper) and plain.upper == pytest.approx(
+        -negated.lower
+    )
     assert slack.lower == pytest.approx(plain.lower, rel=1e-7)
 
 
@@ -179,6 +196,7 @@ def test_a_stop_at_a_limit_is_never_reported_optimal(iris_small):
     """Issue #13's case: SCS stopped after one iteration came back 'almost optimal', ok=True,
     objective −421 against the true 4.46.  Its status now comes from its certificate."""
     from kernelsdp.result import PointStatus, Termination
+
     f = make_npkl(iris_small, "hinge", "frobenius")
     r = solve(f, "scs", max_iter=1)
     assert r.termination is Termination.ITERATION_LIMIT and not r.ok
@@ -191,6 +209,7 @@ def test_exp_and_power_cone_distances_bound_the_true_distance():
     """The closed-form distances (no solver inside a certificate) are upper bounds on the
     Euclidean distance CVXPY's projection finds, and 0 inside the cone."""
     from kernelsdp.certificate.cones import exp_distance, pow_distance
+
     rng = np.random.default_rng(0)
     for v in rng.standard_normal((8, 3)):
         true = cp.constraints.ExpCone(*map(cp.Constant, v)).residual

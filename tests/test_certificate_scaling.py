@@ -34,15 +34,24 @@ def _verdict(cert) -> tuple:
 
 def _scaled_results(f, result, t: float):
     """The result of f with its objective × t: multipliers × t, the kernel unchanged."""
-    duals = {k: (np.asarray(v) * t if isinstance(v, (float, int, np.ndarray)) else v)
-             for k, v in result.duals.items()}
+    duals = {
+        k: (np.asarray(v) * t if isinstance(v, (float, int, np.ndarray)) else v)
+        for k, v in result.duals.items()
+    }
     obj = None if result.objective is None else result.objective * t
     return replace(result, duals=duals, objective=obj, canonical=None)
 
 
-@pytest.mark.parametrize("loss,capacity", [("linear", "frobenius"), ("hinge", "trace"),
-                                           ("squared-hinge", "frobenius"), ("l2", "trace"),
-                                           ("l1", "trace")])
+@pytest.mark.parametrize(
+    "loss,capacity",
+    [
+        ("linear", "frobenius"),
+        ("hinge", "trace"),
+        ("squared-hinge", "frobenius"),
+        ("l2", "trace"),
+        ("l1", "trace"),
+    ],
+)
 @pytest.mark.parametrize("solver", ["default", "clarabel"])
 def test_npkl_verdicts_do_not_change_with_the_objective_scale(iris_small, loss, capacity, solver):
     f = make_npkl(iris_small, loss, capacity)
@@ -59,8 +68,10 @@ def test_spectral_metric_stqp_and_mwc_verdicts_do_not_change_with_scale():
     for solver in ("clarabel", "spectral-metric-closed-form"):
         f = SpectralMetric(d=d, c=1.0, nonneg=True)
         r = solve(f, solver)
-        got = {_verdict(certify(SpectralMetric(d=d * t, c=1.0, nonneg=True),
-                                _scaled_results(f, r, t))) for t in SCALES}
+        got = {
+            _verdict(certify(SpectralMetric(d=d * t, c=1.0, nonneg=True), _scaled_results(f, r, t)))
+            for t in SCALES
+        }
         assert len(got) == 1, (solver, got)
     Q = np.random.default_rng(0).standard_normal((6, 6))
     for solver in ("exact", "local"):
@@ -84,16 +95,22 @@ def _scaled_solution(sol, t: float, rows: bool):
     return replace(sol, form=new, y=None if sol.y is None else sol.y * t)
 
 
-@pytest.mark.parametrize("make", [lambda: lovasz_theta(nx.cycle_graph(7)),
-                                  lambda: maxcut_sdp(nx.petersen_graph()),
-                                  lambda: theta_sdpa(nx.cycle_graph(9)).to_cvxpy()],
-                         ids=["theta", "maxcut", "theta-sdpa"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: lovasz_theta(nx.cycle_graph(7)),
+        lambda: maxcut_sdp(nx.petersen_graph()),
+        lambda: theta_sdpa(nx.cycle_graph(9)).to_cvxpy(),
+    ],
+    ids=["theta", "maxcut", "theta-sdpa"],
+)
 @pytest.mark.parametrize("solver", ["CLARABEL", "SCS"])
 @pytest.mark.parametrize("rows", [False, True], ids=["objective", "rows"])
 def test_generic_conic_verdicts_do_not_change_with_scale(make, solver, rows):
     sol = solve_canonical(make(), solver)
-    got = {_verdict(conic_certificate(_scaled_solution(sol, t, rows), tol.CERTIFY_TOL))
-           for t in SCALES}
+    got = {
+        _verdict(conic_certificate(_scaled_solution(sol, t, rows), tol.CERTIFY_TOL)) for t in SCALES
+    }
     assert len(got) == 1, got
 
 
@@ -109,6 +126,7 @@ def test_npkl_lower_end_above_the_verified_sizes_is_probable_never_proof(iris_sm
     """Above the sizes a verified λ_min reaches, NPKL's lower end comes from a randomised
     Lanczos bound: labelled 'probable' with its failure probability, never 'proof'."""
     import kernelsdp.formulations.npkl_proof as proof
+
     f = make_npkl(iris_small, "hinge", "trace")
     r = solve(f, "clarabel")
     assert certify(f, r).lower_label == "proof"

@@ -29,6 +29,7 @@ def test_solvers_json_lists_every_formulation(capsys):
     """The table is the registry's: every formulation, its solvers in the registry's order."""
     from kernelsdp.formulations import FORMULATIONS
     from kernelsdp.solvers import KINDS, solvers_for
+
     code, out, _ = run(capsys, "solvers", "--json")
     rows = json.loads(out)
     assert code == 0
@@ -70,7 +71,7 @@ def test_max_iter_help_says_what_each_solver_counts(capsys, monkeypatch):
         main(["solve", "npkl", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     i = text.index("--max-iter INT", text.index("solver options"))
-    help_ = text[i:text.index(" --", i + 10)]
+    help_ = text[i : text.index(" --", i + 10)]
     meanings = {seg.rsplit("[", 1)[-1]: seg for seg in help_.split("]; ")}
     assert "ARPACK" in meanings["npkl-closed-form"]
     clarabel = next(seg for names, seg in meanings.items() if "clarabel" in names)
@@ -79,11 +80,13 @@ def test_max_iter_help_says_what_each_solver_counts(capsys, monkeypatch):
 
 def test_version(capsys):
     from importlib.metadata import version
+
     with pytest.raises(SystemExit) as e:
         main(["--version"])
     assert e.value.code == 0
     assert capsys.readouterr().out.strip() == f"kernelsdp {version('kernelsdp')}"
     import kernelsdp
+
     assert kernelsdp.__version__ == version("kernelsdp")
 
 
@@ -92,12 +95,15 @@ def test_the_package_imports_lazily_and_keeps_its_names():
     the function even after the kernelsdp.verify package has been imported."""
     import subprocess
     import sys
-    code = ("import sys, types, kernelsdp\n"
-            "assert 'cvxpy' not in sys.modules and 'numpy' not in sys.modules\n"
-            "import kernelsdp.verify.report\n"
-            "from kernelsdp import NPKL, verify\n"
-            "assert callable(verify) and not isinstance(verify, types.ModuleType)\n"
-            "assert kernelsdp.verify is verify and NPKL.name == 'npkl'\n")
+
+    code = (
+        "import sys, types, kernelsdp\n"
+        "assert 'cvxpy' not in sys.modules and 'numpy' not in sys.modules\n"
+        "import kernelsdp.verify.report\n"
+        "from kernelsdp import NPKL, verify\n"
+        "assert callable(verify) and not isinstance(verify, types.ModuleType)\n"
+        "assert kernelsdp.verify is verify and NPKL.name == 'npkl'\n"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -122,8 +128,12 @@ def test_a_reader_that_stops_early_gets_no_traceback():
     """A real pipe whose reader is gone before the first write (`| head -0`)."""
     import subprocess
     import sys
-    p = subprocess.Popen([sys.executable, "-m", "kernelsdp.cli", "solvers", "--json"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    p = subprocess.Popen(
+        [sys.executable, "-m", "kernelsdp.cli", "solvers", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     p.stdout.close()
     err = p.stderr.read()
     assert p.wait() == 141 and err == b""
@@ -131,20 +141,34 @@ def test_a_reader_that_stops_early_gets_no_traceback():
 
 def test_a_memory_refusal_names_the_solvers_that_fit(capsys, monkeypatch):
     """npkl l2/frobenius on wine: Clarabel's scaling block does not fit; SCS does."""
-    code, _, err = run(capsys, "solve", "npkl", "--loss", "l2", "--capacity", "frobenius",
-                       "--dataset", "wine", "--solver", "clarabel")
+    code, _, err = run(
+        capsys,
+        "solve",
+        "npkl",
+        "--loss",
+        "l2",
+        "--capacity",
+        "frobenius",
+        "--dataset",
+        "wine",
+        "--solver",
+        "clarabel",
+    )
     assert code == 2 and len(err.strip().splitlines()) == 1 and "GiB" in err
     assert "--solver scs" in err and "clarabel (" not in err
 
 
-@pytest.mark.parametrize("family, extra", [
-    ("stqp", ["--n-points", "40", "--n-examples", "4", "--example-size", "12"]),
-    ("ncut-mkl", ["--n-points", "40", "--n-examples", "4", "--example-size", "12"]),
-    ("spectral-metric", ["--n-points", "40"]),
-    ("mwc-tla", ["--n-points", "40", "--ramps", "3"]),
-    ("nc-tla", ["--n-points", "30", "--ramps", "2"]),
-    ("lmtl", ["--n-points", "30", "--ramps", "2", "--max-iter", "200"]),
-])
+@pytest.mark.parametrize(
+    "family, extra",
+    [
+        ("stqp", ["--n-points", "40", "--n-examples", "4", "--example-size", "12"]),
+        ("ncut-mkl", ["--n-points", "40", "--n-examples", "4", "--example-size", "12"]),
+        ("spectral-metric", ["--n-points", "40"]),
+        ("mwc-tla", ["--n-points", "40", "--ramps", "3"]),
+        ("nc-tla", ["--n-points", "30", "--ramps", "2"]),
+        ("lmtl", ["--n-points", "30", "--ramps", "2", "--max-iter", "200"]),
+    ],
+)
 def test_every_family_with_points_builds_from_a_bundled_data_set(capsys, family, extra):
     code, out, err = run(capsys, "solve", family, "--dataset", "iris", *extra, "--json")
     d = json.loads(out)
@@ -154,9 +178,22 @@ def test_every_family_with_points_builds_from_a_bundled_data_set(capsys, family,
 
 def test_solve_json_and_out(capsys, files):
     out_file = files / "K.npz"
-    code, out, _ = run(capsys, "solve", "simple-npkl", "--solver", "npkl-closed-form", "--json",
-                       "--laplacian", str(files / "L.npz"), "--pairs", str(files / "pairs.csv"),
-                       "--B", "24", "--out", str(out_file))
+    code, out, _ = run(
+        capsys,
+        "solve",
+        "simple-npkl",
+        "--solver",
+        "npkl-closed-form",
+        "--json",
+        "--laplacian",
+        str(files / "L.npz"),
+        "--pairs",
+        str(files / "pairs.csv"),
+        "--B",
+        "24",
+        "--out",
+        str(out_file),
+    )
     d = json.loads(out)
     assert code == 0
     assert {"formulation", "solver", "status", "objective", "solve_time_s", "iterations"} <= set(d)
@@ -169,10 +206,26 @@ def test_solve_json_and_out(capsys, files):
 
 def test_problem_npz_and_verify(capsys, tmp_path, iris_small):
     L, pairs, _ = iris_small
-    np.savez(tmp_path / "p.npz", L=L.toarray(), pairs=np.column_stack([pairs.i, pairs.j]),
-             labels=pairs.t, C=1.0, B=24.0)
-    code, out, _ = run(capsys, "verify", "npkl", "--problem", str(tmp_path / "p.npz"),
-                       "--loss", "squared-hinge", "--solvers", "clarabel,saddle-point", "--json")
+    np.savez(
+        tmp_path / "p.npz",
+        L=L.toarray(),
+        pairs=np.column_stack([pairs.i, pairs.j]),
+        labels=pairs.t,
+        C=1.0,
+        B=24.0,
+    )
+    code, out, _ = run(
+        capsys,
+        "verify",
+        "npkl",
+        "--problem",
+        str(tmp_path / "p.npz"),
+        "--loss",
+        "squared-hinge",
+        "--solvers",
+        "clarabel,saddle-point",
+        "--json",
+    )
     d = json.loads(out)
     assert code == 0 and d["passed"] and len(d["solvers"]) == 2
     s0 = d["solvers"][0]
@@ -181,8 +234,15 @@ def test_problem_npz_and_verify(capsys, tmp_path, iris_small):
 
 
 def test_dataset_input_text_output(capsys):
-    code, out, _ = run(capsys, "verify", "simple-npkl", "--dataset", "soybean",
-                       "--solvers", "clarabel,npkl-closed-form")
+    code, out, _ = run(
+        capsys,
+        "verify",
+        "simple-npkl",
+        "--dataset",
+        "soybean",
+        "--solvers",
+        "clarabel,npkl-closed-form",
+    )
     assert code == 0 and "verify: PASSED" in out
 
 
@@ -203,26 +263,38 @@ def _bad(tmp_path, name, L=None, rows=None):
 GOOD_L = np.array([[1.0, -0.5, 0], [-0.5, 1.0, 0], [0, 0, 1.0]])
 
 
-@pytest.mark.parametrize("case, L, rows, extra, needle", [
-    ("asym", np.array([[1.0, 0.2, 0], [0.0, 1, 0], [0, 0, 1]]), ["0,1,1"], [], "symmetric"),
-    ("nonsquare", np.ones((3, 2)), ["0,1,1"], [], "square"),
-    ("nan", np.array([[1.0, np.nan, 0], [np.nan, 1, 0], [0, 0, 1]]), ["0,1,1"], [], "NaN"),
-    ("self", GOOD_L, ["1,1,1"], [], "itself"),
-    ("range", GOOD_L, ["0,7,1"], [], "out of range"),
-    ("label", GOOD_L, ["0,1,2"], [], "label"),
-    ("both", GOOD_L, ["0,1,1", "1,0,-1"], [], "both"),
-    ("C", GOOD_L, ["0,1,1"], ["--C", "0"], "'C'"),
-    ("Cneg", GOOD_L, ["0,1,1"], ["--C", "-1"], "'C'"),
-    ("B", GOOD_L, ["0,1,1"], ["--B", "0"], "'B'"),
-    ("solver", GOOD_L, ["0,1,1"], ["--solver", "sedumi"], "unknown solver"),
-    ("unsupported", GOOD_L, ["0,1,1"], ["--solver", "saddle-point"], "cannot solve"),
-])
-def test_bad_input_is_one_line_exit_2_nothing_written(capsys, tmp_path, case, L, rows, extra,
-                                                       needle):
+@pytest.mark.parametrize(
+    "case, L, rows, extra, needle",
+    [
+        ("asym", np.array([[1.0, 0.2, 0], [0.0, 1, 0], [0, 0, 1]]), ["0,1,1"], [], "symmetric"),
+        ("nonsquare", np.ones((3, 2)), ["0,1,1"], [], "square"),
+        ("nan", np.array([[1.0, np.nan, 0], [np.nan, 1, 0], [0, 0, 1]]), ["0,1,1"], [], "NaN"),
+        ("self", GOOD_L, ["1,1,1"], [], "itself"),
+        ("range", GOOD_L, ["0,7,1"], [], "out of range"),
+        ("label", GOOD_L, ["0,1,2"], [], "label"),
+        ("both", GOOD_L, ["0,1,1", "1,0,-1"], [], "both"),
+        ("C", GOOD_L, ["0,1,1"], ["--C", "0"], "'C'"),
+        ("Cneg", GOOD_L, ["0,1,1"], ["--C", "-1"], "'C'"),
+        ("B", GOOD_L, ["0,1,1"], ["--B", "0"], "'B'"),
+        ("solver", GOOD_L, ["0,1,1"], ["--solver", "sedumi"], "unknown solver"),
+        ("unsupported", GOOD_L, ["0,1,1"], ["--solver", "saddle-point"], "cannot solve"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_nothing_written(
+    capsys, tmp_path, case, L, rows, extra, needle
+):
     _bad(tmp_path, case, L, rows)
     out_file = tmp_path / "out.npz"
-    argv = ["solve", "npkl", "--laplacian", str(tmp_path / f"{case}.npz"),
-            "--pairs", str(tmp_path / f"{case}.csv"), "--out", str(out_file)]
+    argv = [
+        "solve",
+        "npkl",
+        "--laplacian",
+        str(tmp_path / f"{case}.npz"),
+        "--pairs",
+        str(tmp_path / f"{case}.csv"),
+        "--out",
+        str(out_file),
+    ]
     if "--solver" not in extra:
         argv += ["--solver", "npkl-closed-form"]
     code, out, err = run(capsys, *argv, *extra)
@@ -235,25 +307,53 @@ def test_bad_input_is_one_line_exit_2_nothing_written(capsys, tmp_path, case, L,
 
 def test_unknown_loss_is_one_line(capsys, files):
     with pytest.raises(SystemExit) as e:
-        main(["solve", "npkl", "--laplacian", str(files / "L.npz"), "--pairs",
-              str(files / "pairs.csv"), "--loss", "logistic"])
+        main(
+            [
+                "solve",
+                "npkl",
+                "--laplacian",
+                str(files / "L.npz"),
+                "--pairs",
+                str(files / "pairs.csv"),
+                "--loss",
+                "logistic",
+            ]
+        )
     err = capsys.readouterr().err.strip().splitlines()
     assert e.value.code == 2 and len(err) == 1 and "logistic" in err[0]
 
 
 def test_missing_file_is_one_line(capsys, tmp_path):
-    code, _, err = run(capsys, "solve", "npkl", "--laplacian", str(tmp_path / "nope.npz"),
-                       "--pairs", str(tmp_path / "nope.csv"))
+    code, _, err = run(
+        capsys,
+        "solve",
+        "npkl",
+        "--laplacian",
+        str(tmp_path / "nope.npz"),
+        "--pairs",
+        str(tmp_path / "nope.csv"),
+    )
     assert code == 2 and len(err.strip().splitlines()) == 1 and "nope.npz" in err
 
 
 def test_unlicensed_mosek_is_exit_2(capsys, files, monkeypatch):
-    monkeypatch.setattr(conic, "_mosek_licence",
-                        lambda: (False, "installed but not usable (licence): license file "
-                                        "not found"))
+    monkeypatch.setattr(
+        conic,
+        "_mosek_licence",
+        lambda: (False, "installed but not usable (licence): license file not found"),
+    )
     monkeypatch.setattr(conic.cp, "installed_solvers", lambda: ["CLARABEL", "SCS", "MOSEK"])
-    code, out, err = run(capsys, "solve", "npkl", "--solver", "mosek", "--laplacian",
-                         str(files / "L.npz"), "--pairs", str(files / "pairs.csv"))
+    code, out, err = run(
+        capsys,
+        "solve",
+        "npkl",
+        "--solver",
+        "mosek",
+        "--laplacian",
+        str(files / "L.npz"),
+        "--pairs",
+        str(files / "pairs.csv"),
+    )
     assert code == 2 and "licence" in err and len(err.strip().splitlines()) == 1
     code, out, _ = run(capsys, "solvers", "--json")
     mosek = [r for r in json.loads(out) if r["solver"] == "mosek"]
@@ -264,11 +364,13 @@ def test_unlicensed_mosek_probe_does_not_crash(monkeypatch):
     """A real probe: with a fake mosek module whose Env raises, the probe reports the reason."""
     import sys
     import types
+
     fake = types.ModuleType("mosek")
 
     class Env:
         def __init__(self):
             raise RuntimeError("rescode.err_missing_license_file(1008): License cannot be located.")
+
     fake.Env = Env
     monkeypatch.setitem(sys.modules, "mosek", fake)
     conic._mosek_licence.cache_clear()
@@ -282,35 +384,54 @@ def test_unlicensed_mosek_probe_does_not_crash(monkeypatch):
 def test_corrupt_input_files_are_one_line(capsys, tmp_path):
     (tmp_path / "junk.npz").write_text("not an archive")
     (tmp_path / "p.csv").write_text("i,j,label\n0,1,1\n")
-    for argv in (["--problem", str(tmp_path / "junk.npz")],
-                 ["--laplacian", str(tmp_path / "junk.npz"), "--pairs", str(tmp_path / "p.csv")]):
+    for argv in (
+        ["--problem", str(tmp_path / "junk.npz")],
+        ["--laplacian", str(tmp_path / "junk.npz"), "--pairs", str(tmp_path / "p.csv")],
+    ):
         code, _, err = run(capsys, "solve", "npkl", *argv)
         assert code == 2 and len(err.strip().splitlines()) == 1 and "junk.npz" in err
 
 
 def test_bad_pairs_header_is_one_line(capsys, files):
     (files / "bad.csv").write_text("a,b,c\n0,1,1\n")
-    code, _, err = run(capsys, "solve", "npkl", "--laplacian", str(files / "L.npz"),
-                       "--pairs", str(files / "bad.csv"))
+    code, _, err = run(
+        capsys,
+        "solve",
+        "npkl",
+        "--laplacian",
+        str(files / "L.npz"),
+        "--pairs",
+        str(files / "bad.csv"),
+    )
     assert code == 2 and "header" in err and len(err.strip().splitlines()) == 1
 
 
 def test_stqp_cli(capsys, tmp_path):
     np.savez(tmp_path / "q.npz", Q=np.array([[1.0, -1.0, 0.0], [-1.0, 2.0, 0.5], [0.0, 0.5, -0.5]]))
-    code, out, _ = run(capsys, "verify", "stqp", "--problem", str(tmp_path / "q.npz"),
-                       "--solvers", "clarabel,exact,local", "--json")
+    code, out, _ = run(
+        capsys,
+        "verify",
+        "stqp",
+        "--problem",
+        str(tmp_path / "q.npz"),
+        "--solvers",
+        "clarabel,exact,local",
+        "--json",
+    )
     d = json.loads(out)
     assert code == 0 and d["passed"]
     # Theorem 2 (d <= 3): the rounded point is the exact optimum, and SDP₁ is exact (d <= 4:
     # DNN = CP), so the relaxation's answer is certified by its own proven bound
     clar = next(c for c in d["solvers"] if c["solver"] == "clarabel")
     assert clar["passed"] and "SDP1 bound" in clar["note"] and clar["rigorous"]
-    code, out, err = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "q.npz"),
-                         "--solver", "exact", "--json")
+    code, out, err = run(
+        capsys, "solve", "stqp", "--problem", str(tmp_path / "q.npz"), "--solver", "exact", "--json"
+    )
     assert code == 0 and np.isclose(sum(json.loads(out)["alpha"]), 1.0)
     np.savez(tmp_path / "big.npz", Q=np.eye(20))
-    code, _, err = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "big.npz"),
-                       "--solver", "exact")
+    code, _, err = run(
+        capsys, "solve", "stqp", "--problem", str(tmp_path / "big.npz"), "--solver", "exact"
+    )
     assert code == 2 and "d <= 16" in err and len(err.strip().splitlines()) == 1
     code, out, _ = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "big.npz"), "--json")
     assert code == 0 and json.loads(out)["solver"] == "local"  # the default skips the oracle
@@ -321,24 +442,55 @@ def test_spectral_metric_cli(capsys, tmp_path):
     pairs = np.array([[0, 1], [2, 3], [5, 60], [70, 71]])
     labels = np.array([1, 1, -1, 1])
     np.savez(tmp_path / "s.npz", X=X, pairs=pairs, labels=labels)
-    code, out, _ = run(capsys, "verify", "spectral-metric", "--problem", str(tmp_path / "s.npz"),
-                       "--solvers", "clarabel,spectral-metric-closed-form", "--n-landmarks", "40", "--json")
+    code, out, _ = run(
+        capsys,
+        "verify",
+        "spectral-metric",
+        "--problem",
+        str(tmp_path / "s.npz"),
+        "--solvers",
+        "clarabel,spectral-metric-closed-form",
+        "--n-landmarks",
+        "40",
+        "--json",
+    )
     d = json.loads(out)
     assert code == 0 and d["passed"] and d["problem"]["formulation"] == "spectral-metric"
 
 
 def load_iris_small():
     from kernelsdp.data import load
+
     X, y = load("iris")
     return X[:100], y[:100]
 
 
 def test_active_points_reduce_the_pairs(capsys):
-    code, out, _ = run(capsys, "solve", "simple-npkl", "--dataset", "iris", "--solver",
-                       "npkl-closed-form", "--json")
+    code, out, _ = run(
+        capsys,
+        "solve",
+        "simple-npkl",
+        "--dataset",
+        "iris",
+        "--solver",
+        "npkl-closed-form",
+        "--json",
+    )
     full = json.loads(out)["problem"]["m"]
-    code, out, _ = run(capsys, "solve", "simple-npkl", "--dataset", "iris", "--solver",
-                       "saddle-point", "--loss", "squared-hinge", "--active-points", "10", "--json")
+    code, out, _ = run(
+        capsys,
+        "solve",
+        "simple-npkl",
+        "--dataset",
+        "iris",
+        "--solver",
+        "saddle-point",
+        "--loss",
+        "squared-hinge",
+        "--active-points",
+        "10",
+        "--json",
+    )
     d = json.loads(out)
     assert code == 0 and 0 < d["problem"]["m"] < full and d["status"] == "optimal"
     code, _, err = run(capsys, "solve", "simple-npkl", "--dataset", "iris", "--active-points", "0")
@@ -347,20 +499,49 @@ def test_active_points_reduce_the_pairs(capsys):
 
 def test_tla_cli(capsys, tmp_path):
     from kernelsdp.data.datasets import hyperplane_transformed
+
     X, y = hyperplane_transformed(80, "logarithmic", seed=0)
     np.savez(tmp_path / "t.npz", X=X, y=y)
-    code, out, _ = run(capsys, "verify", "mwc-tla", "--problem", str(tmp_path / "t.npz"),
-                       "--solvers", "clarabel,mwc-tla-top-eigenvector", "--ramps", "6", "--json")
+    code, out, _ = run(
+        capsys,
+        "verify",
+        "mwc-tla",
+        "--problem",
+        str(tmp_path / "t.npz"),
+        "--solvers",
+        "clarabel,mwc-tla-top-eigenvector",
+        "--ramps",
+        "6",
+        "--json",
+    )
     d = json.loads(out)
     assert code == 0 and d["passed"] and d["problem"]["J"] == 6
-    code, out, _ = run(capsys, "solve", "mwc-tla", "--problem", str(tmp_path / "t.npz"),
-                       "--tightened", "--solver", "clarabel", "--json")
+    code, out, _ = run(
+        capsys,
+        "solve",
+        "mwc-tla",
+        "--problem",
+        str(tmp_path / "t.npz"),
+        "--tightened",
+        "--solver",
+        "clarabel",
+        "--json",
+    )
     assert code == 0 and json.loads(out)["info"]["monotone"] is True
-    code, _, err = run(capsys, "solve", "mwc-tla", "--problem", str(tmp_path / "t.npz"),
-                       "--tightened", "--solver", "mwc-tla-top-eigenvector")
+    code, _, err = run(
+        capsys,
+        "solve",
+        "mwc-tla",
+        "--problem",
+        str(tmp_path / "t.npz"),
+        "--tightened",
+        "--solver",
+        "mwc-tla-top-eigenvector",
+    )
     assert code == 2 and "untightened" in err
-    code, _, err = run(capsys, "solve", "mwc-tla", "--problem", str(tmp_path / "t.npz"),
-                       "--ramps", "0")
+    code, _, err = run(
+        capsys, "solve", "mwc-tla", "--problem", str(tmp_path / "t.npz"), "--ramps", "0"
+    )
     assert code == 2 and "'ramps'" in err and len(err.strip().splitlines()) == 1
 
 
@@ -368,13 +549,36 @@ def test_newcomer_papercuts(capsys, tmp_path, files):
     """Issue #12's list: a warning is one line; --out keeps the umask; no pickle hint leaks;
     a missing Laplacian names both ways to give it; --C -1 names NPKL; reproduce lists papers."""
     import os
-    code, out, err = run(capsys, "solve", "npkl", "--dataset", "iris", "--n-points", "20",
-                         "--loss", "hinge", "--capacity", "none", "--solver", "clarabel")
+
+    code, out, err = run(
+        capsys,
+        "solve",
+        "npkl",
+        "--dataset",
+        "iris",
+        "--n-points",
+        "20",
+        "--loss",
+        "hinge",
+        "--capacity",
+        "none",
+        "--solver",
+        "clarabel",
+    )
     assert "kernelsdp: warning: NPKL with hinge loss" in err and "warnings.warn" not in err
     old = os.umask(0o022)
     try:
-        code, _, _ = run(capsys, "solve", "simple-npkl", "--laplacian", str(files / "L.npz"),
-                         "--pairs", str(files / "pairs.csv"), "--out", str(tmp_path / "K.npz"))
+        code, _, _ = run(
+            capsys,
+            "solve",
+            "simple-npkl",
+            "--laplacian",
+            str(files / "L.npz"),
+            "--pairs",
+            str(files / "pairs.csv"),
+            "--out",
+            str(tmp_path / "K.npz"),
+        )
     finally:
         os.umask(old)
     assert code == 0 and (os.stat(tmp_path / "K.npz").st_mode & 0o777) == 0o644
@@ -393,8 +597,20 @@ def test_newcomer_papercuts(capsys, tmp_path, files):
 
 def test_solver_option_flags_come_from_the_declarations(capsys, tmp_path):
     """Every option flag reaches its solver or is refused (exit 2): none is dropped."""
-    base = ["solve", "npkl", "--dataset", "iris", "--n-points", "30", "--loss", "hinge",
-            "--capacity", "trace", "--B", "30"]
+    base = [
+        "solve",
+        "npkl",
+        "--dataset",
+        "iris",
+        "--n-points",
+        "30",
+        "--loss",
+        "hinge",
+        "--capacity",
+        "trace",
+        "--B",
+        "30",
+    ]
     code, _, err = run(capsys, *base, "--solver", "clarabel", "--rank", "3")
     assert code == 2 and "'rank' option is not an option of clarabel" in err
     code, out, _ = run(capsys, *base, "--rank", "3", "--json")  # the default solver: admm
@@ -405,15 +621,35 @@ def test_solver_option_flags_come_from_the_declarations(capsys, tmp_path):
     code, _, err = run(capsys, *base, "--solver", "admm", "--tol", "-1")
     assert code == 2 and "'tol' option of admm must be a float in the range (0, inf)" in err
     np.savez(tmp_path / "q.npz", Q=np.eye(3))
-    code, out, _ = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "q.npz"),
-                       "--solver", "local", "--starts", "3", "--json")
+    code, out, _ = run(
+        capsys,
+        "solve",
+        "stqp",
+        "--problem",
+        str(tmp_path / "q.npz"),
+        "--solver",
+        "local",
+        "--starts",
+        "3",
+        "--json",
+    )
     assert code == 0 and json.loads(out)["solver"] == "local"
 
 
 def test_relaxation_is_a_cli_parameter(capsys, tmp_path):
     np.savez(tmp_path / "q.npz", Q=np.array([[1.0, -1.0, 0.0], [-1.0, 2.0, 0.5], [0.0, 0.5, -0.5]]))
-    code, out, _ = run(capsys, "solve", "stqp", "--problem", str(tmp_path / "q.npz"),
-                       "--solver", "clarabel", "--relaxation", "dnn", "--json")
+    code, out, _ = run(
+        capsys,
+        "solve",
+        "stqp",
+        "--problem",
+        str(tmp_path / "q.npz"),
+        "--solver",
+        "clarabel",
+        "--relaxation",
+        "dnn",
+        "--json",
+    )
     assert code == 0 and json.loads(out)["info"]["relaxation"] == "dnn"
     with pytest.raises(SystemExit) as exit_:  # the parameter's declared choices
         main(["solve", "stqp", "--problem", str(tmp_path / "q.npz"), "--relaxation", "lasserre"])
@@ -425,6 +661,7 @@ def test_progress_bar_follows_an_iterative_solver():
     import io
 
     from kernelsdp.cli.output import ProgressBar
+
     buf = io.StringIO()
     bar = ProgressBar(100, "admm", file=buf)
     for it in (1, 50, 100):
@@ -434,11 +671,14 @@ def test_progress_bar_follows_an_iterative_solver():
     assert ProgressBar(10, "x").bar.disable  # pytest's stderr is not a terminal: no bar
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--n-points", "10000"], "has 150 points; got --n-points 10000"),
-    (["--n-points", "0"], "'n_points' parameter of simple-npkl must be an int in the range [2"),
-    (["--seed", "-3"], "'seed' parameter"),
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--n-points", "10000"], "has 150 points; got --n-points 10000"),
+        (["--n-points", "0"], "'n_points' parameter of simple-npkl must be an int in the range [2"),
+        (["--seed", "-3"], "'seed' parameter"),
+    ],
+)
 def test_data_set_flags_are_checked(capsys, flags, message):
     code, _, err = run(capsys, "solve", "simple-npkl", "--dataset", "iris", *flags)
     assert code == 2 and message in err and err.count("\n") == 1
@@ -449,6 +689,7 @@ def test_ticker_shows_elapsed_time_for_a_generic_solve():
     import time as _time
 
     from kernelsdp.cli.output import Ticker
+
     buf = io.StringIO()
     with Ticker("clarabel on npkl", file=buf, every=0.01):
         _time.sleep(0.05)

@@ -1,28 +1,41 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from kernelsdp.data import (DATASETS, PairwiseConstraints, knn_laplacian, load,
-                            mutual_knn_graph, normalized_laplacian, validate_laplacian)
+from kernelsdp.data import (
+    DATASETS,
+    PairwiseConstraints,
+    knn_laplacian,
+    load,
+    mutual_knn_graph,
+    normalized_laplacian,
+    validate_laplacian,
+)
 from kernelsdp.errors import InvalidDataError, InvalidParameterError, UnknownNameError
 
 
-@pytest.mark.parametrize("pairs, labels, match", [
-    ([[0, 0]], [1], "itself"),
-    ([[0, 5]], [1], "out of range"),
-    ([[-1, 2]], [1], "out of range"),
-    ([[0, 1]], [2], "label"),
-    ([[0, 1]], [0], "label"),
-    ([[0, 1], [1, 0]], [1, -1], "both"),
-    ([[0, np.nan]], [1], "NaN"),
-    ([[0, 1]], [np.nan], "NaN"),
-    ([[0, 1, 2]], [1], "shape"),
-    ([[0, 1]], [1, 1], "one entry per pair"),
-])
+@pytest.mark.parametrize(
+    "pairs, labels, match",
+    [
+        ([[0, 0]], [1], "itself"),
+        ([[0, 5]], [1], "out of range"),
+        ([[-1, 2]], [1], "out of range"),
+        ([[0, 1]], [2], "label"),
+        ([[0, 1]], [0], "label"),
+        ([[0, 1], [1, 0]], [1, -1], "both"),
+        ([[0, np.nan]], [1], "NaN"),
+        ([[0, 1]], [np.nan], "NaN"),
+        ([[0, 1, 2]], [1], "shape"),
+        ([[0, 1]], [1, 1], "one entry per pair"),
+    ],
+)
 def test_bad_pairs_are_rejected(pairs, labels, match):
     with pytest.raises(InvalidDataError, match=match):
-        PairwiseConstraints.from_arrays(np.array(pairs, dtype=float), np.array(labels, dtype=float), 5)
+        PairwiseConstraints.from_arrays(
+            np.array(pairs, dtype=float), np.array(labels, dtype=float), 5
+        )
 
 
 def test_pairs_are_canonical_merged_and_symmetrised():
@@ -30,12 +43,18 @@ def test_pairs_are_canonical_merged_and_symmetrised():
     assert P.m == 2 and list(P.i) == [0, 1] and list(P.j) == [2, 3] and list(P.t) == [-1, 1]
     T = P.matrix().toarray()
     assert np.allclose(T, T.T) and T[1, 3] == 0.5 and T[0, 2] == -0.5
-    K = np.arange(16.0).reshape(4, 4); K = K + K.T
+    K = np.arange(16.0).reshape(4, 4)
+    K = K + K.T
     assert np.isclose(np.trace(T @ K), -K[0, 2] + K[1, 3])  # each pair counted once
 
 
-@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9), st.sampled_from([-1, 1])),
-                min_size=1, max_size=30))
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 9), st.integers(0, 9), st.sampled_from([-1, 1])),
+        min_size=1,
+        max_size=30,
+    )
+)
 @settings(max_examples=60, deadline=None)
 def test_pair_order_and_orientation_do_not_matter(rows):
     rows = [(a, b, t) for a, b, t in rows if a != b]
@@ -57,7 +76,9 @@ def test_components_protocol_reaches_target():
     _, y = load("iris")
     P = PairwiseConstraints.from_labels(y, ratio=0.7, seed=3)
     import networkx as nx
-    G = nx.Graph(); G.add_nodes_from(range(len(y)))
+
+    G = nx.Graph()
+    G.add_nodes_from(range(len(y)))
     G.add_edges_from(zip(P.i[P.t > 0], P.j[P.t > 0]))
     assert nx.number_connected_components(G) <= int(np.ceil(0.7 * len(y)))
     assert np.all((y[P.i] == y[P.j]) == (P.t > 0))
@@ -94,20 +115,33 @@ def test_isolated_point_gets_identity_row():
     assert np.allclose(L[2], [0, 0, 1]) and np.allclose(L[:2, :2], [[1, -1], [-1, 1]])
 
 
-@pytest.mark.parametrize("bad, match", [
-    (np.array([[1.0, 2.0], [0.0, 1.0]]), "symmetric"),
-    (np.ones((2, 3)), "square"),
-    (np.array([[1.0, np.nan], [np.nan, 1.0]]), "NaN"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (np.array([[1.0, 2.0], [0.0, 1.0]]), "symmetric"),
+        (np.ones((2, 3)), "square"),
+        (np.array([[1.0, np.nan], [np.nan, 1.0]]), "NaN"),
+    ],
+)
 def test_bad_laplacian(bad, match):
     with pytest.raises(InvalidDataError, match=match):
         validate_laplacian(bad)
 
 
 def test_datasets_load():
-    shapes = {"iris": (150, 4), "wine": (178, 13), "glass": (214, 9), "heart": (270, 13),
-              "sonar": (208, 60), "soybean": (47, 35), "ionosphere": (351, 34),
-              "chessboard": (100, 2), "double-spiral": (100, 3), "xor": (200, 2), "a1a": (1605, 123)}
+    shapes = {
+        "iris": (150, 4),
+        "wine": (178, 13),
+        "glass": (214, 9),
+        "heart": (270, 13),
+        "sonar": (208, 60),
+        "soybean": (47, 35),
+        "ionosphere": (351, 34),
+        "chessboard": (100, 2),
+        "double-spiral": (100, 3),
+        "xor": (200, 2),
+        "a1a": (1605, 123),
+    }
     for name in DATASETS:
         X, y = load(name)
         assert X.shape == shapes[name] and y.shape == (X.shape[0],) and np.all(np.isfinite(X))
@@ -129,6 +163,7 @@ def test_brute_force_knn_graph_is_the_k_d_tree_graph(monkeypatch):
     """Large n in 6+ dimensions searches by brute force (data.graph.mutual_knn_graph): on
     points without distance ties it must give exactly the graph of scikit-learn's default."""
     import kernelsdp.data.graph as graph
+
     X = np.random.default_rng(3).standard_normal((400, 8))
     tree = graph.mutual_knn_graph(X, 5)
     monkeypatch.setattr(graph, "BRUTE_FORCE_FROM_N", 100)

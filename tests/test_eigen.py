@@ -2,10 +2,14 @@
 
 import numpy as np
 import scipy.sparse as sp
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from kernelsdp.linalg.positive_part import extrapolate_positive_count, positive_eigenpairs
-from kernelsdp.linalg.positive_part import closed_form_kernel
+from kernelsdp.linalg.positive_part import (
+    closed_form_kernel,
+    extrapolate_positive_count,
+    positive_eigenpairs,
+)
 
 
 def _sparse_sym(n, density, shift, seed):
@@ -49,7 +53,8 @@ def test_extrapolation_of_a_linear_decay():
 def test_proposition1_beats_every_feasible_kernel(n, seed, B):
     """tr(AK*) ≥ tr(AK) for random K ⪰ 0 with tr(KK) = B, and tr(K*K*) = B when A₊ ≠ 0."""
     rng = np.random.default_rng(seed)
-    A = rng.standard_normal((n, n)); A = (A + A.T) / 2
+    A = rng.standard_normal((n, n))
+    A = (A + A.T) / 2
     part = positive_eigenpairs(sp.csr_matrix(A), method="dense")
     K = closed_form_kernel(part, B)
     best = K.trace_product(A)
@@ -81,6 +86,7 @@ def test_lowest_eigenvalue_resolves_a_clustered_minimum():
     Gershgorin's bound, −1.98 for −0.419, failed a correct certificate); the 40-vector basis
     does (0.35 s), and the value stays on the safe side of the true λ_min."""
     from kernelsdp.linalg.extreme import extreme_eigenvalue, lowest_eigenvalue
+
     M, exact = _clustered_minimum()
     e = extreme_eigenvalue(M, "SA")
     assert e.method == "arpack"
@@ -91,6 +97,7 @@ def test_lowest_eigenvalue_resolves_a_clustered_minimum():
 def test_arpack_value_errs_on_the_safe_side():
     """θ − ‖r‖ for λ_min and θ + ‖r‖ for λ_max: never inside the spectrum's hull."""
     from kernelsdp.linalg.extreme import extreme_eigenvalue
+
     M = _sparse_sym(900, 0.01, 0.3, 3)
     w = np.linalg.eigvalsh(M.toarray())
     lo, hi = extreme_eigenvalue(M, "SA"), extreme_eigenvalue(M, "LA")

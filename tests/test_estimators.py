@@ -20,9 +20,14 @@ from threadpoolctl import threadpool_limits
 from kernelsdp import load
 from kernelsdp.data import PairwiseConstraints
 from kernelsdp.errors import InvalidDataError, InvalidParameterError
-from kernelsdp.estimators import (NCutKernelLearning, NPKLKernelLearning, SolveFailedError,
-                                  SpectralMetricLearning)
+from kernelsdp.estimators import (
+    NCutKernelLearning,
+    NPKLKernelLearning,
+    SolveFailedError,
+    SpectralMetricLearning,
+)
 from kernelsdp.verify import certify
+
 
 @pytest.fixture(autouse=True, scope="module")
 def one_blas_thread():
@@ -36,8 +41,10 @@ def one_blas_thread():
 EXPECTED_FAILED: dict[str, str] = {}
 
 
-@parametrize_with_checks([NPKLKernelLearning(), NCutKernelLearning(), SpectralMetricLearning()],
-                         expected_failed_checks=lambda est: EXPECTED_FAILED)
+@parametrize_with_checks(
+    [NPKLKernelLearning(), NCutKernelLearning(), SpectralMetricLearning()],
+    expected_failed_checks=lambda est: EXPECTED_FAILED,
+)
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -57,7 +64,9 @@ def test_index_pairs_and_pair_features_learn_the_same_kernel(iris_pairs):
     assert not hasattr(NPKLKernelLearning(), "predict")  # pair methods exist for pair input only
     s_index, s_tuple = by_index.pair_score(idx), by_tuple.pair_score(X[idx])
     assert by_index.certificate_.passed and by_tuple.certificate_.passed
-    assert np.mean(by_index.predict(idx) == t) > 0.9 and np.mean(by_tuple.predict(X[idx]) == t) > 0.9
+    assert (
+        np.mean(by_index.predict(idx) == t) > 0.9 and np.mean(by_tuple.predict(X[idx]) == t) > 0.9
+    )
     assert np.corrcoef(s_index, s_tuple)[0, 1] > 0.5
     with pytest.raises(InvalidDataError, match="\\+1"):
         NPKLKernelLearning(preprocessor=X).fit(idx, np.where(t > 0, 1, 0))
@@ -85,14 +94,20 @@ def test_hinge_needs_a_B_at_which_margins_can_be_met(iris_pairs):
     n = len(X)
 
     def fit(loss, B):
-        U = NPKLKernelLearning(loss=loss, B=B, normalize=False, preprocessor=X).fit(idx, t).embedding_
+        U = (
+            NPKLKernelLearning(loss=loss, B=B, normalize=False, preprocessor=X)
+            .fit(idx, t)
+            .embedding_
+        )
         return U @ U.T, t * np.einsum("ij,ij->i", U[idx[:, 0]], U[idx[:, 1]])
 
     (K_lin, m_lin), (K_hinge, _) = fit("linear", 1.0), fit("hinge", 1.0)
     assert m_lin.max() < 1
     assert np.linalg.norm(K_hinge - K_lin) <= 1e-6 * np.linalg.norm(K_lin)
     (K_lin, m_lin), (K_sq, _) = fit("linear", 0.1 * n * n), fit("squared-hinge", 0.1 * n * n)
-    assert m_lin.max() > 1  # the linear loss pushes past the margin; the squared hinge stops near it
+    assert (
+        m_lin.max() > 1
+    )  # the linear loss pushes past the margin; the squared hinge stops near it
     assert np.linalg.norm(K_sq - K_lin) > 0.1 * np.linalg.norm(K_lin)
 
 
@@ -102,8 +117,14 @@ def test_certificate_is_the_certificate_of_the_solve(iris_pairs):
     assert est.result_.solver == "npkl-closed-form" and est.certificate_.passed
     assert est.certificate_.lower <= est.result_.objective <= est.certificate_.upper + 1e-9
     # an ADMM stopped after one iteration: a usable point whose certificate fails, said so
-    slow = NPKLKernelLearning(loss="hinge", capacity="trace", B=len(X), solver="admm",
-                              solver_options={"max_iter": 1}, preprocessor=X)
+    slow = NPKLKernelLearning(
+        loss="hinge",
+        capacity="trace",
+        B=len(X),
+        solver="admm",
+        solver_options={"max_iter": 1},
+        preprocessor=X,
+    )
     with pytest.warns(ConvergenceWarning, match="not certified"):
         slow.fit(idx, t)
     assert not slow.certificate_.passed and slow.certificate_.failed
@@ -112,19 +133,30 @@ def test_certificate_is_the_certificate_of_the_solve(iris_pairs):
 
 def _npkl_of(est, X, idx, t):
     from kernelsdp.formulations import NPKL
-    return NPKL.from_points(X, PairwiseConstraints.from_arrays(idx, t, len(X)), k=est.n_neighbors,
-                            loss=est.loss, capacity=est.capacity, C=est.C, B=est.B)
+
+    return NPKL.from_points(
+        X,
+        PairwiseConstraints.from_arrays(idx, t, len(X)),
+        k=est.n_neighbors,
+        loss=est.loss,
+        capacity=est.capacity,
+        C=est.C,
+        B=est.B,
+    )
 
 
 def test_declared_parameters_and_solver_options_are_checked():
     X, y = load("iris")
-    with pytest.raises(InvalidParameterError, match="The 'C' parameter of NPKLKernelLearning must be"):
+    with pytest.raises(
+        InvalidParameterError, match="The 'C' parameter of NPKLKernelLearning must be"
+    ):
         NPKLKernelLearning(C=-1).fit(X, y)
     with pytest.raises(InvalidParameterError, match="'loss' parameter"):
         NPKLKernelLearning(loss="hinges").fit(X, y)
     with pytest.raises(InvalidParameterError, match="'max_iters' option"):
-        NPKLKernelLearning(loss="hinge", capacity="trace", solver="admm",
-                           solver_options={"max_iters": 3}).fit(X, y)
+        NPKLKernelLearning(
+            loss="hinge", capacity="trace", solver="admm", solver_options={"max_iters": 3}
+        ).fit(X, y)
     with pytest.raises(InvalidParameterError, match="n_examples"):
         NCutKernelLearning(n_examples=1).fit(X, y)
     est = NPKLKernelLearning(C=0.3)
@@ -146,8 +178,12 @@ def test_symmetric_graph_reaches_points_the_mutual_one_isolates():
     lab = np.concatenate([np.flatnonzero(y == c)[:5] for c in np.unique(y)])
     i, j = np.triu_indices(len(lab), 1)
     idx, t = np.column_stack([lab[i], lab[j]]), np.where(y[lab[i]] == y[lab[j]], 1.0, -1.0)
-    rows = {g: np.linalg.norm(NPKLKernelLearning(graph=g, preprocessor=X).fit(idx, t).embedding_,
-                              axis=1) for g in ("mutual", "symmetric")}
+    rows = {
+        g: np.linalg.norm(
+            NPKLKernelLearning(graph=g, preprocessor=X).fit(idx, t).embedding_, axis=1
+        )
+        for g in ("mutual", "symmetric")
+    }
     assert np.sum(rows["mutual"] == 0) > 100 and np.all(rows["symmetric"] > 0)
     with pytest.raises(InvalidParameterError, match="'graph' parameter"):
         NPKLKernelLearning(graph="full").fit(X, y)
@@ -199,8 +235,14 @@ def test_ncut_takes_a_list_of_kernels_and_downweights_noise():
 
 def test_solve_without_a_point_is_an_error_not_a_fit(iris_pairs):
     X, y, idx, t = iris_pairs
-    est = NPKLKernelLearning(loss="linear", capacity="trace", B=1.0, solver="scs",
-                             solver_options={"max_iter": 1}, preprocessor=X[:60])
+    est = NPKLKernelLearning(
+        loss="linear",
+        capacity="trace",
+        B=1.0,
+        solver="scs",
+        solver_options={"max_iter": 1},
+        preprocessor=X[:60],
+    )
     keep = (idx < 60).all(axis=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -212,7 +254,9 @@ def test_solve_without_a_point_is_an_error_not_a_fit(iris_pairs):
             assert not est.certificate_.passed
 
 
-@pytest.mark.parametrize("est", [NPKLKernelLearning(), NCutKernelLearning(), SpectralMetricLearning()])
+@pytest.mark.parametrize(
+    "est", [NPKLKernelLearning(), NCutKernelLearning(), SpectralMetricLearning()]
+)
 def test_feature_names_out_match_transform(est):
     X, y = load("wine")
     Z = est.fit(X, y).transform(X[:4])
@@ -224,9 +268,14 @@ def test_feature_names_out_match_transform(est):
 def test_threshold_and_harmonic_extension_by_hand():
     from kernelsdp.data.graph import mutual_knn_graph
     from kernelsdp.estimators.npkl_kernel import best_threshold
-    assert best_threshold(np.array([0.4, 0.1, 0.3, 0.2]), np.array([1, -1, 1, -1])) == pytest.approx(0.25)
+
+    assert best_threshold(
+        np.array([0.4, 0.1, 0.3, 0.2]), np.array([1, -1, 1, -1])
+    ) == pytest.approx(0.25)
     # a split inside the tie at 0.2 would count 4 of 4 right; none exists: 3 of 4 at 0.15
-    assert best_threshold(np.array([0.1, 0.2, 0.2, 0.5]), np.array([-1, -1, 1, 1])) == pytest.approx(0.15)
+    assert best_threshold(
+        np.array([0.1, 0.2, 0.2, 0.5]), np.array([-1, -1, 1, 1])
+    ) == pytest.approx(0.15)
     X, y = load("iris")
     est = NPKLKernelLearning(n_neighbors=5).fit(X, y)
     x = X[:1] + 0.05

@@ -106,8 +106,11 @@ def test_first_split_draws_are_fresh(protocols, monkeypatch):
     for name in DATASETS:
         y = load(name)[1]
         before = {tuple(protocols.labelled_points(y, 5, s)[0]) for s in range(10)}
-        after = {tuple(protocols.labelled_points(y, 5, u["split"])[0])
-                 for u in new if u["dataset"] == name}
+        after = {
+            tuple(protocols.labelled_points(y, 5, u["split"])[0])
+            for u in new
+            if u["dataset"] == name
+        }
         assert len(after) == 10 and not before & after, name
 
 

@@ -1,7 +1,8 @@
 import itertools
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kernelsdp.evaluation import kernel_kmeans, pairwise_cluster_accuracy
 from kernelsdp.result import KernelFactor

@@ -76,8 +76,9 @@ def mapping_ok(cert, tol: float = 1e-6) -> bool:
     the interval's proofs are the certificate layer's)."""
     m = cert.measures
     return cert.kind == "optimality" and all(
-        abs(m[k]) <= tol for k in ("primal_equalities", "primal_cones", "stationarity",
-                                   "dual_cones", "duality_gap"))
+        abs(m[k]) <= tol
+        for k in ("primal_equalities", "primal_cones", "stationarity", "dual_cones", "duality_gap")
+    )
 
 
 # ----- readers ---------------------------------------------------------------------------
@@ -98,8 +99,12 @@ def test_csdp_exit_codes_and_sdpa_phases_are_statuses():
     assert parse_csdp_solution(LP_CSDP, LP, "lp.sol", exit_code=1).status == cp.UNBOUNDED
     assert parse_csdp_solution(LP_CSDP, LP, "lp.sol", exit_code=2).status == cp.INFEASIBLE
     assert parse_csdp_solution(LP_CSDP, LP, "lp.sol", exit_code=7).status == cp.SOLVER_ERROR
-    for phase, status in [("dUNBD", cp.INFEASIBLE), ("pUNBD", cp.UNBOUNDED),
-                          ("pdFEAS", cp.OPTIMAL_INACCURATE), ("noINFO", cp.USER_LIMIT)]:
+    for phase, status in [
+        ("dUNBD", cp.INFEASIBLE),
+        ("pUNBD", cp.UNBOUNDED),
+        ("pdFEAS", cp.OPTIMAL_INACCURATE),
+        ("noINFO", cp.USER_LIMIT),
+    ]:
         assert parse_sdpa_output(LP_SDPA.replace("pdOPT", phase), LP).status == status
 
 
@@ -108,37 +113,45 @@ def test_sdpa_default_print_precision_is_reported():
     assert parse_sdpa_output(short, LP).digits == 4
 
 
-@pytest.mark.parametrize("text, where", [
-    ("1.0\n", "expected the 2 entries of y"),
-    ("1.0 2.0 3.0\n", "expected the 2 entries of y"),
-    ("1.0 x\n", "expected the 2 entries of y"),
-    ("1.0 2.0\n3 1 1 1 1.0\n", "line 2: matrix 3"),
-    ("1.0 2.0\n1 3 1 1 1.0\n", "block 3 out of range"),
-    ("1.0 2.0\n1 2 1 2 1.0\n", "outside block 2 \\(diagonal"),
-    ("1.0 2.0\n1 1 1 3 1.0\n", "outside block 1"),
-    ("1.0 2.0\n1 1 1 1 1.0\n1 1 1 1 2.0\n", "line 3: entry \\(1, 1, 1, 1\\) was already"),
-    ("1.0 2.0\n1 1 1 2 1.0\n1 1 2 1 2.0\n", "line 3: entry \\(1, 1, 1, 2\\) was already"),
-    ("1.0 2.0\n1 1 1 1\n", "line 2: expected the 5 numbers"),
-    ("1.0 2.0\n1 1 1 1 1_0\n", "'1_0' is not a number"),
-    ("1.0 2.0\n1 1 1.5 1 1\n", "an index must be an integer"),
-    ("", "empty"),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("1.0\n", "expected the 2 entries of y"),
+        ("1.0 2.0 3.0\n", "expected the 2 entries of y"),
+        ("1.0 x\n", "expected the 2 entries of y"),
+        ("1.0 2.0\n3 1 1 1 1.0\n", "line 2: matrix 3"),
+        ("1.0 2.0\n1 3 1 1 1.0\n", "block 3 out of range"),
+        ("1.0 2.0\n1 2 1 2 1.0\n", "outside block 2 \\(diagonal"),
+        ("1.0 2.0\n1 1 1 3 1.0\n", "outside block 1"),
+        ("1.0 2.0\n1 1 1 1 1.0\n1 1 1 1 2.0\n", "line 3: entry \\(1, 1, 1, 1\\) was already"),
+        ("1.0 2.0\n1 1 1 2 1.0\n1 1 2 1 2.0\n", "line 3: entry \\(1, 1, 1, 2\\) was already"),
+        ("1.0 2.0\n1 1 1 1\n", "line 2: expected the 5 numbers"),
+        ("1.0 2.0\n1 1 1 1 1_0\n", "'1_0' is not a number"),
+        ("1.0 2.0\n1 1 1.5 1 1\n", "an index must be an integer"),
+        ("", "empty"),
+    ],
+)
 def test_malformed_csdp_files_are_one_line(text, where):
     with pytest.raises(InvalidDataError, match=where) as info:
         parse_csdp_solution(text, LP, "bad.sol")
     assert "\n" not in str(info.value) and str(info.value).startswith("bad.sol")
 
 
-@pytest.mark.parametrize("change, where", [
-    (("phase.value  = pdOPT\n", ""), "no 'phase.value ='"),
-    (("yMat =", "zMat ="), "no 'yMat ='"),
-    (("{+1.00000000000000000e+00,+2.00000000000000000e+00}", "{+1.0e+00}"), "xVec has 1"),
-    (("{+1.00000000000000000e+00,+1.00000000000000000e+00}\n}", "{+1.0,+1.0}\n{1}\n}"),
-     "yMat has 3 blocks"),
-    (("  {+1.00000000000000000e+00,+2.00000000000000000e+00 }", "  {+1.0}"), "row 2 has 1"),
-    (("{+1.00000000000000000e+00,+1.00000000000000000e+00}\n}", "{+1.0,+1.0}\n"), "a '}' is"),
-    (("{+0.00000000000000000e+00,+0.00000000000000000e+00}\n}", "{0x1,0}\n}"), "'0x1'"),
-])
+@pytest.mark.parametrize(
+    "change, where",
+    [
+        (("phase.value  = pdOPT\n", ""), "no 'phase.value ='"),
+        (("yMat =", "zMat ="), "no 'yMat ='"),
+        (("{+1.00000000000000000e+00,+2.00000000000000000e+00}", "{+1.0e+00}"), "xVec has 1"),
+        (
+            ("{+1.00000000000000000e+00,+1.00000000000000000e+00}\n}", "{+1.0,+1.0}\n{1}\n}"),
+            "yMat has 3 blocks",
+        ),
+        (("  {+1.00000000000000000e+00,+2.00000000000000000e+00 }", "  {+1.0}"), "row 2 has 1"),
+        (("{+1.00000000000000000e+00,+1.00000000000000000e+00}\n}", "{+1.0,+1.0}\n"), "a '}' is"),
+        (("{+0.00000000000000000e+00,+0.00000000000000000e+00}\n}", "{0x1,0}\n}"), "'0x1'"),
+    ],
+)
 def test_malformed_sdpa_outputs_are_one_line(change, where):
     text = LP_SDPA.replace(*change)
     assert text != LP_SDPA
@@ -194,16 +207,20 @@ def test_a_csdp_sol_is_read_as_the_certificate_its_normalisation_shows():
     assert cert.kind == "unboundedness" and cert.passed, cert.failed
 
 
-WRITABLE = [lambda: S.lovasz_theta(nx.cycle_graph(5)),  # Maximize, equalities, PSD
-            lambda: _socp(),                              # second-order cones, a lifted square
-            lambda: S.maxcut_sdp(nx.cycle_graph(4))]      # PSD and equalities
+WRITABLE = [
+    lambda: S.lovasz_theta(nx.cycle_graph(5)),  # Maximize, equalities, PSD
+    lambda: _socp(),  # second-order cones, a lifted square
+    lambda: S.maxcut_sdp(nx.cycle_graph(4)),
+]  # PSD and equalities
 
 
 def _blocks(layout, x_ext: np.ndarray) -> list:
     """SDPA's F(x) block by block: matrices, or vectors for diagonal blocks."""
     ext = np.r_[-1.0, x_ext]
-    return [(F @ ext).reshape(n, n, order="F") if n > 0 else F @ ext
-            for n, F in zip(layout.sdpa.blocks, layout.sdpa.F)]
+    return [
+        (F @ ext).reshape(n, n, order="F") if n > 0 else F @ ext
+        for n, F in zip(layout.sdpa.blocks, layout.sdpa.F)
+    ]
 
 
 @pytest.mark.parametrize("make", WRITABLE)
@@ -214,9 +231,8 @@ def test_the_sdpa_writer_keeps_the_canonical_form(make):
     x = rng.standard_normal(layout.sdpa.m)  # the soc trees' inner nodes too: any value
     assert np.allclose(layout.s(_blocks(layout, x)), form.A @ x[: form.c.size] + form.b)
     assert np.array_equal(layout.sdpa.c[: form.c.size], form.c)
-    assert not layout.sdpa.c[form.c.size:].any()
-    assert [p.kind for p in layout.parts].count("soc") == sum(
-        b.kind == "soc" for b in form.blocks)
+    assert not layout.sdpa.c[form.c.size :].any()
+    assert [p.kind for p in layout.parts].count("soc") == sum(b.kind == "soc" for b in form.blocks)
 
 
 @pytest.mark.parametrize("make", WRITABLE)
@@ -226,12 +242,14 @@ def test_the_dual_map_is_the_adjoint_of_the_writer(make):
     form = canonical_of(make(), use_quad_obj=False)[0]
     layout = sdpa_of_form(form)
     rng = np.random.default_rng(1)
-    Y = [(lambda M: M + M.T)(rng.standard_normal((n, n))) if n > 0 else rng.standard_normal(-n)
-         for n in layout.sdpa.blocks]
+    Y = [
+        (lambda M: M + M.T)(rng.standard_normal((n, n))) if n > 0 else rng.standard_normal(-n)
+        for n in layout.sdpa.blocks
+    ]
     y = layout.y(Y)
     FY = sum(F.T @ np.ravel(Yb, order="F") for F, Yb in zip(layout.sdpa.F, Y))
     n = form.c.size
-    assert np.allclose(FY[1: n + 1], form.A.T @ y)
+    assert np.allclose(FY[1 : n + 1], form.A.T @ y)
     assert FY[0] == pytest.approx(-(form.b @ y))
 
 
@@ -242,13 +260,17 @@ def test_clarabels_duals_are_sdpas_dual_in_the_written_problem():
     Y = []
     for part in layout.parts:  # SDPA's Y from Clarabel's y, a right inverse of layout.y
         y = sol.y[part.block.rows]
-        Y.append(part.block.matrix(y, dual=True) if part.kind == "psd" else
-                 np.r_[np.maximum(y, 0), np.maximum(-y, 0)])
+        Y.append(
+            part.block.matrix(y, dual=True)
+            if part.kind == "psd"
+            else np.r_[np.maximum(y, 0), np.maximum(-y, 0)]
+        )
     assert np.allclose(layout.y(Y), sol.y, atol=1e-12)
     FY = sum(F[:, 1:].T @ np.ravel(Yb, order="F") for F, Yb in zip(layout.sdpa.F, Y))
     assert np.allclose(FY, layout.sdpa.c, atol=1e-7)  # SDPA's dual equality F_i•Y = c_i
-    F0Y = sum(F[:, 0].toarray().ravel() @ np.ravel(Yb, order="F")
-              for F, Yb in zip(layout.sdpa.F, Y))
+    F0Y = sum(
+        F[:, 0].toarray().ravel() @ np.ravel(Yb, order="F") for F, Yb in zip(layout.sdpa.F, Y)
+    )
     assert pytest.approx(-S.theta_value(5), rel=1e-7) == F0Y  # the dual value, minimised
 
 
@@ -270,15 +292,20 @@ def _socp():
 def test_certify_conic_takes_a_solvers_raw_vectors(solver):
     problem = S.lovasz_theta(nx.cycle_graph(7))
     data, chain, inverse = problem.get_problem_data(solver)
-    raw = chain.solve_via_data(problem, data, False, False,
-                               {"eps_abs": 1e-9, "eps_rel": 1e-9} if solver == "SCS" else {})
+    raw = chain.solve_via_data(
+        problem, data, False, False, {"eps_abs": 1e-9, "eps_rel": 1e-9} if solver == "SCS" else {}
+    )
     x, y, s = (raw.x, raw.z, raw.s) if solver == "CLARABEL" else (raw["x"], raw["y"], raw["s"])
     cert = certify_conic(data, x, y, s, solver=solver, problem=problem)
     assert mapping_ok(cert), cert.measures
     assert cert.measures["slack_mismatch"] < 1e-6 and "slack_mismatch" in cert.reported
     assert cert.lower - 1e-6 <= S.theta_value(7) <= cert.upper + 1e-6  # a Maximize, mapped
-    ref = conic_certificate(solve_canonical(problem, solver, **(
-        {"eps_abs": 1e-9, "eps_rel": 1e-9} if solver == "SCS" else {})), 1e-6)
+    ref = conic_certificate(
+        solve_canonical(
+            problem, solver, **({"eps_abs": 1e-9, "eps_rel": 1e-9} if solver == "SCS" else {})
+        ),
+        1e-6,
+    )
     assert cert.lower == pytest.approx(ref.lower, rel=1e-6)
     wrong = certify_conic(data, x, -np.asarray(y), solver=solver, problem=problem)
     assert not wrong.passed and wrong.measures["stationarity"] > 0.1  # a wrong sign shows
@@ -316,8 +343,9 @@ def run(capsys, *argv):
 @pytest.mark.parametrize("sol, fmt", [("lp.sol", None), ("lp.out", None), ("lp.sol", "csdp")])
 def test_certify_solution_files_from_the_cli(capsys, files, sol, fmt):
     extra = ["--solution-format", fmt] if fmt else []
-    code, out, err = run(capsys, "certify", files / "lp.dat-s", "--solution", files / sol,
-                         "--json", *extra)
+    code, out, err = run(
+        capsys, "certify", files / "lp.dat-s", "--solution", files / sol, "--json", *extra
+    )
     row = json.loads(out)["solvers"][0]
     assert code in (0, 1) and err == ""
     assert code == (0 if row["passed"] else 1)
@@ -329,14 +357,17 @@ def test_certify_solution_files_from_the_cli(capsys, files, sol, fmt):
     assert "lp.dat-s" in out and row["solver"] in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["lp.dat-s", "--solution", "bad.sol"], "line 3: entry \\(1, 1, 1, 1\\) was already"),
-    (["lp.dat-s", "--solution", "none.sol"], "none.sol"),
-    (["lp.dat-s", "--solution", "lp.out", "--solution-format", "csdp"], "expected the 2"),
-    (["lp.dat-s", "--solution", "lp.sol", "--solution-format", "mosek"], "invalid choice"),
-    (["lp.dat-s", "--solution", "lp.sol", "--solvers", "clarabel"], "without solving"),
-    ([".", "--solution", "lp.sol"], "takes the .dat-s file"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["lp.dat-s", "--solution", "bad.sol"], "line 3: entry \\(1, 1, 1, 1\\) was already"),
+        (["lp.dat-s", "--solution", "none.sol"], "none.sol"),
+        (["lp.dat-s", "--solution", "lp.out", "--solution-format", "csdp"], "expected the 2"),
+        (["lp.dat-s", "--solution", "lp.sol", "--solution-format", "mosek"], "invalid choice"),
+        (["lp.dat-s", "--solution", "lp.sol", "--solvers", "clarabel"], "without solving"),
+        ([".", "--solution", "lp.sol"], "takes the .dat-s file"),
+    ],
+)
 def test_certify_solution_user_errors_are_one_line(capsys, files, monkeypatch, args, message):
     monkeypatch.chdir(files)
     code, out, err = run(capsys, "certify", *args)
@@ -361,6 +392,7 @@ def test_missing_programs_are_unavailable_with_the_install_hint(monkeypatch, cap
 
 def _as_f(problem):
     from kernelsdp.formulations.cvxpy_problem import CvxpyProblem
+
     return CvxpyProblem(problem)
 
 
@@ -369,8 +401,9 @@ def test_a_program_past_its_time_limit_is_killed_with_its_group(tmp_path):
     assert code is None and "never" not in log
 
 
-@pytest.mark.parametrize("program", [pytest.param("csdp", marks=needs_csdp),
-                                     pytest.param("sdpa", marks=needs_sdpa)])
+@pytest.mark.parametrize(
+    "program", [pytest.param("csdp", marks=needs_csdp), pytest.param("sdpa", marks=needs_sdpa)]
+)
 @pytest.mark.parametrize("name", ["theta-C7", "theta-C9-sdpa", "maxcut-K6", "lp-block-sdpa"])
 def test_programs_solve_and_their_answers_are_certified(program, name):
     inst = next(i for i in S.conformance_instances() if i.name == name)
@@ -378,16 +411,21 @@ def test_programs_solve_and_their_answers_are_certified(program, name):
     cert = conic_certificate(r.canonical, 1e-6)
     assert r.solver == program and r.canonical.solver == program
     assert mapping_ok(cert), (cert.failed, cert.measures)
-    assert cert.lower - 1e-6 * abs(inst.optimum) <= inst.optimum <= cert.upper + 1e-6 * abs(
-        inst.optimum)
+    assert (
+        cert.lower - 1e-6 * abs(inst.optimum)
+        <= inst.optimum
+        <= cert.upper + 1e-6 * abs(inst.optimum)
+    )
     assert r.objective == pytest.approx(inst.optimum, rel=1e-6)
     values = [v.value for v in inst.problem.variables()]
     assert all(v is not None for v in values)  # the user's variables were given values
 
 
 @needs_csdp
-@pytest.mark.parametrize("name, kind", [("primal-infeasible-sdpa", "infeasibility"),
-                                        ("dual-infeasible-sdpa", "unboundedness")])
+@pytest.mark.parametrize(
+    "name, kind",
+    [("primal-infeasible-sdpa", "infeasibility"), ("dual-infeasible-sdpa", "unboundedness")],
+)
 def test_csdps_infeasibility_certificates_are_checked(name, kind):
     inst = next(i for i in S.conformance_instances() if i.name == name)
     r = ExternalSDPSolver("csdp").solve(_as_f(inst.problem))
@@ -407,8 +445,9 @@ def test_csdp_on_a_socp_with_a_quadratic_objective():
 @needs_csdp
 def test_certify_runs_csdp_beside_clarabel(capsys, tmp_path):
     (tmp_path / "lp.dat-s").write_text(S.LP_BLOCK_SDPA)
-    code, out, err = run(capsys, "certify", tmp_path / "lp.dat-s", "--solvers",
-                         "csdp,clarabel", "--json")
+    code, out, err = run(
+        capsys, "certify", tmp_path / "lp.dat-s", "--solvers", "csdp,clarabel", "--json"
+    )
     rows = json.loads(out)["solvers"]
     assert [r["solver"] for r in rows] == ["csdp", "clarabel"] and "Traceback" not in err
     assert all(r["lower"] == pytest.approx(3.0, rel=1e-6) for r in rows)
@@ -419,4 +458,5 @@ def test_programs_refuse_exponential_cones_with_a_typed_error():
     problem = cp.Problem(cp.Minimize(-cp.sum(cp.log(x))), [cp.sum(x) == 1])
     with pytest.raises(UnsupportedProblemError, match="exp cones"):
         ExternalSDPSolver("csdp").solve(_as_f(problem)) if CSDP else sdpa_of_form(
-            canonical_of(problem)[0])
+            canonical_of(problem)[0]
+        )

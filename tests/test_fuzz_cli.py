@@ -64,16 +64,25 @@ for line in sys.stdin:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("cli-fuzz")
-    env = {**os.environ, "KERNELSDP_MEMORY_GIB": str(MEMORY_GIB),
-           "KERNELSDP_STORE": str(folder / "r.sqlite")}
-    child = subprocess.Popen([sys.executable, "-c", SERVER, str(AS_GIB), str(ALARM_S),
-                              str(folder)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             text=True, env=env, cwd=folder)
+    env = {
+        **os.environ,
+        "KERNELSDP_MEMORY_GIB": str(MEMORY_GIB),
+        "KERNELSDP_STORE": str(folder / "r.sqlite"),
+    }
+    child = subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(AS_GIB), str(ALARM_S), str(folder)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=folder,
+    )
 
     def run(argv: list[str]) -> dict:
         child.stdin.write(json.dumps(argv) + "\n")
         child.stdin.flush()
         return json.loads(child.stdout.readline())
+
     yield run
     child.stdin.close()
     child.wait(timeout=60)
@@ -90,8 +99,9 @@ def _declared(cls) -> list[tuple[list[str], str, dataclasses.Field, type]]:
         hints = typing.get_type_hints(s.Options)
         for f in dataclasses.fields(s.Options):
             if f.name not in NOT_FLAGS:
-                out.append(([f"--solver={s.name}"] + problem, f.name, f,
-                            strip_optional(hints[f.name])))
+                out.append(
+                    ([f"--solver={s.name}"] + problem, f.name, f, strip_optional(hints[f.name]))
+                )
     return out
 
 
@@ -105,8 +115,11 @@ def _values(f: dataclasses.Field, kind: type) -> st.SearchStrategy:
     if m.get("choices"):
         return st.sampled_from(list(m["choices"]) + ["nosuch", "", "1"])
     if kind is int:
-        inside = [v for v in (low, (low or 0) + 1, 2, 100, high, 10**9, 2**31, 2**63)
-                  if v is not None and (low is None or v >= low) and (high is None or v <= high)]
+        inside = [
+            v
+            for v in (low, (low or 0) + 1, 2, 100, high, 10**9, 2**31, 2**63)
+            if v is not None and (low is None or v >= low) and (high is None or v <= high)
+        ]
         outside = [(low or 0) - 1, -(10**21), 10**21, "1.5", "1e3", "abc", ""]
         outside += [high + 1] if high is not None else []
         return st.sampled_from([str(v) for v in inside + outside])
@@ -117,8 +130,9 @@ def _values(f: dataclasses.Field, kind: type) -> st.SearchStrategy:
         outside = [lo - 1e-9, -1.0, math.inf, -math.inf, math.nan, "abc", "1_0", ""]
         outside += [lo] if m.get("open_low") else []
         outside += [high * (1 + 1e-9) + 1e-12, 1e308] if high is not None else []
-        return st.sampled_from([repr(v) if isinstance(v, float) else str(v)
-                                for v in inside + outside])
+        return st.sampled_from(
+            [repr(v) if isinstance(v, float) else str(v) for v in inside + outside]
+        )
     return st.just(None)  # a switch
 
 
@@ -135,14 +149,18 @@ def draws(draw):
     return argv
 
 
-@settings(max_examples=20, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=20,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(argv=draws())
 def test_every_option_value_ends_in_a_result_or_one_line(server, argv):
     out = server(argv)
     rc, err = out["rc"], out["err"]
     command = "kernelsdp " + " ".join(argv)
-    assert rc != -14, f"{command}: no answer within {ALARM_S} s"     # SIGALRM
+    assert rc != -14, f"{command}: no answer within {ALARM_S} s"  # SIGALRM
     last = err.strip().splitlines()[-1:]
     assert "Traceback" not in err and rc in (0, 1, 2), f"{command}: exit {rc}, {last}"
     if rc == 2:

@@ -15,8 +15,12 @@ from kernelsdp.data.sdpa import declared_bytes, parse_sdpa, read_sdpa
 from kernelsdp.errors import InvalidDataError, KernelSDPError, TooLargeError
 from kernelsdp.limits import GIB
 
-FUZZ = settings(max_examples=150, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 
 
 @pytest.fixture
@@ -37,14 +41,17 @@ def _peak(call) -> tuple[Exception | None, int]:
     return err, peak
 
 
-@pytest.mark.parametrize("m, sizes, what", [
-    ("1", "30000", "n = 30000"),            # 6.7 GiB in to_cvxpy before the fix
-    ("1", "-1000000000", "n = 1000000000"),  # a diagonal block of 1e9
-    ("1", "1000000000", "n = 1000000000"),   # 6.94 EiB
-    ("1", "1e18", "n = 1000000000000000000"),  # OverflowError before the fix
-    ("1000000000", "2", "m = 1000000000"),   # c and the column pointers
-    ("1e18", "2", "m = 1000000000000000000"),
-])
+@pytest.mark.parametrize(
+    "m, sizes, what",
+    [
+        ("1", "30000", "n = 30000"),  # 6.7 GiB in to_cvxpy before the fix
+        ("1", "-1000000000", "n = 1000000000"),  # a diagonal block of 1e9
+        ("1", "1000000000", "n = 1000000000"),  # 6.94 EiB
+        ("1", "1e18", "n = 1000000000000000000"),  # OverflowError before the fix
+        ("1000000000", "2", "m = 1000000000"),  # c and the column pointers
+        ("1e18", "2", "m = 1000000000000000000"),
+    ],
+)
 def test_declared_sizes_are_refused_before_allocating(small_memory, m, sizes, what):
     text = f"{m}\n1\n{sizes}\n1\n1 1 1 1 1\n"
     err, peak = _peak(lambda: parse_sdpa(text, "big.dat-s"))
@@ -84,8 +91,10 @@ def test_numbers_outside_cs_grammar_are_refused(token):
         parse_sdpa(f"1\n1\n2\n1\n1 1 1 1 {token}\n", "n.dat-s")
 
 
-@pytest.mark.parametrize("token, value", [("1000", 1000.0), ("-2.5", -2.5), (".5e-3", 5e-4),
-                                          ("+3.", 3.0), ("1E+02", 100.0)])
+@pytest.mark.parametrize(
+    "token, value",
+    [("1000", 1000.0), ("-2.5", -2.5), (".5e-3", 5e-4), ("+3.", 3.0), ("1E+02", 100.0)],
+)
 def test_numbers_in_cs_grammar_are_read(token, value):
     p = parse_sdpa(f"1 = mDIM\n1 = nBLOCK\n2 = bLOCKsTRUCT\n{{{token}}}\n1 1 1 1 {token}\n")
     assert p.c[0] == value and p.F[0][0, 1] == value
@@ -121,8 +130,30 @@ def test_a_folder_with_one_bad_file_certifies_the_others(capsys, tmp_path, monke
 
 # ----- the fuzz -----------------------------------------------------------------------
 #: what a token of a well-formed file may be replaced by
-BAD = ["0", "-1", "-0", "2.5", "30000", "-1e9", "1e9", "1e18", "1e400", "nan", "inf", "1_000",
-       "0x1p3", ".", "1.0D0", "x", "99999999999999999999", "1e-300", "1e308", "{", "}", ","]
+BAD = [
+    "0",
+    "-1",
+    "-0",
+    "2.5",
+    "30000",
+    "-1e9",
+    "1e9",
+    "1e18",
+    "1e400",
+    "nan",
+    "inf",
+    "1_000",
+    "0x1p3",
+    ".",
+    "1.0D0",
+    "x",
+    "99999999999999999999",
+    "1e-300",
+    "1e308",
+    "{",
+    "}",
+    ",",
+]
 
 
 @st.composite
@@ -130,15 +161,26 @@ def sdpa_tokens(draw) -> list[list[str]]:
     """A well-formed file as lines of tokens: m, block count, sizes, c, entries."""
     m = draw(st.integers(1, 3))
     sizes = draw(st.lists(st.sampled_from([1, 2, 3, -1, -2]), min_size=1, max_size=3))
-    lines = [[str(m), "=", "mDIM"], [str(len(sizes))], [str(s) for s in sizes],
-             [draw(st.sampled_from(["1", "-2.5", "0", ".5e1"])) for _ in range(m)]]
+    lines = [
+        [str(m), "=", "mDIM"],
+        [str(len(sizes))],
+        [str(s) for s in sizes],
+        [draw(st.sampled_from(["1", "-2.5", "0", ".5e1"])) for _ in range(m)],
+    ]
     for _ in range(draw(st.integers(0, 6))):
         b = draw(st.integers(1, len(sizes)))
         n = abs(sizes[b - 1])
         i = draw(st.integers(1, n))
         j = i if sizes[b - 1] < 0 else draw(st.integers(1, n))
-        lines.append([str(draw(st.integers(0, m))), str(b), str(i), str(j),
-                      draw(st.sampled_from(["1", "-1", "2.5e-3", "3"]))])
+        lines.append(
+            [
+                str(draw(st.integers(0, m))),
+                str(b),
+                str(i),
+                str(j),
+                draw(st.sampled_from(["1", "-1", "2.5e-3", "3"])),
+            ]
+        )
     return lines
 
 
@@ -165,8 +207,9 @@ ENCODINGS = st.sampled_from(["utf-8", "utf-8", "utf-16", "latin-1", "utf-8-sig"]
 
 @FUZZ
 @given(text=sdpa_text(), encoding=ENCODINGS, junk=st.sampled_from([b"", b"", b"\xff", b"\x00"]))
-def test_every_drawn_file_is_a_model_or_one_typed_error(tmp_path, small_memory, text,
-                                                       encoding, junk):
+def test_every_drawn_file_is_a_model_or_one_typed_error(
+    tmp_path, small_memory, text, encoding, junk
+):
     path = tmp_path / "f.dat-s"
     path.write_bytes(text.encode(encoding, errors="replace") + junk)
     tracemalloc.start()

@@ -31,17 +31,25 @@ def test_errors_holds_exceptions_only():
     """Every class of errors.py is an exception or a warning; besides them it has only its
     docstring, imports and the forwarding of the names that moved out (with a warning)."""
     import kernelsdp.errors as errors
+
     tree = ast.parse((PACKAGE / "errors.py").read_text(encoding="utf-8"))
     classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
     assert classes and all(issubclass(getattr(errors, c), (Exception, Warning)) for c in classes)
-    others = [n for n in tree.body if not isinstance(n, (ast.ClassDef, ast.Import, ast.ImportFrom))
-              and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
-    assert [getattr(n, "name", None) or n.targets[0].id for n in others] == ["_MOVED",
-                                                                              "__getattr__"]
+    others = [
+        n
+        for n in tree.body
+        if not isinstance(n, (ast.ClassDef, ast.Import, ast.ImportFrom))
+        and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
+    ]
+    assert [getattr(n, "name", None) or n.targets[0].id for n in others] == [
+        "_MOVED",
+        "__getattr__",
+    ]
     for name, home in errors._MOVED.items():
         with pytest.warns(DeprecationWarning, match=f"kernelsdp.{home}.{name}"):
-            assert getattr(errors, name) is getattr(importlib.import_module(f"kernelsdp.{home}"),
-                                                    name)
+            assert getattr(errors, name) is getattr(
+                importlib.import_module(f"kernelsdp.{home}"), name
+            )
 
 
 def test_the_reproductions_install_inside_the_package():
@@ -49,5 +57,5 @@ def test_the_reproductions_install_inside_the_package():
     assert project["tool"]["setuptools"]["packages"]["find"]["include"] == ["kernelsdp*"]
     assert not (ROOT / "papers").exists()
     from kernelsdp.reproductions import PAPERS
-    assert list(PAPERS) == ["simplenpkl", "flexible-npkl", "ncut-kernels", "spectral-metric",
-                            "tla"]
+
+    assert list(PAPERS) == ["simplenpkl", "flexible-npkl", "ncut-kernels", "spectral-metric", "tla"]

@@ -51,11 +51,17 @@ print(json.dumps(out))
 def _in_child(cases: list[tuple[str, str, float]]) -> tuple[list, float]:
     """Run the readers on ``cases`` (reader, path, KERNELSDP_MEMORY_GIB) in a child under
     RLIMIT_AS; (answers, the child's peak RSS in GiB)."""
+
     def limit():
         resource.setrlimit(resource.RLIMIT_AS, (CHILD_AS_LIMIT, CHILD_AS_LIMIT))
-    child = subprocess.Popen([sys.executable, "-c", CHILD, json.dumps(cases)], text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             preexec_fn=limit)
+
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, json.dumps(cases)],
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=limit,
+    )
     text = child.stdout.read()
     child.stdout.close()
     _, status, usage = os.wait4(child.pid, 0)  # the child's own peak RSS
@@ -67,8 +73,9 @@ def _in_child(cases: list[tuple[str, str, float]]) -> tuple[list, float]:
 def _header_only(path, key: str, shape, descr="<f8") -> None:
     """An archive whose member declares ``shape`` but stores 64 bytes."""
     header = io.BytesIO()
-    np.lib.format.write_array_header_1_0(header, {"descr": descr, "fortran_order": False,
-                                                  "shape": tuple(shape)})
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": descr, "fortran_order": False, "shape": tuple(shape)}
+    )
     with zipfile.ZipFile(path, "w") as z:
         z.writestr(key + ".npy", b"\x93NUMPY\x01\x00" + header.getvalue()[8:] + b"\0" * 64)
 
@@ -89,14 +96,20 @@ def test_declared_sizes_are_refused_before_allocation_in_a_child(tmp_path):
     cases = []
     for n in (4_000_000_000, 1_000_000_000):
         path = str(tmp_path / f"coo{n}.npz")
-        np.savez(path, data=np.ones(3), row=np.arange(3), col=np.arange(3),
-                 format=np.array("coo"), shape=np.array([n, n]))
+        np.savez(
+            path,
+            data=np.ones(3),
+            row=np.arange(3),
+            col=np.arange(3),
+            format=np.array("coo"),
+            shape=np.array([n, n]),
+        )
         cases.append(("laplacian", path, 4))
     dense = str(tmp_path / "dense.npz")
-    _header_only(dense, "L", (20_000, 20_000))                 # 2.98 GiB of float64
+    _header_only(dense, "L", (20_000, 20_000))  # 2.98 GiB of float64
     cases.append(("npz", dense, 2))
     pairs = str(tmp_path / "pairs.csv")
-    _pairs_csv(pairs, 200_000)                                 # about 18 MiB at PAIR_BYTES a line
+    _pairs_csv(pairs, 200_000)  # about 18 MiB at PAIR_BYTES a line
     cases.append(("pairs", pairs, 0.01))
     answers, peak = _in_child(cases)
     for path, kind, message in answers:
@@ -104,7 +117,7 @@ def test_declared_sizes_are_refused_before_allocation_in_a_child(tmp_path):
         assert "GiB; the limit is" in message and "\n" not in message
     assert "149.0 GiB" in answers[0][2] and "37.3 GiB" in answers[1][2]
     assert "3.0 GiB" in answers[2][2] or "2.98" in answers[2][2]
-    assert peak < 0.5, peak                                   # nothing declared was allocated
+    assert peak < 0.5, peak  # nothing declared was allocated
 
 
 def test_the_pairs_reader_streams_in_bounded_memory(tmp_path):
@@ -127,13 +140,16 @@ def test_the_pairs_reader_streams_in_bounded_memory(tmp_path):
 def test_a_refused_pairs_csv_allocates_nothing(tmp_path, monkeypatch):
     path = tmp_path / "pairs.csv"
     _pairs_csv(path, 50_000)
-    monkeypatch.setenv("KERNELSDP_MEMORY_GIB", "0.001")      # 1 MiB: 50,000 pairs need 4.6
+    monkeypatch.setenv("KERNELSDP_MEMORY_GIB", "0.001")  # 1 MiB: 50,000 pairs need 4.6
     tracemalloc.start()
     try:
-        with pytest.raises(TooLargeError, match=r"50,000 lines of pairs would need about .* "
-                                                r"GiB; the limit is"):
+        with pytest.raises(
+            TooLargeError,
+            match=r"50,000 lines of pairs would need about .* "
+            r"GiB; the limit is",
+        ):
             read_pairs_csv(str(path), 100_000)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert peak < 2 * CHUNK_BYTES                              # the line count's buffer only
+    assert peak < 2 * CHUNK_BYTES  # the line count's buffer only

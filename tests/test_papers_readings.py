@@ -12,32 +12,60 @@ def _c(mean, std=0.5, reps=5):
 
 
 #: paper (mean, band) of four cells: two data sets × two methods
-PAPER = {("a", "LL"): (80.0, 3.0), ("a", "SHL"): (60.0, 3.0),
-         ("b", "LL"): (90.0, 3.0), ("b", "SHL"): (70.0, 4.0)}
+PAPER = {
+    ("a", "LL"): (80.0, 3.0),
+    ("a", "SHL"): (60.0, 3.0),
+    ("b", "LL"): (90.0, 3.0),
+    ("b", "SHL"): (70.0, 4.0),
+}
 #: the adopted reading's table: ("a", "LL") and ("a", "SHL") outside the band
-ADOPTED = {("a", "LL"): _c(90.0), ("a", "SHL"): _c(75.0),
-           ("b", "LL"): _c(91.0), ("b", "SHL"): _c(69.0)}
+ADOPTED = {
+    ("a", "LL"): _c(90.0),
+    ("a", "SHL"): _c(75.0),
+    ("b", "LL"): _c(91.0),
+    ("b", "SHL"): _c(69.0),
+}
 ALL = tuple(PAPER)
 
 
 def _alternatives():
     return [
         # run on every cell, 5 repetitions: moves ("a", "LL") in, none out
-        rd.Alternative("wide", {("a", "LL"): _c(81.0), ("a", "SHL"): _c(74.0),
-                                ("b", "LL"): _c(90.5), ("b", "SHL"): _c(70.0)}, ALL),
+        rd.Alternative(
+            "wide",
+            {
+                ("a", "LL"): _c(81.0),
+                ("a", "SHL"): _c(74.0),
+                ("b", "LL"): _c(90.5),
+                ("b", "SHL"): _c(70.0),
+            },
+            ALL,
+        ),
         # every cell, 5 repetitions, lands ("a", "LL") in the band but moves two cells out
-        rd.Alternative("net-loss", {("a", "LL"): _c(80.5), ("a", "SHL"): _c(75.0),
-                                    ("b", "LL"): _c(80.0), ("b", "SHL"): _c(60.0)}, ALL),
+        rd.Alternative(
+            "net-loss",
+            {
+                ("a", "LL"): _c(80.5),
+                ("a", "SHL"): _c(75.0),
+                ("b", "LL"): _c(80.0),
+                ("b", "SHL"): _c(60.0),
+            },
+            ALL,
+        ),
         # lands ("a", "SHL") in the band but ran on that cell only: never a cause
         rd.Alternative("one-cell", {("a", "SHL"): _c(60.0)}, ALL),
         # every cell, but two repetitions: never a cause
         rd.Alternative("two-reps", {k: _c(PAPER[k][0], reps=2) for k in ALL}, ALL),
         # in the band on ("a", "SHL") by a move inside the noise (std 14 over 5 reps)
-        rd.Alternative("noisy", {("a", "SHL"): _c(62.9, std=14.0), ("b", "SHL"): _c(69.0)},
-                       (("a", "SHL"), ("b", "SHL"))),
+        rd.Alternative(
+            "noisy",
+            {("a", "SHL"): _c(62.9, std=14.0), ("b", "SHL"): _c(69.0)},
+            (("a", "SHL"), ("b", "SHL")),
+        ),
         # changes only the LL column, run on all of it: qualified
-        rd.Alternative("ll-only", {("a", "LL"): _c(78.0), ("b", "LL"): _c(91.5)},
-                       (("a", "LL"), ("b", "LL"))),
+        rd.Alternative(
+            "ll-only", {("a", "LL"): _c(78.0), ("b", "LL"): _c(91.5)}, (("a", "LL"), ("b", "LL"))
+        ),
     ]
 
 
@@ -79,8 +107,10 @@ def test_verdicts_on_the_stored_table():
     # only partial, two-repetition or noisy readings land this cell in the band
     assert rd.explain_cell(("a", "SHL"), ADOPTED, PAPER, alts, eff) == ("not explained", [])
     assert rd.explain_cell(("b", "SHL"), ADOPTED, PAPER, alts, eff) == ("within", [])
-    assert rd.explain_cell(("c", "LL"), ADOPTED, {**PAPER, ("c", "LL"): (1.0, 3.0)}, alts, eff) \
-        == ("not run", [])
+    assert rd.explain_cell(("c", "LL"), ADOPTED, {**PAPER, ("c", "LL"): (1.0, 3.0)}, alts, eff) == (
+        "not run",
+        [],
+    )
 
 
 @pytest.mark.parametrize("std,expected", [(0.0, True), (8.0, False)])

@@ -27,7 +27,7 @@ def test_theorem1_rounding_is_optimal_where_its_hypothesis_holds():
         if k % 2 == 0:  # convex draws: interior minimisers, where Z* > 0 is common
             A = rng.standard_normal((d, d))
             Q = A @ A.T + 0.1 * np.eye(d)
-        else:           # indefinite draws: the hypothesis mostly fails (vertices, faces)
+        else:  # indefinite draws: the hypothesis mostly fails (vertices, faces)
             Q = rng.standard_normal((d, d))
             Q = (Q + Q.T) / 2
         f, Z, alpha = _sdp1_and_rounding(Q)
@@ -51,6 +51,7 @@ def test_theorem1_hypothesis_fails_at_a_vertex_optimum():
 
 def test_simplex_curvature_and_vertex_margin():
     from kernelsdp.reproductions.ncut_kernels_cvpr2010 import simplex_curvature
+
     Q = np.array([[1.0, 3.0, 3.0], [3.0, 2.0, 3.0], [3.0, 3.0, 2.5]])
     curv = simplex_curvature(Q)
     B = np.array([[1, -1, 0], [1, 1, -2]], float).T / np.array([np.sqrt(2), np.sqrt(6)])

@@ -7,10 +7,10 @@ from networkx.utils import UnionFind
 
 from kernelsdp.data import load
 from kernelsdp.evaluation import kernel_kmeans, pairwise_cluster_accuracy
-from kernelsdp.result import KernelFactor
-from kernelsdp.runs import ResultsStore
 from kernelsdp.reproductions import simplenpkl_explain as ex
 from kernelsdp.reproductions import simplenpkl_icml2009 as sn
+from kernelsdp.result import KernelFactor
+from kernelsdp.runs import ResultsStore
 
 
 def test_pair_count_is_the_papers_own_count_per_point():
@@ -36,8 +36,7 @@ def test_xing_reading_stops_at_seventy_percent_components_with_far_fewer_pairs()
 @pytest.mark.parametrize("name", ["heart", "sonar", "wine"])
 def test_kmeans_baseline_on_raw_features_with_one_start_matches_the_papers_column(name):
     unit = sn.units_for("paper", [name], 1, 1, True, ("k-means",))[0]
-    accs = [sn.run_unit({**unit, "rep": r})["accuracy"]
-            for r in range(3)]
+    accs = [sn.run_unit({**unit, "rep": r})["accuracy"] for r in range(3)]
     assert ex.within(np.mean(accs), sn.PAPER[name][0])
 
 
@@ -74,6 +73,7 @@ def test_explanation_cites_only_table_wide_readings_and_says_not_explained():
     """Sonar's LL cell 14 points above the paper: a reading that lands it in the band is
     cited only when run on every cell it changes with >= 5 repetitions (reproductions.readings)."""
     from kernelsdp.reproductions.readings import Alternative
+
     pm = sn.PAPER["sonar"][3][0]  # SimpleNPKL-LL, std 0.3: band 3
     key = ("sonar", "SimpleNPKL-LL")
     table = {key: _cell(pm + 1.0)}
@@ -87,10 +87,14 @@ def test_explanation_cites_only_table_wide_readings_and_says_not_explained():
     assert ex.explain("sonar", "SimpleNPKL-LL", table, [three]).startswith("not explained")
     even = Alternative("xing-0.7", {k: _cell(pm - 2.0, reps=5) for k in both}, both)  # +1, -1
     assert ex.explain("sonar", "SimpleNPKL-LL", table, [even]).startswith("not explained")
-    wide = Alternative("xing-0.7", {key: _cell(pm - 2.0, reps=5),
-                                    ("iris", "SimpleNPKL-LL"): _cell(97.0, reps=5)}, both)
-    text = ex.explain("sonar", "SimpleNPKL-LL", table, [wide],
-                      ex.effects_of(["sonar", "iris"], table, [wide]))
+    wide = Alternative(
+        "xing-0.7",
+        {key: _cell(pm - 2.0, reps=5), ("iris", "SimpleNPKL-LL"): _cell(97.0, reps=5)},
+        both,
+    )
+    text = ex.explain(
+        "sonar", "SimpleNPKL-LL", table, [wide], ex.effects_of(["sonar", "iris"], table, [wide])
+    )
     assert text.startswith("in band under table-wide reading 'xing-0.7'")
     assert "+1 in / -0 out" in text
     table[("sonar", "SimpleNPKL-SHL")] = _cell(90.0, margin_reached=0.0)
@@ -99,16 +103,23 @@ def test_explanation_cites_only_table_wide_readings_and_says_not_explained():
 
 def test_row_swap_reading_reads_chessboard_against_double_spiral():
     names = ["chessboard", "double-spiral"]
-    table = {(n, m): _cell(sn.PAPER[other][k][0], reps=20)
-             for n, other in zip(names, reversed(names)) for k, m in enumerate(sn.METHODS)}
+    table = {
+        (n, m): _cell(sn.PAPER[other][k][0], reps=20)
+        for n, other in zip(names, reversed(names))
+        for k, m in enumerate(sn.METHODS)
+    }
     swap = ex.row_swap(table, names)
     e = ex.effects_of(names, table, [swap])["rows-swapped"]
     assert e.qualified and e.in_band_reading == 10 and e.in_band_adopted < 10
 
 
 def test_speed_claims_compare_times_measured_in_the_same_run():
-    table = {("iris", "NPKL-LL"): {"cpu_s": 2.0}, ("iris", "SimpleNPKL-LL"): {"cpu_s": 0.01},
-             ("iris", "NPKL-HL"): {"cpu_s": 1.0}, ("iris", "SimpleNPKL-SHL"): {"cpu_s": 0.5}}
+    table = {
+        ("iris", "NPKL-LL"): {"cpu_s": 2.0},
+        ("iris", "SimpleNPKL-LL"): {"cpu_s": 0.01},
+        ("iris", "NPKL-HL"): {"cpu_s": 1.0},
+        ("iris", "SimpleNPKL-SHL"): {"cpu_s": 0.5},
+    }
     ll, shl = ex.speed_claims(["iris"], table)[1:]
     assert "ours 200x" in ll and "holds here" in ll
     assert "least 2.0x" in shl and "does not hold" in shl
@@ -126,13 +137,21 @@ def test_normalised_kernel_kmeans_clusters_directions_not_norms():
 
 def test_quick_mode_reduced_runs_prints_exports_and_resumes(tmp_path, capsys):
     store = ResultsStore(tmp_path / "r.sqlite")
-    kw = {"quick": True, "datasets": ["iris"], "repetitions": 2, "readings": ["xing-0.7"],
-          "figures": False, "store": store, "out": str(tmp_path), "adult": False}
+    kw = {
+        "quick": True,
+        "datasets": ["iris"],
+        "repetitions": 2,
+        "readings": ["xing-0.7"],
+        "figures": False,
+        "store": store,
+        "out": str(tmp_path),
+        "adult": False,
+    }
     assert sn.main(**kw) == 0
     text = capsys.readouterr().out
     assert "SNPKL-LL" in text and "97.4 ±  0.0" in text and "xing-0.7" in text
     assert "not qualified: 2 cells with fewer than 5 repetitions" in text  # quick: never a cause
-    tail = text[text.index("Not reproduced ("):].splitlines()
+    tail = text[text.index("Not reproduced (") :].splitlines()
     assert len(tail) == 1 + len(sn.NOT_REPRODUCED) and "Protein" in tail[1]  # ends with it
     assert "m = 2.49·n" in text or "m = 2.50·n" in text
     rows = store.records(sn.STUDY)
@@ -145,15 +164,23 @@ def test_quick_mode_reduced_runs_prints_exports_and_resumes(tmp_path, capsys):
 
 def test_an_unknown_reading_is_one_typed_error(tmp_path):
     from kernelsdp.errors import UnknownNameError
+
     with pytest.raises(UnknownNameError, match="unknown reading 'nope'"):
-        sn.main(quick=True, reading="nope", store=ResultsStore(tmp_path / "r.sqlite"),
-                out=str(tmp_path))
+        sn.main(
+            quick=True, reading="nope", store=ResultsStore(tmp_path / "r.sqlite"), out=str(tmp_path)
+        )
 
 
 def test_figure2_writes_a_png_with_both_selections(tmp_path, capsys):
     from kernelsdp.reproductions.simplenpkl_figures import figure2
-    path = figure2(out=str(tmp_path), store=ResultsStore(tmp_path / "r.sqlite"), dataset="soybean",
-                   fractions=(0.2,), reps=1)
+
+    path = figure2(
+        out=str(tmp_path),
+        store=ResultsStore(tmp_path / "r.sqlite"),
+        dataset="soybean",
+        fractions=(0.2,),
+        reps=1,
+    )
     assert (tmp_path / "simplenpkl_figure2.png").stat().st_size > 10_000 and path.endswith(".png")
     text = capsys.readouterr().out
     assert "active" in text and "random" in text

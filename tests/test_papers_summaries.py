@@ -13,7 +13,7 @@ from kernelsdp.cli import main as cli
 
 def _closing_list(text: str, items) -> list[str]:
     """The lines from 'Not reproduced (' to the end: exactly the header and one per item."""
-    tail = text[text.rindex("Not reproduced ("):].strip().splitlines()
+    tail = text[text.rindex("Not reproduced (") :].strip().splitlines()
     assert tail[0].startswith(f"Not reproduced ({len(items)} items)")
     assert len(tail) == 1 + len(items)
     for line, (what, why) in zip(tail[1:], items):
@@ -31,6 +31,7 @@ def in_tmp(tmp_path, monkeypatch):
 def test_simplenpkl_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
     from kernelsdp.reproductions import simplenpkl_adult, simplenpkl_figures
     from kernelsdp.reproductions import simplenpkl_icml2009 as sn
+
     monkeypatch.setattr(sn, "PAPER", {"iris": sn.PAPER["iris"]})
     monkeypatch.setattr(simplenpkl_adult, "table4", lambda **kw: [])
     monkeypatch.setattr(simplenpkl_figures, "figure1", lambda **kw: "")
@@ -45,9 +46,15 @@ def test_simplenpkl_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
 def test_flexible_npkl_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
     from kernelsdp.reproductions import flexible_npkl_admm as fl
     from kernelsdp.reproductions.flexible_npkl_readings import NOT_REPRODUCED
+
     full = fl.units_for
-    monkeypatch.setattr(fl, "units_for", lambda quick: [
-        u for u in full(True) if u["dataset"] == "iris" and u["seed"] == 0 and u["loss"] == "HL"])
+    monkeypatch.setattr(
+        fl,
+        "units_for",
+        lambda quick: [
+            u for u in full(True) if u["dataset"] == "iris" and u["seed"] == 0 and u["loss"] == "HL"
+        ],
+    )
     assert cli(["reproduce", "flexible-npkl", "--quick"]) == 0
     text = capsys.readouterr().out
     _closing_list(text, NOT_REPRODUCED)
@@ -56,6 +63,7 @@ def test_flexible_npkl_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
 
 def test_spectral_metric_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
     from kernelsdp.reproductions import spectral_metric_ijcai2007 as sm
+
     for name in ("table1", "real_data", "ablation"):
         monkeypatch.setattr(sm, name, lambda runs: None)
     monkeypatch.setattr(sm, "figure", lambda path=None: "out/x.png")
@@ -67,11 +75,12 @@ def test_spectral_metric_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
 
 def test_ncut_quick_prints_no_paper_column_and_ends_with_its_list(in_tmp, monkeypatch, capsys):
     from kernelsdp.reproductions import ncut_kernels_cvpr2010 as nc
+
     monkeypatch.setattr(nc, "TASKS", {"iris 1-vs-2": ("iris", (1, 2))})
     assert cli(["reproduce", "ncut-kernels", "--quick"]) == 0
     text = capsys.readouterr().out
     _closing_list(text, nc.NOT_REPRODUCED)
-    table = text[:text.index("Summary:")]
+    table = text[: text.index("Summary:")]
     header = next(line for line in table.splitlines() if line.startswith("task "))
     assert "84.61" not in table and "0.9149" not in table and "paper" not in header
     assert "equals the best single kernel" in text and " of 1 runs" in text
@@ -79,6 +88,7 @@ def test_ncut_quick_prints_no_paper_column_and_ends_with_its_list(in_tmp, monkey
 
 def test_tla_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
     from kernelsdp.reproductions import tla_icmla2009 as tla
+
     monkeypatch.setattr(tla, "table1", lambda reps, block_n, block_solver: [])
     monkeypatch.setattr(tla, "explain", lambda res: None)
     monkeypatch.setattr(tla, "honesty_demo", lambda: None)
@@ -92,9 +102,14 @@ def test_tla_quick_ends_with_its_list(in_tmp, monkeypatch, capsys):
 
 def test_landmark_trend_is_stated_whatever_it_is():
     from kernelsdp.reproductions.spectral_metric_ijcai2007 import landmark_trend
-    falling = {"S only": (188, 1.69, 0.01), "m = 100": (188, 1.69, 0.01),
-               "m = 200": (200, 1.65, 0.01), "m = 400": (400, 1.72, 0.01),
-               "m = 800": (800, 1.55, 0.01)}
+
+    falling = {
+        "S only": (188, 1.69, 0.01),
+        "m = 100": (188, 1.69, 0.01),
+        "m = 200": (200, 1.65, 0.01),
+        "m = 400": (400, 1.72, 0.01),
+        "m = 800": (800, 1.55, 0.01),
+    }
     text = landmark_trend(falling)
     assert "no monotone trend" in text and "m 188: 1.690" in text and "does not hold" in text
     assert text.count("m 188") == 1  # rows that ran the same m are one point
@@ -108,6 +123,7 @@ def test_tla_svm_features_give_the_learned_kernel_and_claims_read_the_times():
     from kernelsdp.data.ramps import RampBasis
     from kernelsdp.formulations.tla import mixture_kernel
     from kernelsdp.reproductions.tla_icmla2009 import scaling_claims, svm_features
+
     X, _ = hyperplane_transformed(30, "quadratic", seed=0)
     basis = RampBasis.fit(X, 4)
     A = np.random.default_rng(0).standard_normal((4, 4))
@@ -115,9 +131,11 @@ def test_tla_svm_features_give_the_learned_kernel_and_claims_read_the_times():
     Phi = svm_features(basis, M, X)
     assert Phi.shape == (30, 8)
     assert np.allclose(Phi @ Phi.T, mixture_kernel(basis, M, X), atol=1e-9)
-    times = {"MWC-TLA (Clarabel)": [(100, 0.1, 0.0), (10_000, 0.2, 0.2)],
-             "LMTL (extragradient)": [(100, 1.0, 0.0), (200, 3.0, 0.0)],
-             "LMTL (SCS, full SDP)": [(40, 30.0, 0.0)]}
+    times = {
+        "MWC-TLA (Clarabel)": [(100, 0.1, 0.0), (10_000, 0.2, 0.2)],
+        "LMTL (extragradient)": [(100, 1.0, 0.0), (200, 3.0, 0.0)],
+        "LMTL (SCS, full SDP)": [(40, 30.0, 0.0)],
+    }
     lines = scaling_claims(times)
     assert "n^0.30" in lines[0] and "holds" in lines[0]
     assert "at n = 100: 10.0x faster" in lines[1] and "does not hold" in lines[1]

@@ -62,10 +62,21 @@ def test_the_extending_example_registers_and_runs_end_to_end(registries, capsys,
     capsys.readouterr()
     assert main(["solvers", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert [r["solver"] for r in rows if r["formulation"] == "top-alignment"][:2] == \
-        ["top-eigenvector", "clarabel"]
-    code = main(["verify", "top-alignment", "--problem", str(tmp_path / "C.npz"),
-                 "--solvers", "top-eigenvector,clarabel", "--json"])
+    assert [r["solver"] for r in rows if r["formulation"] == "top-alignment"][:2] == [
+        "top-eigenvector",
+        "clarabel",
+    ]
+    code = main(
+        [
+            "verify",
+            "top-alignment",
+            "--problem",
+            str(tmp_path / "C.npz"),
+            "--solvers",
+            "top-eigenvector,clarabel",
+            "--json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["passed"] and all(s["rigorous"] for s in out["solvers"])
 

@@ -45,8 +45,9 @@ class TopAlignment(Formulation):
 
     def build(self):
         K = cp.Variable(self.C.shape, symmetric=True)
-        return CvxpyModel(cp.Problem(cp.Maximize(cp.trace(self.C @ K)),
-                                     [K >> 0, cp.trace(K) <= 1]), {"K": K})
+        return CvxpyModel(
+            cp.Problem(cp.Maximize(cp.trace(self.C @ K)), [K >> 0, cp.trace(K) <= 1]), {"K": K}
+        )
 
     def from_cvxpy(self, model):
         return {"kernel": KernelFactor.from_dense(model.variables["K"].value)}
@@ -68,8 +69,14 @@ class TopEigenvector(Solver):
     def run(self, f, options):
         w, V = np.linalg.eigh(f.C)
         U = V[:, -1:] * (w[-1] > 0)
-        return Result(f.name, self.name, Termination.OPTIMAL, PointStatus.FEASIBLE_POINT,
-                      objective=float(max(w[-1], 0.0)), kernel=KernelFactor(U))
+        return Result(
+            f.name,
+            self.name,
+            Termination.OPTIMAL,
+            PointStatus.FEASIBLE_POINT,
+            objective=float(max(w[-1], 0.0)),
+            kernel=KernelFactor(U),
+        )
 
 
 @pytest.fixture
@@ -97,16 +104,35 @@ def test_a_formulation_and_a_solver_registered_here_get_the_cli(toy, capsys, tmp
     d = json.loads(capsys.readouterr().out)
     assert d["solver"] == "top-eigenvector"  # the exact solver is the default
     assert np.isclose(d["objective"], np.linalg.eigvalsh(np.load(toy)["C"])[-1])
-    code = main(["verify", "top-alignment", "--problem", str(toy), "--solvers",
-                 "top-eigenvector,clarabel", "--json"])
+    code = main(
+        [
+            "verify",
+            "top-alignment",
+            "--problem",
+            str(toy),
+            "--solvers",
+            "top-eigenvector,clarabel",
+            "--json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
-    assert code in (0, 1) and [s["solver"] for s in out["solvers"]] == ["top-eigenvector",
-                                                                       "clarabel"]
+    assert code in (0, 1) and [s["solver"] for s in out["solvers"]] == [
+        "top-eigenvector",
+        "clarabel",
+    ]
     from kernelsdp.runs import ResultsStore
     from kernelsdp.sweep import parse_spec, run_sweep
-    spec = parse_spec({"study": "toy", "grid": {"formulation": "top-alignment",
-                                                "solver": ["top-eigenvector", "clarabel"],
-                                                "problem": str(toy)}})
+
+    spec = parse_spec(
+        {
+            "study": "toy",
+            "grid": {
+                "formulation": "top-alignment",
+                "solver": ["top-eigenvector", "clarabel"],
+                "problem": str(toy),
+            },
+        }
+    )
     records = run_sweep(spec, store=ResultsStore(tmp_path / "r.sqlite")).records
     assert [r["objective"] for r in records] == pytest.approx([d["objective"]] * 2, rel=1e-6)
 
@@ -129,6 +155,7 @@ def test_solvers_are_matched_by_exact_class():
 def test_a_solver_refuses_a_problem_its_declaration_does_not_accept():
     """SchurReduced().solve on LMTL returned OPTIMAL 10.95 where the optimum is 9.23."""
     from kernelsdp.data.datasets import hyperplane_transformed
+
     X, y = hyperplane_transformed(30, "logarithmic", seed=0)
     f = LMTL.from_data(X, y, J=2)
     with pytest.raises(UnsupportedProblemError, match="schur-reduced"):
@@ -137,6 +164,7 @@ def test_a_solver_refuses_a_problem_its_declaration_does_not_accept():
 
 def test_the_base_class_enforces_the_contract():
     with pytest.raises(TypeError, match="memory_bytes"):
+
         class NoMemory(Solver):
             name, kind = "no-memory", "exact"
 
@@ -148,6 +176,7 @@ def test_the_base_class_enforces_the_contract():
         tol: float = option(1e-6, low=0.0, open_low=True, help="tolerance")
 
     with pytest.raises(TypeError, match="time_limit, max_iter"):
+
         class NoLimits(Solver):
             name, kind, Options = "no-limits", "iterative", OnlyTol
 
@@ -158,6 +187,7 @@ def test_the_base_class_enforces_the_contract():
                 return None
 
     with pytest.raises(TypeError, match="kind"):
+
         class BadKind(Solver):
             name, kind = "bad-kind", "heuristic"
 
@@ -168,6 +198,7 @@ def test_the_base_class_enforces_the_contract():
                 return None
 
     with pytest.raises(TypeError, match="certificate_tol"):
+
         class BadTolerance(Solver):
             name, kind, certificate_tol = "bad-tol", "exact", 0.0
 

@@ -69,8 +69,7 @@ def random_box_qp(seed: int, d: int = 4, maximize: bool = False) -> QCQP:
     rng = np.random.default_rng(seed)
     Q = rng.integers(-50, 51, (d, d)).astype(float)
     Q = np.triu(Q) + np.triu(Q, 1).T
-    return QCQP.build(Q / 2, rng.integers(-50, 51, d).astype(float), lb=0, ub=1,
-                      maximize=maximize)
+    return QCQP.build(Q / 2, rng.integers(-50, 51, d).astype(float), lb=0, ub=1, maximize=maximize)
 
 
 def maxcut(W: np.ndarray) -> QCQP:
@@ -102,13 +101,18 @@ def test_cvxpy_expressions_read_as_the_same_matrices():
     P = np.array([[2.0, -1.0, 0.0], [-1.0, 0.5, 3.0], [0.0, 3.0, -1.0]])
     c = np.array([1.0, -2.0, 0.5])
     x = cp.Variable(3)
-    for expr in (x @ P @ x + c @ x + 4, cp.quad_form(x, P) + c @ x + 4,
-                 sum(P[i, j] * x[i] * x[j] for i in range(3) for j in range(3)) + c @ x + 4):
+    for expr in (
+        x @ P @ x + c @ x + 4,
+        cp.quad_form(x, P) + c @ x + 4,
+        sum(P[i, j] * x[i] * x[j] for i in range(3) for j in range(3)) + c @ x + 4,
+    ):
         got = QCQP.build(expr)
         assert np.allclose(got.objective.P, P, atol=1e-12)
         assert np.allclose(got.objective.q, c) and got.objective.r == pytest.approx(4.0)
-    got = from_cvxpy(cp.Maximize(x[0] * x[1]), [cp.sum_squares(x) <= 4, x[0] + x[1] == 1,
-                                                x >= 0, x[2] <= 3, x[0] - x[2] <= 1])
+    got = from_cvxpy(
+        cp.Maximize(x[0] * x[1]),
+        [cp.sum_squares(x) <= 4, x[0] + x[1] == 1, x >= 0, x[2] <= 3, x[0] - x[2] <= 1],
+    )
     assert got.maximize and got.objective.P[0, 1] == pytest.approx(0.5)
     assert np.allclose(got.inequalities[0].P, np.eye(3)) and got.inequalities[0].r == -4
     assert got.A.tolist() == [[1, 1, 0]] and got.b.tolist() == [1]
@@ -133,16 +137,19 @@ def test_extraction_recovers_random_quadratics(d, seed):
     assert got.r == pytest.approx(r, abs=1e-10 * scale)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"P": np.ones((2, 3))}, "square"),
-    ({"P": np.array([[1.0, 2.0], [0.0, 1.0]])}, "not symmetric"),
-    ({"P": np.eye(2), "lb": [0, 2], "ub": [1, 1]}, "empty box"),
-    ({"P": np.eye(2), "lb": 0.2, "ub": 0.8, "binary": True}, "empty box"),
-    ({"P": np.eye(2), "binary": [0], "spin": [0]}, "both binary"),
-    ({"P": np.eye(2), "q": [1.0]}, "linear term"),
-    ({"P": np.array([[np.nan, 0], [0, 1]])}, "NaN"),
-    ({"P": np.eye(2), "A": [[1, 1]]}, "both"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"P": np.ones((2, 3))}, "square"),
+        ({"P": np.array([[1.0, 2.0], [0.0, 1.0]])}, "not symmetric"),
+        ({"P": np.eye(2), "lb": [0, 2], "ub": [1, 1]}, "empty box"),
+        ({"P": np.eye(2), "lb": 0.2, "ub": 0.8, "binary": True}, "empty box"),
+        ({"P": np.eye(2), "binary": [0], "spin": [0]}, "both binary"),
+        ({"P": np.eye(2), "q": [1.0]}, "linear term"),
+        ({"P": np.array([[np.nan, 0], [0, 1]])}, "NaN"),
+        ({"P": np.eye(2), "A": [[1, 1]]}, "both"),
+    ],
+)
 def test_bad_input_is_one_typed_error(kwargs, match):
     P = kwargs.pop("P")
     with pytest.raises(InvalidDataError, match=match):
@@ -157,13 +164,19 @@ def test_golden_rows_of_shor_and_rlt():
     x, X = np.array([0.25, 0.75]), np.array([[0.5, 0.1], [0.1, 0.7]])
     Y = np.block([[np.ones((1, 1)), x[None]], [x[:, None], X]])
     shor = relax(q, "shor")
-    assert set(shor.constraints) == {"homogenising", "psd", "quadratic_inequalities",
-                                     "lower_bounds", "upper_bounds", "bound_products",
-                                     "a_priori_diagonal"}
+    assert set(shor.constraints) == {
+        "homogenising",
+        "psd",
+        "quadratic_inequalities",
+        "lower_bounds",
+        "upper_bounds",
+        "bound_products",
+        "a_priori_diagonal",
+    }
     shor.Y.value = Y
     res = lambda c: np.ravel(c.args[0].value - c.args[1].value)
     assert res(shor.constraints["quadratic_inequalities"][0]) == pytest.approx(np.trace(X) - 4)
-    bp = res(shor.constraints["bound_products"][0])   # X_ii − (l+u)x_i + lu
+    bp = res(shor.constraints["bound_products"][0])  # X_ii − (l+u)x_i + lu
     assert np.allclose(bp, np.diag(X) - (q.lb + q.ub) * x + q.lb * q.ub)
     assert np.allclose(res(shor.constraints["a_priori_diagonal"][0]), np.diag(X) - [4, 9])
     assert shor.problem.objective.value == pytest.approx(X[0, 0] - X[1, 1] + x[0])
@@ -179,9 +192,13 @@ def test_golden_rows_of_shor_and_rlt():
     assert np.allclose(np.sort(got), np.sort(want))
 
 
-@pytest.mark.parametrize("A, b", [(np.ones((1, 4)), [1.0]),
-                                  ([[1.0, 2.0, 0.0, -1.0], [0.0, 1.0, 1.0, 1.0],
-                                    [1.0, 3.0, 1.0, 0.0]], [1.0, 2.0, 3.0])])
+@pytest.mark.parametrize(
+    "A, b",
+    [
+        (np.ones((1, 4)), [1.0]),
+        ([[1.0, 2.0, 0.0, -1.0], [0.0, 1.0, 1.0, 1.0], [1.0, 3.0, 1.0, 0.0]], [1.0, 2.0, 3.0]),
+    ],
+)
 def test_equalities_are_eliminated_from_the_psd_face(A, b):
     """Y = T W Tᵀ meets A x = b and A X = b xᵀ for every W with W₀₀ = 1 (the third row of
     the second A is the sum of the first two: a dependent row is dropped, not refused)."""
@@ -205,8 +222,9 @@ def test_applicable_says_why_and_relax_refuses_unbounded_liftings():
     Q = np.array([[1.0, -2.0, 0.5], [-2.0, 0.5, 1.0], [0.5, 1.0, -1.0]])
     simplex = QCQP.build(Q, A=np.ones((1, 3)), b=[1.0], nonneg=True)
     verdicts = applicable(simplex)
-    assert list(verdicts) == list(RELAXATIONS) == ["shor", "rlt", "shor+rlt", "dnn", "sdp1",
-                                                   "moment2"]
+    assert (
+        list(verdicts) == list(RELAXATIONS) == ["shor", "rlt", "shor+rlt", "dnn", "sdp1", "moment2"]
+    )
     assert str(verdicts["shor"]).startswith("Shor: no bound on x[0], x[1], x[2]; add bounds")
     assert "use rlt" in str(verdicts["shor"])
     assert all(verdicts[k].ok for k in ("rlt", "shor+rlt", "dnn", "sdp1", "moment2"))
@@ -236,9 +254,14 @@ def test_an_unbounded_problem_is_a_status_not_a_crash():
 
 def test_the_models_state_their_a_priori_bounds():
     """The certificate finds every PSD block bounded (kernelsdp.certificate.bounds)."""
-    cases = [(random_box_qp(0), "shor"), (random_box_qp(0), "shor+rlt"),
-             (random_box_qp(0), "dnn"), (maxcut(cycle(5)), "shor"),
-             (random_box_qp(0), "moment2"), (maxcut(cycle(5)), "moment2")]
+    cases = [
+        (random_box_qp(0), "shor"),
+        (random_box_qp(0), "shor+rlt"),
+        (random_box_qp(0), "dnn"),
+        (maxcut(cycle(5)), "shor"),
+        (random_box_qp(0), "moment2"),
+        (maxcut(cycle(5)), "moment2"),
+    ]
     for q, name in cases:
         rel = relax(q, name)
         sol = solve_canonical(rel.problem, "CLARABEL")
@@ -285,9 +308,15 @@ def test_the_bound_is_the_proven_end_for_one_named_solver():
     verify(rel.problem, ["clarabel"])  # another solve of the same model changes nothing here
     assert rel.bound == scs_bound and rel.solver == "scs"
     # an end that is not a proof is no bound, whatever the point's value
-    rel.solved = Solved("x", rel.solved.status, rel.solved.value,
-                        Certificate("optimality", 1e-6, -1.0, 2.0, ESTIMATE, upper_label=PROOF),
-                        None, {}, 0.0)
+    rel.solved = Solved(
+        "x",
+        rel.solved.status,
+        rel.solved.value,
+        Certificate("optimality", 1e-6, -1.0, 2.0, ESTIMATE, upper_label=PROOF),
+        None,
+        {},
+        0.0,
+    )
     assert rel.bound is None and rel.value is not None
     assert rel.recover().best is None  # the snapshot has no lifted point
 
@@ -296,10 +325,12 @@ def test_box_qp_of_the_published_set_quick_bars():
     """benchmarks/relaxations_boxqp.py --quick on spar020-100-1 (published optimum 706.5)."""
     import pathlib
     import runpy
+
     path = pathlib.Path(__file__).parents[1] / "benchmarks" / "relaxations_boxqp.py"
     bench = runpy.run_path(str(path))  # not as __main__: nothing runs but the definitions
-    r = bench["run_instance"](path.parent / "data" / "boxqp" / "spar020-100-1.in",
-                              ["shor", "shor+rlt"], 32)
+    r = bench["run_instance"](
+        path.parent / "data" / "boxqp" / "spar020-100-1.in", ["shor", "shor+rlt"], 32
+    )
     assert r["rows"]["shor"]["bound"] >= 706.5 and r["rows"]["shor+rlt"]["bound"] >= 706.5
     assert r["rows"]["shor+rlt"]["bound"] <= 706.5 * 1.001 and r["recovered"] == 706.5
 
@@ -307,8 +338,23 @@ def test_box_qp_of_the_published_set_quick_bars():
 def test_maxcut_recovered_cuts_match_enumeration():
     rng = np.random.default_rng(8)
     petersen = np.zeros((10, 10))
-    for i, j in [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0), (0, 5), (1, 6), (2, 7), (3, 8),
-                 (4, 9), (5, 7), (7, 9), (9, 6), (6, 8), (8, 5)]:
+    for i, j in [
+        (0, 1),
+        (1, 2),
+        (2, 3),
+        (3, 4),
+        (4, 0),
+        (0, 5),
+        (1, 6),
+        (2, 7),
+        (3, 8),
+        (4, 9),
+        (5, 7),
+        (7, 9),
+        (9, 6),
+        (6, 8),
+        (8, 5),
+    ]:
         petersen[i, j] = petersen[j, i] = 1.0
     weighted = np.triu(rng.random((8, 8)) * (rng.random((8, 8)) < 0.6), 1)
     for W, known in ((cycle(5), 4.0), (petersen, 12.0), (weighted + weighted.T, None)):
@@ -340,8 +386,9 @@ def test_stqp_recovered_points_agree_with_the_exact_oracle():
         Q = rng.standard_normal((d, d))
         f = StQP((Q + Q.T) / 2)
         exact = f.objective(f.global_minimum()[0])
-        q = QCQP.build(f.Q, rng.standard_normal(d) * (k % 2), A=np.ones((1, d)), b=[1.0],
-                       nonneg=True)  # every other one with a linear term (homogenised by sdp1)
+        q = QCQP.build(
+            f.Q, rng.standard_normal(d) * (k % 2), A=np.ones((1, d)), b=[1.0], nonneg=True
+        )  # every other one with a linear term (homogenised by sdp1)
         if k % 2:
             lin = np.outer(q.objective.q, np.ones(d))
             g = StQP(f.Q + (lin + lin.T) / 2)
@@ -360,8 +407,9 @@ def test_moment2_is_exact_where_shor_is_not():
     min −x₁ − x₂ s.t. x₁x₂ ≤ 4, 0 ≤ x ≤ (6, 4) (optimum −20/3 at (6, 2/3); Shor ≈ −6.814):
     moment2's proven bound meets the recovered point."""
     x = cp.Variable(2)
-    bilinear = QCQP.build(-x[0] - x[1], constraints=[x[0] * x[1] <= 4, x >= 0, x[0] <= 6,
-                                                     x[1] <= 4])
+    bilinear = QCQP.build(
+        -x[0] - x[1], constraints=[x[0] * x[1] <= 4, x >= 0, x[0] <= 6, x[1] <= 4]
+    )
     for q, opt in ((maxcut(cycle(5)), 4.0), (bilinear, -20 / 3)):
         shor = relax(q, "shor").solve()
         assert abs(shor.bound - opt) > 0.1
@@ -381,7 +429,7 @@ def test_multipliers_are_the_lagrangian_duals():
     m = rel.multipliers()
     lam, mu = m["quadratic_inequalities"][0], m["linear_inequalities"][0]
     assert lam >= 0 and mu > 1e-3  # both constraints active
-    H = P + lam * np.eye(3)                      # L(x) = f + λ(‖x‖² − 1) + μ(1ᵀx + 0.5)
+    H = P + lam * np.eye(3)  # L(x) = f + λ(‖x‖² − 1) + μ(1ᵀx + 0.5)
     g = c + mu * np.ones(3)
     dual = -lam + 0.5 * mu - g @ np.linalg.solve(H, g) / 4
     assert np.linalg.eigvalsh(H)[0] >= -1e-7 and dual == pytest.approx(rel.bound, abs=1e-6)
@@ -443,6 +491,7 @@ def test_exact_oracle_refuses_large_d_and_local_agrees():
 
 def test_stqp_liftings_by_name_and_theorem1_measure():
     from kernelsdp.formulations.stqp import elementwise_positive
+
     Q = np.random.default_rng(11).standard_normal((5, 5))
     exact = solve(StQP(Q), "exact").objective
     bounds = {}
@@ -472,8 +521,10 @@ def test_ncut_masses_from_functions_match_dense():
     X = rng.standard_normal((30, 2))
     fns = [lambda A, B, s=s: np.exp(-((A[:, None] - B[None]) ** 2).sum(-1) / s) for s in (0.5, 2.0)]
     dense = [fn(X, X) for fn in fns]
-    examples = [(np.arange(0, 20), (X[:20, 0] > 0).astype(int)),
-                (np.arange(10, 30), (X[10:, 1] > 0).astype(int))]
+    examples = [
+        (np.arange(0, 20), (X[:20, 0] > 0).astype(int)),
+        (np.arange(10, 30), (X[10:, 1] > 0).astype(int)),
+    ]
     a = NCutMKL.from_kernels(fns, examples, X=X)
     b = NCutMKL.from_kernels(dense, examples)
     assert np.allclose(a.Q, b.Q) and np.allclose(a.u, b.u)

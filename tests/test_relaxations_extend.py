@@ -70,6 +70,6 @@ def test_the_docs_example_runs_as_written(registered, capsys):
     ns: dict = {"__name__": "docs"}
     exec(compile(blocks[2], "docs/relaxations.md", "exec"), ns)
     shor, tri = ns["shor"], ns["tri"]
-    assert shor.bound == pytest.approx(4.5225, abs=1e-3)   # Goemans–Williamson's value on C5
-    assert tri.bound == pytest.approx(4.0, abs=1e-5)       # the triangles close the gap
+    assert shor.bound == pytest.approx(4.5225, abs=1e-3)  # Goemans–Williamson's value on C5
+    assert tri.bound == pytest.approx(4.0, abs=1e-5)  # the triangles close the gap
     assert tri.recover().best.value == 4.0

@@ -36,6 +36,7 @@ def test_a_forked_child_gets_a_working_pool(monkeypatch):
     (otherwise its first blocked product waits forever)."""
     import multiprocessing as mp
     import threading
+
     monkeypatch.setattr(rb, "PARALLEL_FROM_NNZ", 10)
     A = sp.random(200, 200, density=0.05, random_state=0, format="csr")
     Y = np.ones((200, 3))

@@ -13,8 +13,8 @@ import scipy.sparse as sp
 from kernelsdp.data import PairwiseConstraints
 from kernelsdp.errors import InvalidParameterError, TooLargeError
 from kernelsdp.formulations import LMTL, MWCTLA, NCTLA, NPKL, SpectralMetric, StQP
-from kernelsdp.solvers import registry, solve
 from kernelsdp.limits import GIB, memory_limit
+from kernelsdp.solvers import registry, solve
 from kernelsdp.solvers.base import peak_bytes
 from kernelsdp.verify import verify
 
@@ -32,11 +32,17 @@ def instances():
     X = rng.standard_normal((40, 3))
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
     Q = rng.standard_normal((12, 12))
-    return [_npkl("l2", "trace"), _npkl("linear", "frobenius"), _npkl("linear", "trace"),
-            _npkl("squared-hinge", "frobenius"),
-            StQP(Q + Q.T), SpectralMetric(d=np.array([1.0, 2.0, 4.0]), c=7.0),
-            MWCTLA.from_data(X, y, J=4), NCTLA.from_data(X[:20], y[:20], J=3),
-            LMTL.from_data(X[:20], y[:20], J=3)]
+    return [
+        _npkl("l2", "trace"),
+        _npkl("linear", "frobenius"),
+        _npkl("linear", "trace"),
+        _npkl("squared-hinge", "frobenius"),
+        StQP(Q + Q.T),
+        SpectralMetric(d=np.array([1.0, 2.0, 4.0]), c=7.0),
+        MWCTLA.from_data(X, y, J=4),
+        NCTLA.from_data(X[:20], y[:20], J=3),
+        LMTL.from_data(X[:20], y[:20], J=3),
+    ]
 
 
 def cases():
@@ -47,8 +53,14 @@ def cases():
             key = (s.name, type(f), getattr(f, "loss", None), getattr(f, "capacity", None))
             if s.supports(f) is None and key not in seen:
                 seen.add(key)
-                out.append(pytest.param(s, f, id=f"{f.name}-{getattr(f, 'loss', '')}-"
-                                              f"{getattr(f, 'capacity', '')}-{s.name}"))
+                out.append(
+                    pytest.param(
+                        s,
+                        f,
+                        id=f"{f.name}-{getattr(f, 'loss', '')}-"
+                        f"{getattr(f, 'capacity', '')}-{s.name}",
+                    )
+                )
     return out
 
 
@@ -85,19 +97,28 @@ def test_every_solver_declares_its_memory_and_refuses_before_allocating(s, f, mo
 
 def _stub(n, m, nnz):
     """Only the sizes the formulas read: an NPKL at n far beyond this machine."""
-    return SimpleNamespace(n=n, name="npkl", capacity="frobenius", pairs=SimpleNamespace(m=m),
-                           L=SimpleNamespace(nnz=nnz))
+    return SimpleNamespace(
+        n=n,
+        name="npkl",
+        capacity="frobenius",
+        pairs=SimpleNamespace(m=m),
+        L=SimpleNamespace(nnz=nnz),
+    )
 
 
-@pytest.mark.parametrize("name, options, gib_at_least", [
-    ("admm", {}, 100),                        # n = 10⁹: the factor alone is 8·6rn bytes
-    ("npkl-closed-form", {"eig_method": "dense"}, 100),   # dense eigh of n×n: never tried
-    ("saddle-point", {"eig_method": "dense"}, 100),
-    ("clarabel", {}, 100),
-])
+@pytest.mark.parametrize(
+    "name, options, gib_at_least",
+    [
+        ("admm", {}, 100),  # n = 10⁹: the factor alone is 8·6rn bytes
+        ("npkl-closed-form", {"eig_method": "dense"}, 100),  # dense eigh of n×n: never tried
+        ("saddle-point", {"eig_method": "dense"}, 100),
+        ("clarabel", {}, 100),
+    ],
+)
 def test_sizes_beyond_this_machine_are_refused_with_their_gib(name, options, gib_at_least):
     from kernelsdp.solvers import get_solver
     from kernelsdp.solvers.base import refuse_if_too_large
+
     s = get_solver(NPKL, name)
     n = 10**9 if name == "admm" else 200_000
     f = _stub(n, int(1.2 * n), 6 * n)
@@ -123,8 +144,10 @@ def test_positive_part_estimate_holds_the_dense_switch():
     ARPACK block positive_eigenpairs goes dense (measured 146 MB peak).  The estimate the
     memory check refuses by must hold that peak, not only the first block's few MB."""
     from conftest import traced_peak, two_class_npkl
+
     from kernelsdp.linalg.positive_part import DENSE_ALWAYS_N, PROBE_BLOCK
     from kernelsdp.solvers import get_solver
+
     n = 3000
     assert n > DENSE_ALWAYS_N
     f = two_class_npkl(n, 2.5, "linear", "frobenius", C=1.0, B=1.0)
@@ -137,7 +160,9 @@ def test_positive_part_estimate_holds_the_dense_switch():
 def test_trace_closed_form_estimate_holds_its_peak():
     """The trace capacity's closed form holds M = L − C·T and one Lanczos basis; n = 3,000."""
     from conftest import traced_peak, two_class_npkl
+
     from kernelsdp.solvers import get_solver
+
     f = two_class_npkl(3000, 1.2, "linear", "trace", C=1.0, B=3000.0)
     s = get_solver(NPKL, "npkl-closed-form")
     r, peak = traced_peak(lambda: solve(f, "npkl-closed-form"))

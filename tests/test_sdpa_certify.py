@@ -24,7 +24,9 @@ def test_reader_reads_blocks_c_and_comments():
     F0 = p.F[0][:, 0].toarray().reshape(2, 2, order="F")
     assert np.allclose(F0, [[0, -1], [-1, 0]])  # the upper entry mirrored
     assert np.allclose(p.F[1][:, 0].toarray().ravel(), [1, 2])
-    wrapped = '* a star comment\n"quoted"\n2 = mDIM\n1 = nBLOCK\n(1)\n{3,\n -4}\n1 1 1 1 1\n2 1 1 1 1\n'
+    wrapped = (
+        '* a star comment\n"quoted"\n2 = mDIM\n1 = nBLOCK\n(1)\n{3,\n -4}\n1 1 1 1 1\n2 1 1 1 1\n'
+    )
     q = parse_sdpa(wrapped)
     assert np.allclose(q.c, [3, -4]) and q.blocks == [1]
 
@@ -36,17 +38,20 @@ def test_writer_round_trips():
     assert abs(q.F[0] - p.F[0]).max() == 0
 
 
-@pytest.mark.parametrize("text, where", [
-    ("2\n1\n2\n1 1\n1 1 1 1 1\n1 1 1 1 2\n", "line 6"),                      # repeated entry
-    ("1\n1\n-2\n1\n1 1 1 2 1\n", "diagonal"),                                 # off-diagonal in LP
-    ("1\n1\n2\n1\n3 1 1 1 1\n", "out of range"),                              # matrix index
-    ("1\n1\n2\n1\n1 1 3 1 1\n", "outside block"),                             # entry index
-    ("2\n1\n2\n1\n", "file ends"),                                            # c truncated
-    ("x\n", "expected the number of variables"),
-    ("1\n1\n2\n1\n1 1 1\n", "matrix block i j value"),
-    ("1\n1\n2.5\n1\n", "integer"),
-    ("1\n1\n2\n1\n1 1 1 1 nan\n", "not finite"),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("2\n1\n2\n1 1\n1 1 1 1 1\n1 1 1 1 2\n", "line 6"),  # repeated entry
+        ("1\n1\n-2\n1\n1 1 1 2 1\n", "diagonal"),  # off-diagonal in LP
+        ("1\n1\n2\n1\n3 1 1 1 1\n", "out of range"),  # matrix index
+        ("1\n1\n2\n1\n1 1 3 1 1\n", "outside block"),  # entry index
+        ("2\n1\n2\n1\n", "file ends"),  # c truncated
+        ("x\n", "expected the number of variables"),
+        ("1\n1\n2\n1\n1 1 1\n", "matrix block i j value"),
+        ("1\n1\n2.5\n1\n", "integer"),
+        ("1\n1\n2\n1\n1 1 1 1 nan\n", "not finite"),
+    ],
+)
 def test_reader_errors_name_the_line(text, where):
     with pytest.raises(InvalidDataError, match=where):
         parse_sdpa(text, "bad.dat-s")
@@ -68,15 +73,21 @@ def folder(tmp_path):
         "import cvxpy as cp, numpy as np\n"
         "def problem():\n"
         "    X = cp.Variable((3, 3), PSD=True)\n"
-        "    return cp.Problem(cp.Minimize(cp.trace(np.diag([1., 2, 3]) @ X)), [cp.trace(X) == 1])\n")
+        "    return cp.Problem(cp.Minimize(cp.trace(np.diag([1., 2, 3]) @ X)), [cp.trace(X) == 1])\n"
+    )
     return tmp_path
 
 
 def test_certify_a_folder(capsys, folder):
     code, out, _ = run(capsys, "certify", folder, "--solvers", "clarabel,scs", "--allow-python")
     assert code == 0, out
-    rows = [ln for ln in out.splitlines() if ln.rstrip().endswith(
-        ("certified optimality", "certified infeasibility", "certified unboundedness"))]
+    rows = [
+        ln
+        for ln in out.splitlines()
+        if ln.rstrip().endswith(
+            ("certified optimality", "certified infeasibility", "certified unboundedness")
+        )
+    ]
     assert len(rows) == 10 and "0 of them not certified" in out
     code, out, _ = run(capsys, "certify", folder, "--json", "--allow-python")
     rows = json.loads(out)
@@ -88,30 +99,48 @@ def test_certify_a_folder(capsys, folder):
     assert code == 0 and len(json.loads(out)) == 4
     theta = next(r for r in rows if r["problem"]["name"] == "theta.dat-s")
     s = theta["solvers"][0]
-    assert {"solver", "status", "objective", "dimacs", "lower", "upper", "rigorous", "passed",
-            "failed", "solve_time_s", "certify_time_s"} <= set(s)
+    assert {
+        "solver",
+        "status",
+        "objective",
+        "dimacs",
+        "lower",
+        "upper",
+        "rigorous",
+        "passed",
+        "failed",
+        "solve_time_s",
+        "certify_time_s",
+    } <= set(s)
     assert set(s["dimacs"]) == {f"err{k}" for k in range(1, 7)}
     assert s["lower"] - 1e-6 <= S.theta_value(9) <= s["upper"] + 1e-6
     kinds = {r["problem"]["name"]: r["solvers"][0]["kind"] for r in rows}
-    assert kinds["infeasible.dat-s"] == "infeasibility" and kinds["unbounded.dat-s"] == "unboundedness"
+    assert (
+        kinds["infeasible.dat-s"] == "infeasibility" and kinds["unbounded.dat-s"] == "unboundedness"
+    )
 
 
 def test_certify_exits_1_when_an_answer_fails(capsys, folder):
     # Clarabel stops near 1e-9: held to 1e-12 its 'optimal' answer fails, and says so
-    code, out, _ = run(capsys, "certify", folder / "theta.dat-s", "--solvers", "clarabel", "--tol", "1e-12")
+    code, out, _ = run(
+        capsys, "certify", folder / "theta.dat-s", "--solvers", "clarabel", "--tol", "1e-12"
+    )
     assert code == 1 and "FAIL" in out and "1 of them not certified" in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["nope.dat-s"], "no such file"),
-    (["x.txt"], "expected an SDPA file"),
-    (["theta.dat-s", "--solvers", "gurobi"], "unknown solver"),
-    (["theta.dat-s", "--tol", "-1"], "tol"),
-    (["theta.dat-s", "--time-limit", "0"], "time_limit"),
-    (["noproblem.py"], "defines no function problem"),
-    (["raises.py"], "problem\\(\\) raised ZeroDivisionError"),
-    (["notaproblem.py"], "returned int"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["nope.dat-s"], "no such file"),
+        (["x.txt"], "expected an SDPA file"),
+        (["theta.dat-s", "--solvers", "gurobi"], "unknown solver"),
+        (["theta.dat-s", "--tol", "-1"], "tol"),
+        (["theta.dat-s", "--time-limit", "0"], "time_limit"),
+        (["noproblem.py"], "defines no function problem"),
+        (["raises.py"], "problem\\(\\) raised ZeroDivisionError"),
+        (["notaproblem.py"], "returned int"),
+    ],
+)
 def test_certify_user_errors_exit_2_with_one_line(capsys, folder, args, message):
     (folder / "x.txt").write_text("hello")
     (folder / "noproblem.py").write_text("x = 1\n")
@@ -128,13 +157,25 @@ def test_certify_time_limit_reaches_the_solver(capsys, folder):
     assert code == 0 and json.loads(out)["passed"]
 
 
-@pytest.mark.parametrize("source, message", [
-    ("import cvxpy as cp\ndef problem():\n    return cp.Problem(cp.Minimize(0))\n", "no variables"),
-    ("import cvxpy as cp\ndef problem():\n    x, p = cp.Variable(), cp.Parameter()\n"
-     "    return cp.Problem(cp.Minimize(x), [x >= p])\n", "cannot hand this problem to clarabel"),
-    ("import cvxpy as cp\ndef problem():\n    x = cp.Variable()\n"
-     "    return cp.Problem(cp.Maximize(cp.square(x)), [x <= 1])\n", "not DCP"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        (
+            "import cvxpy as cp\ndef problem():\n    return cp.Problem(cp.Minimize(0))\n",
+            "no variables",
+        ),
+        (
+            "import cvxpy as cp\ndef problem():\n    x, p = cp.Variable(), cp.Parameter()\n"
+            "    return cp.Problem(cp.Minimize(x), [x >= p])\n",
+            "cannot hand this problem to clarabel",
+        ),
+        (
+            "import cvxpy as cp\ndef problem():\n    x = cp.Variable()\n"
+            "    return cp.Problem(cp.Maximize(cp.square(x)), [x <= 1])\n",
+            "not DCP",
+        ),
+    ],
+)
 def test_certify_refuses_problems_cvxpy_cannot_take(capsys, tmp_path, source, message):
     (tmp_path / "p.py").write_text(source)
     code, _, err = run(capsys, "certify", tmp_path / "p.py", "--allow-python")

@@ -26,10 +26,12 @@ from kernelsdp.verify import verify
 def _problems(iris_small):
     X, y = hyperplane_transformed(60, "logarithmic", seed=0)
     d = np.random.default_rng(1).uniform(0.5, 2.0, 6)
-    return [(make_npkl(iris_small, "linear", "frobenius"), "npkl-closed-form"),
-            (make_npkl(iris_small, "linear", "trace"), "npkl-closed-form"),
-            (SpectralMetric(d=d, c=1.0), "spectral-metric-closed-form"),
-            (MWCTLA.from_data(X, y, J=6), "mwc-tla-top-eigenvector")]
+    return [
+        (make_npkl(iris_small, "linear", "frobenius"), "npkl-closed-form"),
+        (make_npkl(iris_small, "linear", "trace"), "npkl-closed-form"),
+        (SpectralMetric(d=d, c=1.0), "spectral-metric-closed-form"),
+        (MWCTLA.from_data(X, y, J=6), "mwc-tla-top-eigenvector"),
+    ]
 
 
 def test_names_are_unique_across_the_registry():
@@ -58,12 +60,35 @@ def test_verify_takes_a_solver_s_options_under_the_name_it_was_asked_by(iris_sma
 
 
 def test_the_cli_the_sweep_and_the_estimators_accept_the_old_name(capsys):
-    assert main(["solve", "simple-npkl", "--dataset", "iris", "--n-points", "30",
-                 "--solver", "closed-form", "--json"]) == 0
+    assert (
+        main(
+            [
+                "solve",
+                "simple-npkl",
+                "--dataset",
+                "iris",
+                "--n-points",
+                "30",
+                "--solver",
+                "closed-form",
+                "--json",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["solver"] == "npkl-closed-form"
-    spec = parse_spec({"study": "s", "grid": {"formulation": "simple-npkl", "dataset": "iris",
-                                              "n_points": 20, "solver": "closed-form",
-                                              "eig_method": "dense"}})
+    spec = parse_spec(
+        {
+            "study": "s",
+            "grid": {
+                "formulation": "simple-npkl",
+                "dataset": "iris",
+                "n_points": 20,
+                "solver": "closed-form",
+                "eig_method": "dense",
+            },
+        }
+    )
     assert [u["solver"] for u in spec.units] == ["closed-form"]
     assert spec.units[0]["eig_method"] == "dense"  # the alias's own options apply
     SpectralMetricLearning(solver="closed-form")._validate_params()
@@ -77,13 +102,21 @@ def test_kernelsdp_solvers_lists_the_new_names_and_the_alias(capsys):
     out = capsys.readouterr().out
     assert "npkl-closed-form" in out and "mwc-tla-top-eigenvector" in out
     note = next(line for line in out.splitlines() if "'closed-form'" in line)
-    assert all(n in note for n in ("npkl-closed-form (npkl, simple-npkl)",
-                                   "spectral-metric-closed-form (spectral-metric)",
-                                   "mwc-tla-top-eigenvector (mwc-tla)"))
+    assert all(
+        n in note
+        for n in (
+            "npkl-closed-form (npkl, simple-npkl)",
+            "spectral-metric-closed-form (spectral-metric)",
+            "mwc-tla-top-eigenvector (mwc-tla)",
+        )
+    )
     assert main(["solvers", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert {r["solver"] for r in rows if r["aliases"] == ["closed-form"]} == {
-        "npkl-closed-form", "spectral-metric-closed-form", "mwc-tla-top-eigenvector"}
+        "npkl-closed-form",
+        "spectral-metric-closed-form",
+        "mwc-tla-top-eigenvector",
+    }
     assert not any(r["solver"] == "closed-form" for r in rows)
 
 

@@ -3,30 +3,36 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import make_npkl, two_class_npkl
 
 from kernelsdp import tolerances as tol
-from kernelsdp.errors import (InvalidParameterError, UnboundedProblemError, UnknownNameError,
-                              UnsupportedProblemError)
+from kernelsdp.data import PairwiseConstraints
+from kernelsdp.errors import (
+    InvalidParameterError,
+    UnboundedProblemError,
+    UnknownNameError,
+    UnsupportedProblemError,
+)
 from kernelsdp.formulations import CAPACITIES, LOSSES, NPKL
+from kernelsdp.formulations.active import margins, select_active
 from kernelsdp.result import PointStatus, Termination
 from kernelsdp.solvers import get_solver, solve, solvers_for
-from kernelsdp.formulations.active import margins, select_active
-from kernelsdp.data import PairwiseConstraints
 from kernelsdp.verify import certify, verify
-
-from conftest import make_npkl, two_class_npkl
 
 # linear/none is refused (unbounded); hinge and squared hinge without capacity are
 # ill-posed (no attained optimum; see test_one_sided_losses_without_capacity_warn).
-CASES = [(loss, cap) for loss in LOSSES for cap in CAPACITIES
-         if not (cap == "none" and loss in ("linear", "hinge", "squared-hinge"))]
+CASES = [
+    (loss, cap)
+    for loss in LOSSES
+    for cap in CAPACITIES
+    if not (cap == "none" and loss in ("linear", "hinge", "squared-hinge"))
+]
 
 
 @pytest.mark.parametrize("loss, capacity", CASES)
 def test_every_applicable_solver_agrees_and_certifies(iris_small, loss, capacity):
     f = make_npkl(iris_small, loss, capacity)
-    names = [s.name for s in solvers_for(NPKL)
-             if s.supports(f) is None and s.availability()[0]]
+    names = [s.name for s in solvers_for(NPKL) if s.supports(f) is None and s.availability()[0]]
     assert "clarabel" in names and "scs" in names
     if loss == "linear" and capacity in ("frobenius", "trace"):
         assert "npkl-closed-form" in names
@@ -59,8 +65,14 @@ def test_closed_form_matches_clarabel_at_exact_tolerance(iris_small, capacity):
 
 def test_trace_closed_form_is_zero_when_the_dual_matrix_is_psd():
     """M = L − C·T = 2I − T ⪰ 0 (one must-link, λ_min = 1.5): K* = 0, value 0, λ = 0."""
-    f = NPKL(L=sp.identity(2, format="csr") * 2.0, loss="linear", capacity="trace", C=1.0,
-             B=5.0, pairs=PairwiseConstraints.from_arrays([[0, 1]], [1], 2))
+    f = NPKL(
+        L=sp.identity(2, format="csr") * 2.0,
+        loss="linear",
+        capacity="trace",
+        C=1.0,
+        B=5.0,
+        pairs=PairwiseConstraints.from_arrays([[0, 1]], [1], 2),
+    )
     r = solve(f, "npkl-closed-form")
     assert r.termination is Termination.OPTIMAL and r.objective == 0.0 and r.duals["lam"] == 0.0
     assert np.isclose(r.info["lambda_min"], 1.5) and certify(f, r).passed
@@ -78,7 +90,9 @@ def test_trace_closed_form_by_lanczos_above_the_dense_size():
     assert r.kernel.rank == 1 and np.isclose(r.kernel.trace(), f.B)
     assert certify(f, r).passed
     stopped = solve(f, "npkl-closed-form", max_iter=5)
-    assert stopped.termination is Termination.ITERATION_LIMIT and stopped.point is PointStatus.NO_POINT
+    assert (
+        stopped.termination is Termination.ITERATION_LIMIT and stopped.point is PointStatus.NO_POINT
+    )
 
 
 @pytest.mark.parametrize("loss", ["squared-hinge", "hinge"])
@@ -103,9 +117,14 @@ def test_saddle_point_iteration_limit_is_a_status(iris_small):
 
 def test_unsupported_and_unknown(iris_small):
     f = make_npkl(iris_small, "hinge", "trace")
-    with pytest.raises(UnsupportedProblemError, match="npkl-closed-form accepts loss 'linear' and capacity 'frobenius', 'trace'; got loss 'hinge'"):
+    with pytest.raises(
+        UnsupportedProblemError,
+        match="npkl-closed-form accepts loss 'linear' and capacity 'frobenius', 'trace'; got loss 'hinge'",
+    ):
         solve(f, "npkl-closed-form")
-    with pytest.raises(UnsupportedProblemError, match="saddle-point accepts .*; got capacity 'trace'"):
+    with pytest.raises(
+        UnsupportedProblemError, match="saddle-point accepts .*; got capacity 'trace'"
+    ):
         solve(f, "saddle-point")
     with pytest.raises(UnsupportedProblemError, match="trace capacity|tr KK"):
         solve(make_npkl(iris_small, "hinge", "frobenius"), "admm")  # the refusal says why
@@ -113,25 +132,30 @@ def test_unsupported_and_unknown(iris_small):
         get_solver(NPKL, "sedumi")
 
 
-@pytest.mark.parametrize("solver, options, message", [
-    ("admm", {"max_iters": 3}, "'max_iters' option is not an option of admm"),
-    ("admm", {"tol": -1}, "'tol' option of admm must be a float in the range \\(0, inf\\)"),
-    ("admm", {"rank": 0}, "'rank' option of admm must be an int in the range \\[1, inf\\)"),
-    ("admm", {"rank": 2.5}, "'rank' option of admm must be an int"),
-    ("clarabel", {"max_iters": 3}, "not an option of clarabel"),
-    ("clarabel", {"solver_options": {"no_such_setting": 1}}, "clarabel rejected an option"),
-    ("saddle-point", {"max_iter": 0}, "'max_iter' option of saddle-point"),
-    ("npkl-closed-form", {"eig_method": "magic"}, "one of 'auto'"),
-])
+@pytest.mark.parametrize(
+    "solver, options, message",
+    [
+        ("admm", {"max_iters": 3}, "'max_iters' option is not an option of admm"),
+        ("admm", {"tol": -1}, "'tol' option of admm must be a float in the range \\(0, inf\\)"),
+        ("admm", {"rank": 0}, "'rank' option of admm must be an int in the range \\[1, inf\\)"),
+        ("admm", {"rank": 2.5}, "'rank' option of admm must be an int"),
+        ("clarabel", {"max_iters": 3}, "not an option of clarabel"),
+        ("clarabel", {"solver_options": {"no_such_setting": 1}}, "clarabel rejected an option"),
+        ("saddle-point", {"max_iter": 0}, "'max_iter' option of saddle-point"),
+        ("npkl-closed-form", {"eig_method": "magic"}, "one of 'auto'"),
+    ],
+)
 def test_every_option_typo_is_an_error(iris_small, solver, options, message):
     loss, cap = {"admm": ("hinge", "trace"), "saddle-point": ("hinge", "frobenius")}.get(
-        solver, ("linear", "frobenius"))
+        solver, ("linear", "frobenius")
+    )
     with pytest.raises(InvalidParameterError, match=message):
         solve(make_npkl(iris_small, loss, cap), solver, **options)
 
 
 def test_default_solver_is_the_most_preferred_that_supports_the_problem(iris_small):
     from kernelsdp.solvers import default_solver
+
     assert default_solver(make_npkl(iris_small, "linear", "frobenius")).name == "npkl-closed-form"
     assert default_solver(make_npkl(iris_small, "linear", "trace")).name == "npkl-closed-form"
     assert default_solver(make_npkl(iris_small, "hinge", "frobenius")).name == "saddle-point"
@@ -140,11 +164,16 @@ def test_default_solver_is_the_most_preferred_that_supports_the_problem(iris_sma
     assert solve(make_npkl(iris_small, "linear", "frobenius")).solver == "npkl-closed-form"
 
 
-@pytest.mark.parametrize("kw, err", [
-    ({"C": 0.0}, InvalidParameterError), ({"C": -1.0}, InvalidParameterError),
-    ({"B": 0.0}, InvalidParameterError), ({"loss": "logistic"}, UnknownNameError),
-    ({"capacity": "spectral"}, UnknownNameError),
-])
+@pytest.mark.parametrize(
+    "kw, err",
+    [
+        ({"C": 0.0}, InvalidParameterError),
+        ({"C": -1.0}, InvalidParameterError),
+        ({"B": 0.0}, InvalidParameterError),
+        ({"loss": "logistic"}, UnknownNameError),
+        ({"capacity": "spectral"}, UnknownNameError),
+    ],
+)
 def test_bad_parameters(iris_small, kw, err):
     L, pairs, _ = iris_small
     with pytest.raises(err):
@@ -161,6 +190,7 @@ def test_linear_loss_without_capacity_is_refused_before_solving(iris_small):
 def test_one_sided_losses_without_capacity_warn(iris_small, loss):
     from kernelsdp.certificate import conic_certificate
     from kernelsdp.errors import IllPosedWarning
+
     with pytest.warns(IllPosedWarning, match="may not attain"):
         f = make_npkl(iris_small, loss, "none")
     # measured: the optimum need not be attained, and the generic solvers differ by version
@@ -174,8 +204,11 @@ def test_one_sided_losses_without_capacity_warn(iris_small, loss):
         assert "clarabel" in r.message
         r = solve(f, "scs")
         assert r.point is not PointStatus.NO_POINT
-    assert r.termination in (Termination.OPTIMAL, Termination.ALMOST_OPTIMAL,
-                             Termination.SLOW_PROGRESS)
+    assert r.termination in (
+        Termination.OPTIMAL,
+        Termination.ALMOST_OPTIMAL,
+        Termination.SLOW_PROGRESS,
+    )
     assert r.objective >= -1e-6  # both terms are nonnegative (to SCS's accuracy when it ran)
     # "optimal" or, after an inaccurate stop, "almost optimal" exactly when the generic
     # certificate passes at the solver's tolerance (conic.honest_status); a failing one names
@@ -187,9 +220,13 @@ def test_one_sided_losses_without_capacity_warn(iris_small, loss):
 
 def test_unlicensed_mosek_is_a_status_not_a_crash(iris_small, monkeypatch):
     from kernelsdp.solvers import conic
+
     s = conic.ConicSolver("MOSEK")
-    monkeypatch.setattr(conic.ConicSolver, "availability",
-                        lambda self: (False, "installed but not usable (licence): no licence file"))
+    monkeypatch.setattr(
+        conic.ConicSolver,
+        "availability",
+        lambda self: (False, "installed but not usable (licence): no licence file"),
+    )
     r = s.solve(make_npkl(iris_small, "linear", "frobenius"))
     assert r.termination is Termination.SOLVER_UNAVAILABLE and r.point is PointStatus.NO_POINT
     assert "licence" in r.message
@@ -197,10 +234,14 @@ def test_unlicensed_mosek_is_a_status_not_a_crash(iris_small, monkeypatch):
 
 def test_generic_solver_refuses_sizes_that_do_not_fit():
     import scipy.sparse as sp
+
     from kernelsdp.data import PairwiseConstraints
     from kernelsdp.errors import TooLargeError
+
     n = 400
-    f = NPKL(L=sp.identity(n, format="csr"), pairs=PairwiseConstraints.from_arrays([[0, 1]], [1], n))
+    f = NPKL(
+        L=sp.identity(n, format="csr"), pairs=PairwiseConstraints.from_arrays([[0, 1]], [1], n)
+    )
     with pytest.raises(TooLargeError, match="GiB"):
         solve(f, "clarabel")
 

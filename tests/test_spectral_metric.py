@@ -8,11 +8,11 @@ from sklearn.preprocessing import StandardScaler
 
 from kernelsdp import tolerances as tol
 from kernelsdp.data import PairwiseConstraints, load, xor
+from kernelsdp.data.spectral_basis import full_basis
 from kernelsdp.errors import InvalidDataError, InvalidParameterError, TooLargeError
 from kernelsdp.evaluation import pairwise_cluster_accuracy
 from kernelsdp.formulations import SpectralMetric
 from kernelsdp.metric import RCA, SpectralMetricLearning, class_separation
-from kernelsdp.data.spectral_basis import full_basis
 from kernelsdp.solvers import solve
 from kernelsdp.verify import verify
 

@@ -27,6 +27,7 @@ def test_ramps_are_monotone_truncated_and_chunked(task, monkeypatch):
     order = np.argsort(X[:, 0])
     assert np.all(np.diff(F[order, :, 0].sum(axis=1)) >= -1e-12)  # Σ_j φ_j is monotone
     import kernelsdp.data.ramps as R
+
     full = label_alignment(b, X, y)
     monkeypatch.setattr(R, "CHUNK", 7)  # chunking must not change the statistics
     assert np.allclose(R.label_alignment(b, X, y), full)
@@ -64,6 +65,7 @@ def test_mwc_tla_learns_the_square_root(task):
     f = MWCTLA.from_data(X[tr], y[tr], J=10, tightened=True)
     r = solve(f, "clarabel")
     from sklearn.svm import SVC
+
     svm = SVC(kernel="precomputed", C=100).fit(mixture_kernel(f.basis, r.primal["M"], X[tr]), y[tr])
     err = np.mean(svm.predict(mixture_kernel(f.basis, r.primal["M"], X[te], X[tr])) != y[te])
     assert r.info["monotone"] and err <= 0.02
@@ -71,8 +73,12 @@ def test_mwc_tla_learns_the_square_root(task):
 
 def test_small_nc_tla_lmtl_ka_solve_and_verify(task):
     X, y = task
-    for cls, solver, n in ((NCTLA, "clarabel", 12), (NCTLA, "schur-reduced", 30),
-                           (LMTL, "extragradient", 30), (KA, "clarabel", 30)):
+    for cls, solver, n in (
+        (NCTLA, "clarabel", 12),
+        (NCTLA, "schur-reduced", 30),
+        (LMTL, "extragradient", 30),
+        (KA, "clarabel", 30),
+    ):
         f = cls.from_data(X[:n], y[:n], J=3 if n == 12 else 5)
         rep = verify(f, [solver])
         assert rep.passed, (cls.name, solver, rep.checks[0].failed, rep.checks[0].note)
@@ -89,7 +95,9 @@ def test_original_alignment_matches_its_definition(task):
     Psi = np.einsum("njd,j->nd", f.F, m)
     K = Psi @ Psi.T
     Y = np.outer(f.y, f.y)
-    assert np.isclose(f.original_alignment(m), np.sum(K * Y) / (np.linalg.norm(K) * np.linalg.norm(Y)))
+    assert np.isclose(
+        f.original_alignment(m), np.sum(K * Y) / (np.linalg.norm(K) * np.linalg.norm(Y))
+    )
     assert 0 < f.original_alignment(m) <= 1 + 1e-12
 
 
@@ -99,8 +107,8 @@ def test_block_formulations_refuse_large_n_for_generic_solvers_only():
     for cls, fast in ((NCTLA, "schur-reduced"), (LMTL, "extragradient")):
         f = cls.from_data(X, y, J=4)  # the data are O(nJD): accepted
         with pytest.raises(TooLargeError, match="GiB"):
-            solve(f, "scs")           # the n-sized block is what is refused
-        assert solve(f, fast).ok      # the structured solver needs no n × n matrix
+            solve(f, "scs")  # the n-sized block is what is refused
+        assert solve(f, fast).ok  # the structured solver needs no n × n matrix
     with pytest.raises(InvalidDataError):
         MWCTLA.from_data(X, np.zeros(500))
 
@@ -120,10 +128,10 @@ def test_schur_reduction_is_exact_against_the_full_sdp(small_block):
     assert fast.rigorous  # the a-priori trace bound row absorbs the dual's cone violation
     assert abs(fast.lower - scs.lower) <= tol.OBJECTIVE_RTOL_FIRST_ORDER * abs(scs.lower)
     r = solve(f, "schur-reduced")
-    assert f.kernel_norm(r.primal["M"]) <= 1 + 1e-6               # feasible in eq. 11 itself
+    assert f.kernel_norm(r.primal["M"]) <= 1 + 1e-6  # feasible in eq. 11 itself
     K = mixture_kernel(f.basis, r.primal["M"], small_block[0])
     assert np.isclose(np.linalg.norm(K), f.kernel_norm(r.primal["M"]))  # ‖K_M‖_F from P
-    assert np.isclose(r.objective, f.y @ K @ f.y)                    # ⟨M, Q⟩ = yᵀK_M y
+    assert np.isclose(r.objective, f.y @ K @ f.y)  # ⟨M, Q⟩ = yᵀK_M y
 
 
 def test_extragradient_matches_scs_on_lmtl_and_its_bounds_bracket_the_optimum(small_block):
@@ -139,20 +147,23 @@ def test_extragradient_matches_scs_on_lmtl_and_its_bounds_bracket_the_optimum(sm
     assert eg.lower <= scs.upper + 1e-6 and scs.lower <= eg.upper + 1e-6
     # weak duality at arbitrary feasible points: svm_dual_bound(α) ≤ t* ≤ svm_primal_bound(M, α)
     from kernelsdp.solvers.extragradient import project_spectraplex, project_svm_box
+
     rng = np.random.default_rng(1)
     for _ in range(5):
         a = project_svm_box(rng.uniform(0, 2 * f.C, f.n_points), f.y, f.C)
         M = project_spectraplex(rng.standard_normal((f.n, f.n)))
-        assert f.svm_dual_bound(a) <= scs.upper + 1e-6 and scs.lower - 1e-6 <= f.svm_primal_bound(M, a)
+        assert f.svm_dual_bound(a) <= scs.upper + 1e-6 and scs.lower - 1e-6 <= f.svm_primal_bound(
+            M, a
+        )
 
 
 def test_extragradient_certificate_fails_a_wrong_point(small_block):
     f = LMTL.from_data(*small_block, J=4)
     r = solve(f, "extragradient")
     assert f.certificate(r, tol.EXTRAGRADIENT_GAP_TOL).passed
-    r.primal["M"] = np.eye(f.n) / f.n                       # a feasible but poor M
+    r.primal["M"] = np.eye(f.n) / f.n  # a feasible but poor M
     assert "interval_width" in f.certificate(r, tol.EXTRAGRADIENT_GAP_TOL).failed
-    r.primal["M"] = 2 * np.eye(f.n)                          # infeasible: tr M = 2J
+    r.primal["M"] = 2 * np.eye(f.n)  # infeasible: tr M = 2J
     assert "trace_violation" in f.certificate(r, tol.EXTRAGRADIENT_GAP_TOL).failed  # M's own
 
 
@@ -168,6 +179,7 @@ def test_block_formulations_at_the_papers_training_size():
 
 def test_extragradient_time_limit_returns_a_feasible_uncertified_point(small_block):
     from kernelsdp.result import PointStatus, Termination
+
     f = LMTL.from_data(*small_block, J=4)
     r = solve(f, "extragradient", time_limit=1e-9)
     assert r.termination == Termination.TIME_LIMIT and r.point == PointStatus.FEASIBLE_POINT

@@ -1,14 +1,14 @@
 """verify must catch wrong answers, not only bless right ones."""
 
-import numpy as np
 from dataclasses import replace
+
+import numpy as np
+from conftest import make_npkl
 
 from kernelsdp import tolerances as tol
 from kernelsdp.result import KernelFactor
 from kernelsdp.solvers import solve
 from kernelsdp.verify import certify, verify
-
-from conftest import make_npkl
 
 
 def test_exact_certificate_closes_the_gap(iris_small):

@@ -16,6 +16,7 @@ Sources (public copies of the UCI repository):
   phytophthora-rot), complete rows only, subsampled with a fixed seed to soybean-small's
   class sizes 10/10/10/17, nominal values coded by their index in the ARFF declaration.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,7 +34,9 @@ def write(name, X, y):
         w = csv.writer(fh)
         w.writerow([f"x{k}" for k in range(X.shape[1])] + ["label"])
         for row, lab in zip(X, y):
-            w.writerow([repr(float(v)) if not float(v).is_integer() else int(v) for v in row] + [lab])
+            w.writerow(
+                [repr(float(v)) if not float(v).is_integer() else int(v) for v in row] + [lab]
+            )
     print(name, X.shape, np.unique(y).size, "classes")
 
 
@@ -54,9 +57,17 @@ def read_arff(path):
         low = s.lower()
         if low.startswith("@attribute"):
             body = s.split(None, 1)[1]
-            name, typ = body.split(None, 1) if not body.startswith("'") else (body[1:body.index("'", 1)], body[body.index("'", 1) + 1:])
+            name, typ = (
+                body.split(None, 1)
+                if not body.startswith("'")
+                else (body[1 : body.index("'", 1)], body[body.index("'", 1) + 1 :])
+            )
             typ = typ.strip()
-            values = [v.strip().strip("'") for v in typ.strip("{}").split(",")] if typ.startswith("{") else None
+            values = (
+                [v.strip().strip("'") for v in typ.strip("{}").split(",")]
+                if typ.startswith("{")
+                else None
+            )
             attrs.append((name, values))
         elif low.startswith("@data"):
             in_data = True
@@ -86,6 +97,7 @@ def main():
     ap.add_argument("--weka", required=True, help="folder where the weka .deb was extracted")
     a = ap.parse_args()
     from sklearn.datasets import load_iris, load_wine
+
     for name, loader in [("iris", load_iris), ("wine", load_wine)]:
         d = loader()
         write(name, d.data, d.target)
@@ -101,13 +113,19 @@ def main():
         write(name, X, [classes.index(l) for l in labels])
     attrs, rows = read_arff(ex / "soybean.arff")
     X, labels = encode(attrs, rows)
-    small = {"diaporthe-stem-canker": 10, "charcoal-rot": 10, "rhizoctonia-root-rot": 10, "phytophthora-rot": 17}
+    small = {
+        "diaporthe-stem-canker": 10,
+        "charcoal-rot": 10,
+        "rhizoctonia-root-rot": 10,
+        "phytophthora-rot": 17,
+    }
     rng = np.random.default_rng(47)
     keep_X, keep_y = [], []
     for c, (cls, size) in enumerate(small.items()):
         idx = [k for k, l in enumerate(labels) if l == cls and not np.isnan(X[k]).any()]
         pick = np.sort(rng.choice(idx, size=size, replace=False))
-        keep_X.append(X[pick]); keep_y += [c] * size
+        keep_X.append(X[pick])
+        keep_y += [c] * size
     write("soybean", np.vstack(keep_X), keep_y)
 
 

@@ -47,8 +47,12 @@ def imports(path: Path) -> list[tuple[str, str]]:
     name, out = module_name(path), []
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    lazy = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-            for n in ast.walk(f)}
+    lazy = {
+        id(n)
+        for f in ast.walk(tree)
+        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for n in ast.walk(f)
+    }
     for node in ast.walk(tree):
         where = f"line {getattr(node, 'lineno', 0)}" + (", lazy" if id(node) in lazy else "")
         if isinstance(node, ast.Import):
@@ -56,7 +60,7 @@ def imports(path: Path) -> list[tuple[str, str]]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                up = package[:len(package) - node.level + 1]
+                up = package[: len(package) - node.level + 1]
                 base = ".".join(up + ([node.module] if node.module else []))
             out += [(f"{base}.{a.name}", where) for a in node.names]
     return [(m, where) for m, where in out if m.split(".")[0] == PACKAGE]
@@ -111,8 +115,9 @@ def floors(graph: dict[str, set[str]], rings: list[list[str]]) -> dict[str, int]
     def height(v: str) -> int:
         if v not in floor:
             floor[v] = 1  # provisional, for the rooms of v's own circle
-            below = [w for r in ring_of.get(v, (v,)) for w in graph[r]
-                     if w not in ring_of.get(v, (v,))]
+            below = [
+                w for r in ring_of.get(v, (v,)) for w in graph[r] if w not in ring_of.get(v, (v,))
+            ]
             floor[v] = 1 + max((height(w) for w in below), default=0)
             for r in ring_of.get(v, ()):
                 floor[r] = floor[v]

@@ -10,11 +10,39 @@
 from .canonical import CanonicalForm, CanonicalSolution, solve_canonical
 from .conic import conic_certificate
 from .external import certify_conic
-from .verdict import (ESTIMATE, FEASIBILITY_ONLY, INCONSISTENT, INFEASIBILITY, NO_POINT,
-                      OPTIMALITY, PROBABLE, PROOF, UNBOUNDEDNESS, Certificate, feasibility_only,
-                      no_point, relative_width)
+from .verdict import (
+    ESTIMATE,
+    FEASIBILITY_ONLY,
+    INCONSISTENT,
+    INFEASIBILITY,
+    NO_POINT,
+    OPTIMALITY,
+    PROBABLE,
+    PROOF,
+    UNBOUNDEDNESS,
+    Certificate,
+    feasibility_only,
+    no_point,
+    relative_width,
+)
 
-__all__ = ["CanonicalForm", "CanonicalSolution", "Certificate", "ESTIMATE", "FEASIBILITY_ONLY",
-           "INCONSISTENT", "PROBABLE", "PROOF",
-           "INFEASIBILITY", "NO_POINT", "OPTIMALITY", "UNBOUNDEDNESS", "certify_conic", "conic_certificate",
-           "feasibility_only", "no_point", "relative_width", "solve_canonical"]
+__all__ = [
+    "CanonicalForm",
+    "CanonicalSolution",
+    "Certificate",
+    "ESTIMATE",
+    "FEASIBILITY_ONLY",
+    "INCONSISTENT",
+    "PROBABLE",
+    "PROOF",
+    "INFEASIBILITY",
+    "NO_POINT",
+    "OPTIMALITY",
+    "UNBOUNDEDNESS",
+    "certify_conic",
+    "conic_certificate",
+    "feasibility_only",
+    "no_point",
+    "relative_width",
+    "solve_canonical",
+]

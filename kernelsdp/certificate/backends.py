@@ -33,19 +33,30 @@ class Backend:
     extra: str | None = None
 
 
-MOSEK_TOLERANCES = ("MSK_DPAR_INTPNT_CO_TOL_REL_GAP", "MSK_DPAR_INTPNT_CO_TOL_PFEAS",
-                    "MSK_DPAR_INTPNT_CO_TOL_DFEAS")
+MOSEK_TOLERANCES = (
+    "MSK_DPAR_INTPNT_CO_TOL_REL_GAP",
+    "MSK_DPAR_INTPNT_CO_TOL_PFEAS",
+    "MSK_DPAR_INTPNT_CO_TOL_DFEAS",
+)
 BACKENDS: dict[str, Backend] = {
-    "CLARABEL": Backend(time_limit="time_limit", max_iter="max_iter",
-                        tol=("tol_gap_abs", "tol_gap_rel", "tol_feas")),
+    "CLARABEL": Backend(
+        time_limit="time_limit", max_iter="max_iter", tol=("tol_gap_abs", "tol_gap_rel", "tol_feas")
+    ),
     # SCS reaches a few digits on SDPs at eps 1e-7 (see the tolerances module)
-    "SCS": Backend(kind="first-order", time_limit="time_limit_secs", max_iter="max_iters",
-                   tol=("eps_abs", "eps_rel"),
-                   defaults={"eps_abs": 1e-7, "eps_rel": 1e-7, "max_iters": 100_000}),
-    "MOSEK": Backend(time_limit="MSK_DPAR_OPTIMIZER_MAX_TIME",
-                     max_iter="MSK_IPAR_INTPNT_MAX_ITERATIONS", tol=MOSEK_TOLERANCES,
-                     params_keyword="mosek_params",
-                     extra="pip install 'kernelsdp[mosek]' (and a MOSEK licence)"),
+    "SCS": Backend(
+        kind="first-order",
+        time_limit="time_limit_secs",
+        max_iter="max_iters",
+        tol=("eps_abs", "eps_rel"),
+        defaults={"eps_abs": 1e-7, "eps_rel": 1e-7, "max_iters": 100_000},
+    ),
+    "MOSEK": Backend(
+        time_limit="MSK_DPAR_OPTIMIZER_MAX_TIME",
+        max_iter="MSK_IPAR_INTPNT_MAX_ITERATIONS",
+        tol=MOSEK_TOLERANCES,
+        params_keyword="mosek_params",
+        extra="pip install 'kernelsdp[mosek]' (and a MOSEK licence)",
+    ),
 }
 #: a conic solver CVXPY has that kernelsdp declares nothing of
 UNDECLARED = Backend()
@@ -61,14 +72,19 @@ def option_names(cvxpy_name: str, time_limit=None, max_iter=None, tol=None) -> d
     dropped)."""
     b = backend(cvxpy_name)
     out: dict = {}
-    for value, names, cast in ((time_limit, b.time_limit, float), (max_iter, b.max_iter, int),
-                               (tol, b.tol, float)):
+    for value, names, cast in (
+        (time_limit, b.time_limit, float),
+        (max_iter, b.max_iter, int),
+        (tol, b.tol, float),
+    ):
         if value is None:
             continue
         names = (names,) if isinstance(names, str) else names or ()
         if not names:
-            raise InvalidParameterError(f"kernelsdp does not know how to pass this option to "
-                                        f"{cvxpy_name.lower()}; use solver_options.")
+            raise InvalidParameterError(
+                f"kernelsdp does not know how to pass this option to "
+                f"{cvxpy_name.lower()}; use solver_options."
+            )
         out.update({n: cast(value) for n in names})
     if b.params_keyword:
         return {b.params_keyword: out} if out else {}

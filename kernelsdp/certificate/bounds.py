@@ -25,7 +25,9 @@ import scipy.sparse as sp
 from .canonical import CanonicalForm
 
 
-def _variable_columns(A: sp.csr_matrix, b: np.ndarray, rows: slice) -> tuple[np.ndarray, np.ndarray] | None:
+def _variable_columns(
+    A: sp.csr_matrix, b: np.ndarray, rows: slice
+) -> tuple[np.ndarray, np.ndarray] | None:
     """(columns, weights) when the rows pick distinct entries of x with positive weights."""
     sub = A[rows]
     if sub.nnz != sub.shape[0] or np.any(np.diff(sub.indptr) != 1) or np.any(b[rows] != 0):
@@ -67,13 +69,13 @@ def trace_bounds(form: CanonicalForm) -> dict[int, float]:
         for r in candidates:
             lo, hi = A.indptr[r], A.indptr[r + 1]
             a = where[A.indices[lo:hi]]
-            coef = A.data[lo:hi] / dscale[a]          # the row in terms of X_aa
-            if sign_rows[r] > 0:                      # Σ coef X_aa + b_r = 0
+            coef = A.data[lo:hi] / dscale[a]  # the row in terms of X_aa
+            if sign_rows[r] > 0:  # Σ coef X_aa + b_r = 0
                 s = np.sign(coef[0])
                 if np.any(np.sign(coef) != s):
                     continue
                 weights, beta = np.abs(coef), -s * b[r]
-            else:                                     # Σ coef X_aa + b_r ≥ 0
+            else:  # Σ coef X_aa + b_r ≥ 0
                 if np.any(coef >= 0):
                     continue
                 weights, beta = -coef, b[r]
@@ -128,6 +130,7 @@ def box_bounds(form: CanonicalForm, traces: dict[int, float]) -> dict[int, np.nd
     second-order cone) for the others; only finite bounds are returned.  Each row's bound
     b_i + Σ_k max(a_ik·lo_k, a_ik·hi_k) is rounded up (Higham's γ_k)."""
     from ..linalg.rounding import gamma
+
     n = form.A.shape[1]
     lo, hi = np.full(n, -np.inf), np.full(n, np.inf)
     for j, T in traces.items():  # a variable PSD block: every entry within ±T

@@ -46,7 +46,7 @@ class CanonicalForm:
     constraint_ids: list[int] = field(default_factory=list)
 
     @classmethod
-    def from_problem_data(cls, data: dict, chain, problem: cp.Problem) -> "CanonicalForm":
+    def from_problem_data(cls, data: dict, chain, problem: cp.Problem) -> CanonicalForm:
         prog = data[cp.settings.PARAM_PROB]
         quad = "P" in data
         out = prog.apply_parameters(quad_obj=quad)
@@ -60,8 +60,16 @@ class CanonicalForm:
         if row != A.shape[0]:  # pragma: no cover - a CVXPY layout we do not know
             raise NotImplementedError(f"canonical rows {A.shape[0]} != constraint sizes {row}")
         sense = -1.0 if isinstance(problem.objective, cp.Maximize) else 1.0
-        return cls(np.asarray(c, float).ravel(), float(np.asarray(d)), sp.csr_matrix(A),
-                   np.asarray(b, float).ravel(), blocks, sense, P, ids)
+        return cls(
+            np.asarray(c, float).ravel(),
+            float(np.asarray(d)),
+            sp.csr_matrix(A),
+            np.asarray(b, float).ravel(),
+            blocks,
+            sense,
+            P,
+            ids,
+        )
 
     def objective(self, x: np.ndarray) -> float:
         """½xᵀPx + cᵀx + d (the minimised objective)."""
@@ -91,17 +99,26 @@ def _blocks(con, start: int, solver) -> list[Block]:
         svec = isinstance(con, SvecPSD)
         n = con._n if svec else int(con.args[0].shape[-1])
         step = n * (n + 1) // 2 if svec else n * n
-        return [Block("psd", r, r + step, side=n,
-                      triangle=solver.PSD_TRIANGLE_KIND if svec else None,
-                      sqrt2=bool(getattr(solver, "PSD_SQRT2_SCALING", False)) if svec else False)
-                for r in range(start, start + con.size, step)]
+        return [
+            Block(
+                "psd",
+                r,
+                r + step,
+                side=n,
+                triangle=solver.PSD_TRIANGLE_KIND if svec else None,
+                sqrt2=bool(getattr(solver, "PSD_SQRT2_SCALING", False)) if svec else False,
+            )
+            for r in range(start, start + con.size, step)
+        ]
     if isinstance(con, ExpCone):
         order = tuple(solver.EXP_CONE_ORDER or (0, 1, 2))
         return [Block("exp", r, r + 3, order=order) for r in range(start, start + con.size, 3)]
     if isinstance(con, PowCone3D):
         alpha = np.ravel(con.alpha.value)
-        return [Block("pow3d", start + 3 * k, start + 3 * k + 3, alpha=float(a))
-                for k, a in enumerate(alpha)]
+        return [
+            Block("pow3d", start + 3 * k, start + 3 * k + 3, alpha=float(a))
+            for k, a in enumerate(alpha)
+        ]
     raise NotImplementedError(f"no certificate for the cone {type(con).__name__}")
 
 
@@ -127,16 +144,22 @@ class CanonicalSolution:
     #: and verify read the same one instead of proving twice
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
-    def replace_point(self, x=None, y=None, ray=None) -> "CanonicalSolution":
+    def replace_point(self, x=None, y=None, ray=None) -> CanonicalSolution:
         """A copy with another point (for perturbation tests and what-ifs)."""
         from dataclasses import replace
-        return replace(self, x=self.x if x is None else np.asarray(x, float),
-                       y=self.y if y is None else np.asarray(y, float),
-                       ray=self.ray if ray is None else np.asarray(ray, float), cache={})
+
+        return replace(
+            self,
+            x=self.x if x is None else np.asarray(x, float),
+            y=self.y if y is None else np.asarray(y, float),
+            ray=self.ray if ray is None else np.asarray(ray, float),
+            cache={},
+        )
 
 
-def solve_canonical(problem: cp.Problem, solver: str, verbose: bool = False,
-                    **options) -> CanonicalSolution:
+def solve_canonical(
+    problem: cp.Problem, solver: str, verbose: bool = False, **options
+) -> CanonicalSolution:
     """Solve ``problem`` with the CVXPY solver ``solver`` (a name in ``cp.installed_solvers()``),
     keeping the canonical point; the user's variables and constraints get their values too.
 
@@ -156,8 +179,9 @@ def solve_canonical(problem: cp.Problem, solver: str, verbose: bool = False,
     duals = sol.dual_vars or {}
     y = None
     if duals and all(i in duals for i in form.constraint_ids):
-        y = np.concatenate([np.ravel(np.asarray(duals[i], dtype=float))
-                            for i in form.constraint_ids])
+        y = np.concatenate(
+            [np.ravel(np.asarray(duals[i], dtype=float)) for i in form.constraint_ids]
+        )
     ray = None
     if sol.status in (cp.UNBOUNDED, cp.UNBOUNDED_INACCURATE):
         raw_x = getattr(raw, "x", None) if not isinstance(raw, dict) else raw.get("x")
@@ -169,10 +193,19 @@ def solve_canonical(problem: cp.Problem, solver: str, verbose: bool = False,
         except cp.error.SolverError:
             pass  # the status below says the solver failed
     stats = dict(sol.attr or {})
-    return CanonicalSolution(form, sol.status, None if x is None else np.asarray(x, float).ravel(),
-                             y, ray, solver.lower(), t1 - t0, t2 - t1,
-                             stats.get(cp.settings.NUM_ITERS), stats,
-                             constraint_violations(problem) if x is not None else {})
+    return CanonicalSolution(
+        form,
+        sol.status,
+        None if x is None else np.asarray(x, float).ravel(),
+        y,
+        ray,
+        solver.lower(),
+        t1 - t0,
+        t2 - t1,
+        stats.get(cp.settings.NUM_ITERS),
+        stats,
+        constraint_violations(problem) if x is not None else {},
+    )
 
 
 def constraint_violations(problem: cp.Problem) -> dict[str, float]:

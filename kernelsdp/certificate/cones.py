@@ -30,19 +30,22 @@ from dataclasses import dataclass
 import numpy as np
 from cvxpy.utilities.psd_utils import TriangleKind, tri_to_full
 
+
 def exp_distance(x: float, y: float, z: float) -> float:
     """An upper bound on the distance of (x, y, z) to K_exp = cl{y·e^(x/y) ≤ z, y > 0}
     (0 inside): the distance to the nearest of the origin, the face {x ≤ 0, y = 0, z ≥ 0},
     and the boundary points reached by raising z or lowering x."""
     if (y > 0 and z > 0 and x <= y * math.log(z / y)) or (y == 0 and x <= 0 and z >= 0):
         return 0.0
-    cands = [math.sqrt(x * x + y * y + z * z),
-             math.sqrt(max(x, 0.0) ** 2 + y * y + min(z, 0.0) ** 2)]
+    cands = [
+        math.sqrt(x * x + y * y + z * z),
+        math.sqrt(max(x, 0.0) ** 2 + y * y + min(z, 0.0) ** 2),
+    ]
     if y > 0:
         e = x / y
         if e < 700:  # z raised to y·e^(x/y)
             cands.append(max(y * math.exp(e) - z, 0.0))
-        if z > 0:    # x lowered to y·log(z/y)
+        if z > 0:  # x lowered to y·log(z/y)
             cands.append(max(x - y * math.log(z / y), 0.0))
     return min(cands)
 
@@ -55,8 +58,10 @@ def pow_distance(x: float, y: float, z: float, alpha: float) -> float:
     if x >= 0 and y >= 0 and abs(z) <= cap:
         return 0.0
     clipped = math.copysign(min(abs(z), cap), z)
-    return min(math.sqrt(x * x + y * y + z * z),
-               math.sqrt((x - xp) ** 2 + (y - yp) ** 2 + (z - clipped) ** 2))
+    return min(
+        math.sqrt(x * x + y * y + z * z),
+        math.sqrt((x - xp) ** 2 + (y - yp) ** 2 + (z - clipped) ** 2),
+    )
 
 
 @functools.lru_cache(maxsize=64)
@@ -78,11 +83,11 @@ class Block:
     kind: str
     start: int
     stop: int
-    side: int = 0                         # psd: matrix side
+    side: int = 0  # psd: matrix side
     triangle: TriangleKind | None = None  # psd: None for the full n² vector
-    sqrt2: bool = False                   # psd: off-diagonals scaled by √2
-    order: tuple[int, ...] = (0, 1, 2)    # exp: where rows of (x, y, z) sit
-    alpha: float = 0.5                    # pow3d
+    sqrt2: bool = False  # psd: off-diagonals scaled by √2
+    order: tuple[int, ...] = (0, 1, 2)  # exp: where rows of (x, y, z) sit
+    alpha: float = 0.5  # pow3d
 
     @property
     def rows(self) -> slice:

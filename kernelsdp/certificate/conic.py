@@ -38,8 +38,13 @@ from .canonical import CanonicalForm, CanonicalSolution
 from .correction import zero_rows
 from .ends import proven_lower, proven_upper
 from .interior import central_dual, central_primal, thetas
-from .perturbed import (RESOLVE_MIN_S, RESOLVE_TIME_FACTOR, resolve_refusal, shrink_and_solve,
-                        shrink_sizes)
+from .perturbed import (
+    RESOLVE_MIN_S,
+    RESOLVE_TIME_FACTOR,
+    resolve_refusal,
+    shrink_and_solve,
+    shrink_sizes,
+)
 from .rays import farkas_certificate, ray_certificate
 from .verdict import OPTIMALITY, PROOF, Certificate, feasibility_only, no_point, relative_width
 
@@ -47,8 +52,14 @@ from .verdict import OPTIMALITY, PROOF, Certificate, feasibility_only, no_point,
 #: interval may be proven from a corrected point; the point itself must still be one)
 JUDGED = ("primal_equalities", "primal_cones")
 
-DIMACS = {"primal_equalities": "err1", "primal_cones": "err2", "stationarity": "err3",
-          "dual_cones": "err4", "duality_gap": "err5", "complementarity": "err6"}
+DIMACS = {
+    "primal_equalities": "err1",
+    "primal_cones": "err2",
+    "stationarity": "err3",
+    "dual_cones": "err4",
+    "duality_gap": "err5",
+    "complementarity": "err6",
+}
 
 
 def _cone_min(form: CanonicalForm, v: np.ndarray, dual: bool) -> float:
@@ -67,9 +78,12 @@ def primal_measures(form: CanonicalForm, x: np.ndarray) -> dict[str, float]:
     s = A @ x + b
     z = zero_rows(form)
     size_z = float(np.linalg.norm(abs(A[z]) @ np.abs(x) + np.abs(b[z]))) if z.size else 0.0
-    return {"primal_equalities": _rel(_equalities(form, s), size_z),
-            "primal_cones": _rel(max(0.0, -_cone_min(form, s, dual=False)),
-                                 float(np.max(np.abs(s), initial=0.0)))}
+    return {
+        "primal_equalities": _rel(_equalities(form, s), size_z),
+        "primal_cones": _rel(
+            max(0.0, -_cone_min(form, s, dual=False)), float(np.max(np.abs(s), initial=0.0))
+        ),
+    }
 
 
 def dimacs_measures(form: CanonicalForm, x: np.ndarray, y: np.ndarray) -> dict[str, float]:
@@ -83,13 +97,18 @@ def dimacs_measures(form: CanonicalForm, x: np.ndarray, y: np.ndarray) -> dict[s
     cones = [j for j, blk in enumerate(form.blocks) if blk.kind != "zero"]
     return {
         **primal_measures(form, x),
-        "stationarity": _rel(float(np.linalg.norm(g - A.T @ y)),
-                             float(np.linalg.norm(np.abs(g) + abs(A).T @ np.abs(y)))),
-        "dual_cones": _rel(max(0.0, -_cone_min(form, y, dual=True)),
-                           float(np.max(np.abs(y), initial=0.0))),
+        "stationarity": _rel(
+            float(np.linalg.norm(g - A.T @ y)),
+            float(np.linalg.norm(np.abs(g) + abs(A).T @ np.abs(y))),
+        ),
+        "dual_cones": _rel(
+            max(0.0, -_cone_min(form, y, dual=True)), float(np.max(np.abs(y), initial=0.0))
+        ),
         "duality_gap": _rel(p - q, max(abs(p), abs(q), sigma)),
-        "complementarity": _rel(sum(float(s[form.blocks[j].rows] @ y[form.blocks[j].rows])
-                                    for j in cones), max(abs(p), abs(q), sigma)),
+        "complementarity": _rel(
+            sum(float(s[form.blocks[j].rows] @ y[form.blocks[j].rows]) for j in cones),
+            max(abs(p), abs(q), sigma),
+        ),
     }
 
 
@@ -126,8 +145,11 @@ def _step_inside(form: CanonicalForm, x: np.ndarray, y: np.ndarray, lo, hi, boun
     point of its side (:mod:`.interior`): every θ tried, the best proof kept."""
     notes = []
     s = form.A @ x + form.b
-    if _boundary_failure(hi) and math.isfinite(hi.deficit) and (
-            found := central_primal(form, x, float(np.max(np.abs(s), initial=1.0)))):
+    if (
+        _boundary_failure(hi)
+        and math.isfinite(hi.deficit)
+        and (found := central_primal(form, x, float(np.max(np.abs(s), initial=1.0))))
+    ):
         xc, eta = found
         for th in thetas(hi.deficit, eta):
             h = _better(hi, proven_upper(form, (1 - th) * x + th * xc), lower=False)
@@ -135,8 +157,9 @@ def _step_inside(form: CanonicalForm, x: np.ndarray, y: np.ndarray, lo, hi, boun
                 hi = h
                 notes.append(f"primal point combined with a central one, θ = {th:.1e}")
     g = form.c if form.P is None else form.c + form.P @ x
-    if _boundary_failure(lo) and (found := central_dual(
-            form, x, y, g, float(np.max(np.abs(y), initial=1.0)))):
+    if _boundary_failure(lo) and (
+        found := central_dual(form, x, y, g, float(np.max(np.abs(y), initial=1.0)))
+    ):
         yc, eta = found
         for th in thetas(lo.deficit, eta):
             e = _better(lo, proven_lower(form, x, (1 - th) * y + th * yc, bounds), lower=True)
@@ -153,8 +176,14 @@ def _wide(lo, hi, tol: float, scale: float) -> bool:
     return not relative_width(lo.value, hi.value, scale) <= tol
 
 
-def _proven_ends(form: CanonicalForm, x: np.ndarray, y: np.ndarray, resolve: bool,
-                 tol: float, solve_time_s: float = 0.0):
+def _proven_ends(
+    form: CanonicalForm,
+    x: np.ndarray,
+    y: np.ndarray,
+    resolve: bool,
+    tol: float,
+    solve_time_s: float = 0.0,
+):
     """(lower End, upper End, note): the two proofs; an end that a cone's boundary stopped
     is retried from a combination with a central point, then — while the interval is not
     certified — from one re-solve with the cones shrunk; the better proof of each end is
@@ -164,15 +193,23 @@ def _proven_ends(form: CanonicalForm, x: np.ndarray, y: np.ndarray, resolve: boo
     lo, hi = proven_lower(form, x, y, bounds), proven_upper(form, x)
     lo, hi, notes = _step_inside(form, x, y, lo, hi, bounds)
     scale = objective_scale(form, x, y)
-    if resolve and _wide(lo, hi, tol, scale) and (
-            _boundary_failure(lo) or _boundary_failure(hi) or "central" in " ".join(notes)):
+    if (
+        resolve
+        and _wide(lo, hi, tol, scale)
+        and (_boundary_failure(lo) or _boundary_failure(hi) or "central" in " ".join(notes))
+    ):
         eps_p, eps_d = shrink_sizes(form, x, y)
         need_p = hi.label != PROOF or "primal point" in " ".join(notes)
         need_d = lo.label != PROOF or "dual point" in " ".join(notes)
         refusal = resolve_refusal(form)
         limit = max(RESOLVE_MIN_S, RESOLVE_TIME_FACTOR * solve_time_s)
-        alt = None if refusal else shrink_and_solve(
-            form, eps_p if need_p else 0.0, eps_d if need_d else 0.0, time_limit=limit)
+        alt = (
+            None
+            if refusal
+            else shrink_and_solve(
+                form, eps_p if need_p else 0.0, eps_d if need_d else 0.0, time_limit=limit
+            )
+        )
         if refusal:
             notes.append(refusal)
         elif alt is None:
@@ -180,8 +217,10 @@ def _proven_ends(form: CanonicalForm, x: np.ndarray, y: np.ndarray, resolve: boo
         else:
             lo = _better(lo, proven_lower(form, alt.x, alt.y, bounds), lower=True)
             hi = _better(hi, proven_upper(form, alt.x), lower=False)
-            notes.append(f"re-solved with the cones shrunk (ε_primal {alt.eps_primal:.1e}, "
-                         f"ε_dual {alt.eps_dual:.1e}, {alt.solve_time_s:.2f} s)")
+            notes.append(
+                f"re-solved with the cones shrunk (ε_primal {alt.eps_primal:.1e}, "
+                f"ε_dual {alt.eps_dual:.1e}, {alt.solve_time_s:.2f} s)"
+            )
     return lo, hi, "; ".join(notes)
 
 
@@ -191,14 +230,27 @@ def _optimality(sol: CanonicalSolution, tol: float, resolve: bool = True) -> Cer
     lo, hi, how = _proven_ends(form, x, y, resolve, tol, sol.solve_time_s)
     for k, v in {**lo.details, **hi.details}.items():
         measures[k] = float(v)
-    note = "both ends proven" if lo.label == hi.label == PROOF else "; ".join(
-        w for w in (lo.why, hi.why) if w)
-    cert = Certificate(OPTIMALITY, tol, float(lo.value), float(hi.value), lo.label, measures,
-                       tuple(k for k in measures if k not in JUDGED), {DIMACS[k]: v for k, v in measures.items() if k in DIMACS},
-                       note=note + (f" ({how})" if how else ""),
-                       per_constraint=dict(sol.violations), upper_label=hi.label,
-                       lower_why=lo.why, upper_why=hi.why,
-                       scale=objective_scale(form, x, y))
+    note = (
+        "both ends proven"
+        if lo.label == hi.label == PROOF
+        else "; ".join(w for w in (lo.why, hi.why) if w)
+    )
+    cert = Certificate(
+        OPTIMALITY,
+        tol,
+        float(lo.value),
+        float(hi.value),
+        lo.label,
+        measures,
+        tuple(k for k in measures if k not in JUDGED),
+        {DIMACS[k]: v for k, v in measures.items() if k in DIMACS},
+        note=note + (f" ({how})" if how else ""),
+        per_constraint=dict(sol.violations),
+        upper_label=hi.label,
+        lower_why=lo.why,
+        upper_why=hi.why,
+        scale=objective_scale(form, x, y),
+    )
     return cert.mapped(form.sense)
 
 
@@ -224,6 +276,7 @@ def _certificate(sol: CanonicalSolution, tol: float, resolve: bool) -> Certifica
         m = primal_measures(sol.form, sol.x)
         hi = proven_upper(sol.form, sol.x)
         value = hi.value if hi.label == PROOF else sol.form.objective(sol.x)
-        return feasibility_only(tol, m, sol.form.sense * value, maximize=sol.form.sense < 0,
-                                label=hi.label, why=hi.why)
+        return feasibility_only(
+            tol, m, sol.form.sense * value, maximize=sol.form.sense < 0, label=hi.label, why=hi.why
+        )
     return _optimality(sol, tol, resolve)

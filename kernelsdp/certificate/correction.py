@@ -22,8 +22,13 @@ from .canonical import CanonicalForm
 HEAVY = 1e6
 
 
-def correct_stationarity(form: CanonicalForm, y: np.ndarray, g: np.ndarray,
-                         light_blocks: set[int], frozen: np.ndarray | None = None) -> np.ndarray:
+def correct_stationarity(
+    form: CanonicalForm,
+    y: np.ndarray,
+    g: np.ndarray,
+    light_blocks: set[int],
+    frozen: np.ndarray | None = None,
+) -> np.ndarray:
     """y + δ with Aᵀ(y + δ) = g, δ the least Σ w_i δ_i² (w = 1 on zero rows and on the
     blocks in ``light_blocks``, HEAVY elsewhere; rows in ``frozen`` do not move)."""
     A = form.A
@@ -41,8 +46,10 @@ def correct_stationarity(form: CanonicalForm, y: np.ndarray, g: np.ndarray,
             lu = spla.splu((N + ridge * sp.identity(N.shape[0], format="csc")).tocsc())
             solve = lu.solve
         except RuntimeError:  # structurally singular: least squares instead
+
             def solve(r):
                 return spla.lsqr(N, r, atol=1e-15, btol=1e-15)[0]
+
     y0, y = y, y.copy()
     for _ in range(3):  # iterative refinement against the ridge and rounding
         r = g - A.T @ y
@@ -54,8 +61,14 @@ def correct_stationarity(form: CanonicalForm, y: np.ndarray, g: np.ndarray,
     return y if np.all(np.isfinite(y)) else y0
 
 
-def dual_correction(form: CanonicalForm, y: np.ndarray, g: np.ndarray,
-                    bounds: dict[int, float], rounds: int = 3, floor: float = 0.0) -> np.ndarray:
+def dual_correction(
+    form: CanonicalForm,
+    y: np.ndarray,
+    g: np.ndarray,
+    bounds: dict[int, float],
+    rounds: int = 3,
+    floor: float = 0.0,
+) -> np.ndarray:
     """Exact stationarity for the lower bound, keeping the unbounded cones' duals in K*.
 
     The least-norm correction may push an unbounded block's dual (one no a-priori bound can
@@ -93,8 +106,9 @@ def zero_rows(form: CanonicalForm) -> np.ndarray:
     return np.concatenate(idx) if idx else np.zeros(0, dtype=int)
 
 
-def project_equalities(A_Z: sp.csr_matrix, b_Z: np.ndarray, x: np.ndarray,
-                       rounds: int = 3) -> np.ndarray:
+def project_equalities(
+    A_Z: sp.csr_matrix, b_Z: np.ndarray, x: np.ndarray, rounds: int = 3
+) -> np.ndarray:
     """x + Δ, Δ the least-norm solution of A_Z Δ = −(A_Z x + b_Z), refined ``rounds``
     times; x itself when A_Z A_Zᵀ cannot be factored."""
     if A_Z.shape[0] == 0:
@@ -164,23 +178,29 @@ def _psd_scaled(blk, Y: np.ndarray, sub: np.ndarray) -> np.ndarray:
     a, b, w = blk.entry_map()
     w_dual = np.where(a == b, 1.0, w if blk.sqrt2 else 2.0)
     S = sp.coo_matrix(sub)
-    m = S.data / w[S.row]                                # mat(m)'s entries, each pair once
+    m = S.data / w[S.row]  # mat(m)'s entries, each pair once
     ar, br = a[S.row], b[S.row]
-    scale = np.where(ar == br, 0.5, 1.0)                 # the diagonal's two terms are one
+    scale = np.where(ar == br, 0.5, 1.0)  # the diagonal's two terms are one
     out = np.zeros(sub.shape)
-    Ya, Yb = Y[a], Y[b]                                  # (packed rows × side)
+    Ya, Yb = Y[a], Y[b]  # (packed rows × side)
     step = max(1, _CHUNK_ENTRIES // max(a.size, 1))
     for lo in range(0, m.size, step):
         sl = slice(lo, lo + step)
         V = Ya[:, ar[sl]] * Yb[:, br[sl]] + Ya[:, br[sl]] * Yb[:, ar[sl]]
         V *= m[sl] * scale[sl]
-        out += (sp.csr_matrix((np.ones(V.shape[1]), (np.arange(V.shape[1]), S.col[sl])),
-                              shape=(V.shape[1], sub.shape[1])).T @ V.T).T
+        out += (
+            sp.csr_matrix(
+                (np.ones(V.shape[1]), (np.arange(V.shape[1]), S.col[sl])),
+                shape=(V.shape[1], sub.shape[1]),
+            ).T
+            @ V.T
+        ).T
     return out * w_dual[:, None]
 
 
-def scaled_correction(form: CanonicalForm, y: np.ndarray, g: np.ndarray, floor: float,
-                      rounds: int = 2) -> np.ndarray | None:
+def scaled_correction(
+    form: CanonicalForm, y: np.ndarray, g: np.ndarray, floor: float, rounds: int = 2
+) -> np.ndarray | None:
     """y + Δ with Aᵀ(y + Δ) = g, Δ = H⁻¹A u least in the interior-point metric of y (so the
     correction keeps y's small eigenvalues small but positive: an interior-point dual stays
     inside K*), refined ``rounds`` times, from y with every cone block first raised to λ_min ≥
@@ -198,6 +218,7 @@ def scaled_correction(form: CanonicalForm, y: np.ndarray, g: np.ndarray, floor: 
     ridge = 1e-14 * max(float(np.max(np.abs(np.diag(N)), initial=0.0)), 1e-300)
     try:
         import scipy.linalg as sla
+
         factor = sla.cho_factor(N + ridge * np.eye(N.shape[0]))
     except Exception:  # not positive definite: the metric does not help here
         return None

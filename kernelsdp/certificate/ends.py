@@ -37,8 +37,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..linalg.rounding import (UNIT_ROUNDOFF, abs_row_sum_max, affine_error, dot_error, down,
-                               matvec_error, norm_up, up)
+from ..linalg.rounding import (
+    UNIT_ROUNDOFF,
+    abs_row_sum_max,
+    affine_error,
+    dot_error,
+    down,
+    matvec_error,
+    norm_up,
+    up,
+)
 from ..linalg.verified import verified_psd
 from .canonical import CanonicalForm
 from .correction import dual_correction, project_equalities, scaled_correction, zero_rows
@@ -107,21 +115,26 @@ def _stationarity(form: CanonicalForm, x: np.ndarray, yc: np.ndarray) -> tuple[n
     return used, norm_up(np.abs(r[used]) + err[used])
 
 
-def _inside_or_none(form: CanonicalForm, y: np.ndarray | None, bounds: dict[int, float],
-                    floor: float) -> np.ndarray | None:
+def _inside_or_none(
+    form: CanonicalForm, y: np.ndarray | None, bounds: dict[int, float], floor: float
+) -> np.ndarray | None:
     """y when every block without an a-priori bound is inside K* by ``floor`` (estimated),
     else None."""
     if y is None:
         return None
     for j, blk in enumerate(form.blocks):
-        if blk.kind in ("nonneg", "soc", "psd") and j not in bounds and \
-                blk.min_eig(y[blk.rows], dual=True) < floor:
+        if (
+            blk.kind in ("nonneg", "soc", "psd")
+            and j not in bounds
+            and blk.min_eig(y[blk.rows], dual=True) < floor
+        ):
             return None
     return y
 
 
-def proven_lower(form: CanonicalForm, x: np.ndarray, y: np.ndarray,
-                 bounds: dict[int, float]) -> End:
+def proven_lower(
+    form: CanonicalForm, x: np.ndarray, y: np.ndarray, bounds: dict[int, float]
+) -> End:
     """The dual side: a proof when every step above closes (see the module docstring)."""
     A, b = form.A, form.b
     floor = DUAL_FLOOR * max(float(np.max(np.abs(y), initial=0.0)), 1e-300)
@@ -143,11 +156,12 @@ def proven_lower(form: CanonicalForm, x: np.ndarray, y: np.ndarray,
         whys.append(why_p)
     delta = 0.0
     if rho > 0:
-        sig = (cached_singular_bound(form, "A", lambda: A[:, used]) if math.isfinite(rho)
-               else None)
+        sig = cached_singular_bound(form, "A", lambda: A[:, used]) if math.isfinite(rho) else None
         if sig is None or not (sig.proof and sig.lower > 0):
-            whys.append("the stationarity residual is not enclosed (A has no proven full "
-                        "column rank" + (")" if sig is None else f": {sig.note})"))
+            whys.append(
+                "the stationarity residual is not enclosed (A has no proven full "
+                "column rank" + (")" if sig is None else f": {sig.note})")
+            )
             delta = 0.0
         else:
             delta = up(rho / math.sqrt(down(sig.lower)))
@@ -166,13 +180,16 @@ def proven_lower(form: CanonicalForm, x: np.ndarray, y: np.ndarray,
         if not np.any(neg < 0):
             continue
         bound = bounds.get(j)
-        if bound is not None and np.all(np.isfinite(np.asarray(bound)[neg < 0]
-                                                    if np.ndim(bound) else bound)):
+        if bound is not None and np.all(
+            np.isfinite(np.asarray(bound)[neg < 0] if np.ndim(bound) else bound)
+        ):
             lower -= up(float(np.sum(-neg * bound)) * (1 + 4 * UNIT_ROUNDOFF))
         else:
             short = max(short, -float(neg.min()))
-            whys.append(f"block {j} ({blk.kind}): its dual is outside K* by "
-                        f"{-float(neg.min()):.2g} and no a-priori bound on its trace is known")
+            whys.append(
+                f"block {j} ({blk.kind}): its dual is outside K* by "
+                f"{-float(neg.min()):.2g} and no a-priori bound on its trace is known"
+            )
             lower += float(neg @ blk.trace((A @ x + b)[blk.rows]))
     lower = down(lower)
     if whys:
@@ -221,16 +238,24 @@ def proven_upper(form: CanonicalForm, x: np.ndarray) -> End:
         bl = block_lower(blk, s1[blk.rows], err_s[blk.rows], at_least=float(np.max(room)))
         short = float(np.max(room - bl.values, initial=-np.inf))
         if not bl.proof or short >= 0:
-            failing.append(f"block {j} ({blk.kind})" + (f": {bl.why}" if not bl.proof else
-                                                         f" within {short:.2g} of its boundary"))
+            failing.append(
+                f"block {j} ({blk.kind})"
+                + (f": {bl.why}" if not bl.proof else f" within {short:.2g} of its boundary")
+            )
             worst = max(worst, short if bl.proof else math.inf)
     if failing:
-        return End(math.inf, ESTIMATE, "no proven upper bound: the point is not strictly "
-                   "feasible (" + "; ".join(failing[:3]) + ("; …" if len(failing) > 3 else "")
-                   + ")", details, deficit=worst)
+        return End(
+            math.inf,
+            ESTIMATE,
+            "no proven upper bound: the point is not strictly "
+            "feasible (" + "; ".join(failing[:3]) + ("; …" if len(failing) > 3 else "") + ")",
+            details,
+            deficit=worst,
+        )
     Px1 = np.zeros_like(x1) if form.P is None else form.P @ x1
-    grad = norm_up(np.abs(form.c + Px1) + matvec_error(form.P, x1)
-                   if form.P is not None else np.abs(form.c))
+    grad = norm_up(
+        np.abs(form.c + Px1) + matvec_error(form.P, x1) if form.P is not None else np.abs(form.c)
+    )
     curv = 0.0 if form.P is None else abs_row_sum_max(form.P)
     upper = up(value + err + up(grad * dx) + up(0.5 * curv * dx * dx))
     return End(upper, PROOF, "", details)

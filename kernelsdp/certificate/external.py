@@ -48,10 +48,19 @@ FORM_SOLVER = "CLARABEL"
 #: |tr(F_0 Y) − 1|, |cᵀx + 1| up to which a CSDP .sol is also read as CSDP's normalised
 #: infeasibility or unboundedness certificate (CSDP scales them to exactly 1 and −1)
 CSDP_NORMALISATION_TOL = 1e-6
-POINT_STATUSES = (cp.OPTIMAL, cp.OPTIMAL_INACCURATE, cp.USER_LIMIT, cp.SOLVER_ERROR,
-                  cp.settings.INFEASIBLE_OR_UNBOUNDED)
-RAY_STATUSES = {cp.INFEASIBLE: "infeasible", cp.INFEASIBLE_INACCURATE: "infeasible",
-                cp.UNBOUNDED: "unbounded", cp.UNBOUNDED_INACCURATE: "unbounded"}
+POINT_STATUSES = (
+    cp.OPTIMAL,
+    cp.OPTIMAL_INACCURATE,
+    cp.USER_LIMIT,
+    cp.SOLVER_ERROR,
+    cp.settings.INFEASIBLE_OR_UNBOUNDED,
+)
+RAY_STATUSES = {
+    cp.INFEASIBLE: "infeasible",
+    cp.INFEASIBLE_INACCURATE: "infeasible",
+    cp.UNBOUNDED: "unbounded",
+    cp.UNBOUNDED_INACCURATE: "unbounded",
+}
 
 
 def canonical_of(problem: cp.Problem, solver: str = FORM_SOLVER, **solver_opts):
@@ -67,14 +76,20 @@ def sdpa_layout(sdpa: SDPAProblem, model: cp.Problem | None = None) -> SDPALayou
     return layout_of_model(sdpa, form)
 
 
-def canonical_solution(layout: SDPALayout, sol: SDPASolution, status: str,
-                       solver: str = "") -> CanonicalSolution:
+def canonical_solution(
+    layout: SDPALayout, sol: SDPASolution, status: str, solver: str = ""
+) -> CanonicalSolution:
     """The canonical answer of an SDPA-format solution under the claim ``status``."""
     name = solver or sol.fmt
     if not sol.finite:
-        return CanonicalSolution(layout.form, cp.SOLVER_ERROR, None, None, solver=name,
-                                 stats={"note": "the file's point has entries that are not "
-                                                "finite"})
+        return CanonicalSolution(
+            layout.form,
+            cp.SOLVER_ERROR,
+            None,
+            None,
+            solver=name,
+            stats={"note": "the file's point has entries that are not finite"},
+        )
     x, y = layout.x(sol.x), layout.y(sol.Y)
     kind = RAY_STATUSES.get(status)
     if kind == "infeasible":
@@ -97,9 +112,12 @@ def _readings(layout: SDPALayout, sol: SDPASolution) -> list[str]:
     return out
 
 
-def certify_sdpa_solution(sdpa: SDPAProblem | SDPALayout, sol: SDPASolution,
-                          tol: float = CERTIFY_TOL, claim: str | None = None
-                          ) -> tuple[Certificate, CanonicalSolution]:
+def certify_sdpa_solution(
+    sdpa: SDPAProblem | SDPALayout,
+    sol: SDPASolution,
+    tol: float = CERTIFY_TOL,
+    claim: str | None = None,
+) -> tuple[Certificate, CanonicalSolution]:
     """The certificate of a solution file of ``sdpa`` (and the canonical answer it is of),
     under ``claim`` (a CVXPY status), else the file's own, else CSDP's readings."""
     layout = sdpa if isinstance(sdpa, SDPALayout) else sdpa_layout(sdpa)
@@ -119,8 +137,10 @@ def _noted(cert: Certificate, sol: SDPASolution, status: str, inferred: bool) ->
     if inferred:
         notes.append(f"read as {status} (a CSDP .sol states no status)")
     if sol.digits is not None:
-        notes.append(f"the file prints {sol.digits} significant digits: no certificate is "
-                     f"finer than about 1e-{max(sol.digits - 1, 1)} (print with %+.17e)")
+        notes.append(
+            f"the file prints {sol.digits} significant digits: no certificate is "
+            f"finer than about 1e-{max(sol.digits - 1, 1)} (print with %+.17e)"
+        )
     return dataclasses.replace(cert, note="; ".join(notes))
 
 
@@ -129,11 +149,15 @@ def _form_of_data(data: dict, solver: str | None, problem: cp.Problem | None) ->
     """The canonical form of a ``get_problem_data`` dict, checked to be in the convention
     Ax + s = b that :func:`certify_conic` reads (A_canonical = −A, b the same)."""
     if cp.settings.PARAM_PROB not in data:
-        raise InvalidDataError("certify_conic needs the dict problem.get_problem_data(solver) "
-                               "returns (it has no 'param_prob').")
+        raise InvalidDataError(
+            "certify_conic needs the dict problem.get_problem_data(solver) "
+            "returns (it has no 'param_prob')."
+        )
     if solver is None:
-        raise InvalidParameterError("certify_conic needs solver=, the CVXPY solver name the "
-                                    "data were built for (its PSD layout and sign convention).")
+        raise InvalidParameterError(
+            "certify_conic needs solver=, the CVXPY solver name the "
+            "data were built for (its PSD layout and sign convention)."
+        )
     inst = defines.SOLVER_MAP_CONIC.get(str(solver).upper())
     if inst is None:
         raise InvalidParameterError(f"{solver!r} is not a CVXPY conic solver.")
@@ -141,11 +165,17 @@ def _form_of_data(data: dict, solver: str | None, problem: cp.Problem | None) ->
     stub = problem if problem is not None else types.SimpleNamespace(objective=None)
     form = CanonicalForm.from_problem_data(data, chain, stub)
     A, b = data.get(cp.settings.A), data.get(cp.settings.B)
-    if A is None or b is None or A.shape != form.A.shape or \
-            _largest(A + form.A) > 1e-14 * (1.0 + _largest(form.A)) or \
-            not np.allclose(b, form.b, rtol=1e-14, atol=0.0):
-        raise UnsupportedProblemError(f"certify_conic reads the convention Ax + s = b, s ∈ K "
-                                      f"(Clarabel, SCS); {solver}'s data are in another.")
+    if (
+        A is None
+        or b is None
+        or A.shape != form.A.shape
+        or _largest(A + form.A) > 1e-14 * (1.0 + _largest(form.A))
+        or not np.allclose(b, form.b, rtol=1e-14, atol=0.0)
+    ):
+        raise UnsupportedProblemError(
+            f"certify_conic reads the convention Ax + s = b, s ∈ K "
+            f"(Clarabel, SCS); {solver}'s data are in another."
+        )
     return form
 
 
@@ -159,8 +189,17 @@ def _slack_mismatch(form: CanonicalForm, x: np.ndarray, s: np.ndarray) -> float:
     return float(np.linalg.norm(ref - s)) / (1.0 + float(np.linalg.norm(ref)))
 
 
-def certify_conic(data, x, y, s=None, tol: float = CERTIFY_TOL, *, solver: str | None = None,
-                  problem: cp.Problem | None = None, status: str = cp.OPTIMAL) -> Certificate:
+def certify_conic(
+    data,
+    x,
+    y,
+    s=None,
+    tol: float = CERTIFY_TOL,
+    *,
+    solver: str | None = None,
+    problem: cp.Problem | None = None,
+    status: str = cp.OPTIMAL,
+) -> Certificate:
     """The certificate of an external solver's answer on raw conic data, without a solve.
 
     ``data``: the dict ``problem.get_problem_data(solver)`` returned, with ``solver`` its
@@ -172,8 +211,14 @@ def certify_conic(data, x, y, s=None, tol: float = CERTIFY_TOL, *, solver: str |
     ``slack_mismatch`` (shown, not judged)."""
     if isinstance(data, SDPAProblem):
         layout = sdpa_layout(data)
-        sol = SDPASolution(np.asarray(x, float), list(s) if s is not None else [],
-                           list(y), "external", data.name, status)
+        sol = SDPASolution(
+            np.asarray(x, float),
+            list(s) if s is not None else [],
+            list(y),
+            "external",
+            data.name,
+            status,
+        )
         cert, can = certify_sdpa_solution(layout, sol, tol, status)
         s_vec = layout.s(s) if s is not None else None
     else:
@@ -184,9 +229,14 @@ def certify_conic(data, x, y, s=None, tol: float = CERTIFY_TOL, *, solver: str |
             if v is not None and v.size != n:
                 raise InvalidDataError(f"{what} has {v.size} entries; the data have {n}.")
         kind = RAY_STATUSES.get(status)
-        can = CanonicalSolution(form, status, None if kind else x,
-                                None if kind == "unbounded" else y,
-                                ray=x if kind == "unbounded" else None, solver=str(solver))
+        can = CanonicalSolution(
+            form,
+            status,
+            None if kind else x,
+            None if kind == "unbounded" else y,
+            ray=x if kind == "unbounded" else None,
+            solver=str(solver),
+        )
         cert = conic_certificate(can, tol, resolve=False)
         s_vec = None if s is None else np.asarray(s, float).ravel()
     if s_vec is not None and can.x is not None:

@@ -52,19 +52,21 @@ def _factor(N: sp.spmatrix):
 
 
 def _block_min(form: CanonicalForm, v: np.ndarray, dual: bool) -> float:
-    return min((b.min_eig(v[b.rows], dual) for b in form.blocks if b.kind != "zero"),
-               default=np.inf)
+    return min(
+        (b.min_eig(v[b.rows], dual) for b in form.blocks if b.kind != "zero"), default=np.inf
+    )
 
 
 def _best_t(curve, loss, scale: float) -> tuple[float, float]:
     """(t, η(t)) for the t ≥ 0 with η(t) = curve(t) > 0 that makes the combination cheapest,
     loss(t)/η(t) — quasi-convex, since the loss is affine and η concave; a grid of decades,
     then golden section around the best."""
+
     def ratio(t):
         eta = curve(t)
         return max(loss(t), 0.0) / eta if eta > 0 else np.inf
 
-    ts = [0.0] + [scale * 10.0 ** k for k in T_GRID]
+    ts = [0.0] + [scale * 10.0**k for k in T_GRID]
     vals = [ratio(t) for t in ts]
     i = int(np.argmin(vals))
     if not np.isfinite(vals[i]):
@@ -81,8 +83,9 @@ def _best_t(curve, loss, scale: float) -> tuple[float, float]:
     return t, curve(t)
 
 
-def central_primal(form: CanonicalForm, x: np.ndarray, scale: float
-                   ) -> tuple[np.ndarray, float] | None:
+def central_primal(
+    form: CanonicalForm, x: np.ndarray, scale: float
+) -> tuple[np.ndarray, float] | None:
     """(x_c, η): a point keeping the equalities whose cone blocks have λ_min ≥ η > 0
     (estimated; the proof comes later), or None."""
     A, b = form.A, form.b
@@ -90,7 +93,7 @@ def central_primal(form: CanonicalForm, x: np.ndarray, scale: float
     w = np.ones(A.shape[0])
     for blk in form.blocks:
         if blk.kind == "zero":
-            w[blk.rows] = EQUALITY_WEIGHT ** 2
+            w[blk.rows] = EQUALITY_WEIGHT**2
     solve = _factor(A.T @ sp.diags(w) @ A)
     if solve is None:
         return None
@@ -107,8 +110,9 @@ def central_primal(form: CanonicalForm, x: np.ndarray, scale: float
     return (x0 + t * x1, eta) if eta > 0 else None
 
 
-def central_dual(form: CanonicalForm, x: np.ndarray, y: np.ndarray, g: np.ndarray,
-                 scale: float) -> tuple[np.ndarray, float] | None:
+def central_dual(
+    form: CanonicalForm, x: np.ndarray, y: np.ndarray, g: np.ndarray, scale: float
+) -> tuple[np.ndarray, float] | None:
     """(y_c, η): a stationary dual point (Aᵀy = g) whose blocks have λ_min ≥ η > 0 in K*
     (estimated), or None."""
     A = form.A
@@ -116,7 +120,7 @@ def central_dual(form: CanonicalForm, x: np.ndarray, y: np.ndarray, g: np.ndarra
     winv = np.ones(A.shape[0])
     for blk in form.blocks:
         if blk.kind == "zero":
-            winv[blk.rows] = EQUALITY_WEIGHT ** 2
+            winv[blk.rows] = EQUALITY_WEIGHT**2
     solve = _factor(A.T @ sp.diags(winv) @ A)
     if solve is None:
         return None

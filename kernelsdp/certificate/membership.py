@@ -42,15 +42,19 @@ class BlockLower:
 def _psd_matrix_error(blk: Block, M: np.ndarray, err: np.ndarray, dual: bool) -> np.ndarray:
     """Entrywise bound on |M_true − M|: the rows' own error, unpacked, plus the rounding of
     the unpacking (÷√2 of the off-diagonals; ÷2 is exact)."""
-    E = blk.matrix(np.abs(err), dual) * (1 + 4 * UNIT_ROUNDOFF) if np.any(err) else \
-        np.zeros_like(M)
+    E = blk.matrix(np.abs(err), dual) * (1 + 4 * UNIT_ROUNDOFF) if np.any(err) else np.zeros_like(M)
     if blk.sqrt2 or blk.triangle is None:
         E = E + 2 * UNIT_ROUNDOFF * np.abs(M - np.diag(np.diag(M)))
     return E
 
 
-def block_lower(blk: Block, v: np.ndarray, err: np.ndarray | None = None,
-                dual: bool = False, at_least: float | None = None) -> BlockLower:
+def block_lower(
+    blk: Block,
+    v: np.ndarray,
+    err: np.ndarray | None = None,
+    dual: bool = False,
+    at_least: float | None = None,
+) -> BlockLower:
     """Lower bound(s) on λ_min of the exact block within ``err`` of the float rows ``v``."""
     err = np.zeros_like(v) if err is None else np.asarray(err, dtype=float)
     if blk.kind == "nonneg":
@@ -65,12 +69,16 @@ def block_lower(blk: Block, v: np.ndarray, err: np.ndarray | None = None,
         r = verified_min_eig(M, _psd_matrix_error(blk, M, err, dual), at_least=at_least)
         return BlockLower(np.array([r.lower]), r.proof, r.note)
     if blk.kind == "zero":
-        return BlockLower(np.array([np.inf if dual else -float(np.max(np.abs(v) + err,
-                                                                      initial=0.0))]), True)
+        return BlockLower(
+            np.array([np.inf if dual else -float(np.max(np.abs(v) + err, initial=0.0))]), True
+        )
     r = _nonlinear_room(blk, v, err, dual)
     if r is None:
-        return BlockLower(np.array([blk.min_eig(v, dual)]), False,
-                          f"the point is not proven inside the {blk.kind} cone")
+        return BlockLower(
+            np.array([blk.min_eig(v, dual)]),
+            False,
+            f"the point is not proven inside the {blk.kind} cone",
+        )
     return BlockLower(np.array([r]), True)
 
 
@@ -92,7 +100,7 @@ def _pow_inside(x: float, y: float, z: float, a: float, r: tuple[float, float, f
     xlo, ylo = x - r[0], y - r[1]
     if not (xlo > 0 and ylo > 0):
         return False
-    return xlo ** a * ylo ** (1 - a) * (1 - 1e-14) >= (abs(z) + r[2]) * (1 + 1e-14)
+    return xlo**a * ylo ** (1 - a) * (1 - 1e-14) >= (abs(z) + r[2]) * (1 + 1e-14)
 
 
 def _nonlinear_room(blk: Block, v: np.ndarray, err: np.ndarray, dual: bool) -> float | None:
@@ -108,8 +116,16 @@ def _nonlinear_room(blk: Block, v: np.ndarray, err: np.ndarray, dual: bool) -> f
         mults = (1.0, 1.0, math.e if dual else 1.0)
 
         def inside(rr):
-            return _exp_inside(x, y, z, (ex + rr * mults[0], ey + rr * mults[1],
-                                         ez + rr * mults[2] + 4 * UNIT_ROUNDOFF * abs(z)))
+            return _exp_inside(
+                x,
+                y,
+                z,
+                (
+                    ex + rr * mults[0],
+                    ey + rr * mults[1],
+                    ez + rr * mults[2] + 4 * UNIT_ROUNDOFF * abs(z),
+                ),
+            )
     else:
         a = blk.alpha
         mults = (1 / a, 1 / (1 - a), 1.0) if dual else (1.0, 1.0, 1.0)
@@ -117,15 +133,24 @@ def _nonlinear_room(blk: Block, v: np.ndarray, err: np.ndarray, dual: bool) -> f
             x, y, ex, ey = x / a, y / (1 - a), ex / a, ey / (1 - a)
 
         def inside(rr):
-            return _pow_inside(x, y, z, a, (ex + rr * mults[0] + 4 * UNIT_ROUNDOFF * abs(x),
-                                            ey + rr * mults[1] + 4 * UNIT_ROUNDOFF * abs(y),
-                                            ez + rr * mults[2]))
+            return _pow_inside(
+                x,
+                y,
+                z,
+                a,
+                (
+                    ex + rr * mults[0] + 4 * UNIT_ROUNDOFF * abs(x),
+                    ey + rr * mults[1] + 4 * UNIT_ROUNDOFF * abs(y),
+                    ez + rr * mults[2],
+                ),
+            )
+
     if not inside(0.0):
         return None
     scale = max(abs(x), abs(y), abs(z), 1e-300)
     for k in range(1, 17):
-        if inside(scale * 10.0 ** -k):
-            return scale * 10.0 ** -k
+        if inside(scale * 10.0**-k):
+            return scale * 10.0**-k
     return 0.0
 
 
@@ -164,8 +189,12 @@ def min_singular_bound(M: sp.spmatrix) -> VerifiedEig:
         if r.proof and r.lower > 0:
             return r
         last = r
-    return VerifiedEig(last.lower, False, last.method,
-                       last.note or "MᵀM is not proven positive definite (rank deficient?)")
+    return VerifiedEig(
+        last.lower,
+        False,
+        last.method,
+        last.note or "MᵀM is not proven positive definite (rank deficient?)",
+    )
 
 
 def distinct_rows(A: sp.csr_matrix, b: np.ndarray) -> np.ndarray:

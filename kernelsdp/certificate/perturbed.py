@@ -69,8 +69,9 @@ def _psd_rows(blk: Block) -> sp.csr_matrix:
         c1, c2 = iu + ju * n, ju + iu * n
         w = np.where(iu == ju, 0.5, np.sqrt(2.0) / 2)
         rows = np.concatenate([k, k])
-        return sp.csr_matrix((np.concatenate([w, w]), (rows, np.concatenate([c1, c2]))),
-                             shape=(k.size, n * n))
+        return sp.csr_matrix(
+            (np.concatenate([w, w]), (rows, np.concatenate([c1, c2]))), shape=(k.size, n * n)
+        )
     marks = tri_to_full(np.arange(1.0, blk.size + 1), n, blk.triangle, False)
     cols = np.rint(marks[iu, ju]).astype(int) - 1
     w = np.where(iu == ju, 1.0, 1.0 if blk.sqrt2 else np.sqrt(2.0))
@@ -97,8 +98,11 @@ def cone_identity(form: CanonicalForm, dual: bool = False) -> np.ndarray:
             e[blk.start] = 1.0
         elif blk.kind in ("exp", "pow3d"):
             a = blk.alpha
-            point = ((_EXP_DUAL_INSIDE if dual else _EXP_INSIDE) if blk.kind == "exp"
-                     else ((a, 1 - a, 0.0) if dual else (1.0, 1.0, 0.0)))
+            point = (
+                (_EXP_DUAL_INSIDE if dual else _EXP_INSIDE)
+                if blk.kind == "exp"
+                else ((a, 1 - a, 0.0) if dual else (1.0, 1.0, 0.0))
+            )
             for i in range(3):
                 e[blk.start + blk.order[i]] = point[i]
     return e
@@ -134,6 +138,7 @@ def normalized(form: CanonicalForm) -> tuple[CanonicalForm, np.ndarray, float]:
     """(the form with rows and objective scaled to unit size, the row factors r, σ): the
     scaled problem has the same x, and y = σ·r·y′."""
     from dataclasses import replace
+
     A = sp.csr_matrix(form.A)
     mag = np.maximum(np.asarray(abs(A).max(axis=1).todense()).ravel(), np.abs(form.b))
     r = np.ones(A.shape[0])
@@ -144,11 +149,19 @@ def normalized(form: CanonicalForm) -> tuple[CanonicalForm, np.ndarray, float]:
         else:
             top = float(np.max(m, initial=0.0))
             r[blk.rows] = 1.0 / top if top > 0 else 1.0
-    sigma = max(float(np.max(np.abs(form.c), initial=0.0)),
-                float(abs(form.P).max()) if form.P is not None and form.P.nnz else 0.0)
+    sigma = max(
+        float(np.max(np.abs(form.c), initial=0.0)),
+        float(abs(form.P).max()) if form.P is not None and form.P.nnz else 0.0,
+    )
     sigma = sigma if sigma > 0 else 1.0
-    out = replace(form, A=(sp.diags(r) @ A).tocsr(), b=r * form.b, c=form.c / sigma,
-                  d=form.d / sigma, P=None if form.P is None else form.P / sigma)
+    out = replace(
+        form,
+        A=(sp.diags(r) @ A).tocsr(),
+        b=r * form.b,
+        c=form.c / sigma,
+        d=form.d / sigma,
+        P=None if form.P is None else form.P / sigma,
+    )
     return out, r, sigma
 
 
@@ -156,13 +169,16 @@ def resolve_refusal(form: CanonicalForm) -> str:
     """'' when a re-solve fits, else why not (Clarabel's PSD scaling blocks' memory)."""
     need = sum(48 * (b.side * (b.side + 1) // 2) ** 2 for b in form.blocks if b.kind == "psd")
     if need > RESOLVE_MEMORY_BYTES:
-        return (f"no re-solve: Clarabel's PSD blocks would take about {need / 2**30:.1f} GiB "
-                f"(over {RESOLVE_MEMORY_BYTES / 2**30:.0f} GiB for a certificate)")
+        return (
+            f"no re-solve: Clarabel's PSD blocks would take about {need / 2**30:.1f} GiB "
+            f"(over {RESOLVE_MEMORY_BYTES / 2**30:.0f} GiB for a certificate)"
+        )
     return ""
 
 
-def shrink_and_solve(form: CanonicalForm, eps_primal: float, eps_dual: float,
-                     time_limit: float | None = None) -> Perturbed | None:
+def shrink_and_solve(
+    form: CanonicalForm, eps_primal: float, eps_dual: float, time_limit: float | None = None
+) -> Perturbed | None:
     """Solve the shrunk problem with Clarabel on the normalised data (ε relative to it);
     None when Clarabel finds no solution (no strictly feasible point at this ε, or it
     failed, or ran out of ``time_limit``)."""
@@ -174,8 +190,9 @@ def shrink_and_solve(form: CanonicalForm, eps_primal: float, eps_dual: float,
     return got
 
 
-def _shrink_and_solve(form: CanonicalForm, eps_primal: float, eps_dual: float,
-                      time_limit: float | None = None) -> Perturbed | None:
+def _shrink_and_solve(
+    form: CanonicalForm, eps_primal: float, eps_dual: float, time_limit: float | None = None
+) -> Perturbed | None:
     import time
 
     import clarabel
@@ -194,18 +211,25 @@ def _shrink_and_solve(form: CanonicalForm, eps_primal: float, eps_dual: float,
         s.time_limit = float(time_limit)
     t0 = time.perf_counter()
     try:
-        sol = clarabel.DefaultSolver(P, np.asarray(c, float), A_cl, np.asarray(b_cl, float),
-                                     cones, s).solve()
+        sol = clarabel.DefaultSolver(
+            P, np.asarray(c, float), A_cl, np.asarray(b_cl, float), cones, s
+        ).solve()
     except (KeyboardInterrupt, SystemExit):
         raise
-    except BaseException:  # noqa: BLE001 - Clarabel's Rust panics (pyo3's PanicException)
-        return None        # derive from BaseException: a failed re-solve is "no point"
+    except BaseException:
+        return None  # derive from BaseException: a failed re-solve is "no point"
     status = str(sol.status)
     if "Solved" not in status:
         return None
     y = T.T @ np.asarray(sol.z) + eps_dual * e_dual
-    return Perturbed(np.asarray(sol.x, float), np.asarray(y, float), status, eps_primal,
-                     eps_dual, time.perf_counter() - t0)
+    return Perturbed(
+        np.asarray(sol.x, float),
+        np.asarray(y, float),
+        status,
+        eps_primal,
+        eps_dual,
+        time.perf_counter() - t0,
+    )
 
 
 def shrink_sizes(form: CanonicalForm, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
@@ -214,5 +238,7 @@ def shrink_sizes(form: CanonicalForm, x: np.ndarray, y: np.ndarray) -> tuple[flo
     scaled, r, sigma = normalized(form)
     s = scaled.A @ x + scaled.b
     yn = y / (sigma * r)
-    return (SHRINK_REL * max(float(np.max(np.abs(s), initial=0.0)), 1e-300),
-            SHRINK_REL * max(float(np.max(np.abs(yn), initial=0.0)), 1e-300))
+    return (
+        SHRINK_REL * max(float(np.max(np.abs(s), initial=0.0)), 1e-300),
+        SHRINK_REL * max(float(np.max(np.abs(yn), initial=0.0)), 1e-300),
+    )

@@ -55,8 +55,9 @@ def _cone_short(form: CanonicalForm, v: np.ndarray, dual: bool, room: float) -> 
 
 
 def _relative_cone(form: CanonicalForm, v: np.ndarray, dual: bool) -> float:
-    worst = min((blk.min_eig(v[blk.rows], dual) for blk in form.blocks if blk.kind != "zero"),
-                default=0.0)
+    worst = min(
+        (blk.min_eig(v[blk.rows], dual) for blk in form.blocks if blk.kind != "zero"), default=0.0
+    )
     return _rel(max(0.0, -worst), float(np.max(np.abs(v), initial=0.0)))
 
 
@@ -65,21 +66,33 @@ def farkas_certificate(sol: CanonicalSolution, tol: float) -> Certificate:
     if y is None:
         return no_point(tol, f"{sol.solver} reports {sol.status} but returned no dual ray")
     if not float(form.b @ y) < 0:
-        return Certificate(INFEASIBILITY, tol, measures={"farkas_sign": math.inf},
-                           note=f"the dual ray has bᵀy = {float(form.b @ y):.3g} >= 0: "
-                                "no certificate")
+        return Certificate(
+            INFEASIBILITY,
+            tol,
+            measures={"farkas_sign": math.inf},
+            note=f"the dual ray has bᵀy = {float(form.b @ y):.3g} >= 0: no certificate",
+        )
     y = y / -float(form.b @ y)
     A, b = form.A, form.b
     yc = _snap(dual_correction(form, y, np.zeros(A.shape[1]), {}, floor=0.0))
     ATy = A.T @ yc
     rel_stat = _rel(float(np.linalg.norm(A.T @ y)), float(np.linalg.norm(abs(A).T @ np.abs(y))))
-    measures = {"farkas_stationarity": rel_stat, "farkas_cone": _relative_cone(form, y, True),
-                "farkas_sign": 0.0}
+    measures = {
+        "farkas_stationarity": rel_stat,
+        "farkas_cone": _relative_cone(form, y, True),
+        "farkas_sign": 0.0,
+    }
     why = _farkas_proof(form, yc, ATy)
-    return Certificate(INFEASIBILITY, tol, measures=measures, reported=tuple(measures),
-                       lower_label=ESTIMATE if why else PROOF, lower_why=why,
-                       note="Farkas: y ∈ K*, Aᵀy = 0, bᵀy < 0 — no x is feasible"
-                            + ("" if not why else f" (not proven: {why})"))
+    return Certificate(
+        INFEASIBILITY,
+        tol,
+        measures=measures,
+        reported=tuple(measures),
+        lower_label=ESTIMATE if why else PROOF,
+        lower_why=why,
+        note="Farkas: y ∈ K*, Aᵀy = 0, bᵀy < 0 — no x is feasible"
+        + ("" if not why else f" (not proven: {why})"),
+    )
 
 
 def _snap(y: np.ndarray) -> np.ndarray:
@@ -115,32 +128,47 @@ def ray_certificate(sol: CanonicalSolution, tol: float) -> Certificate:
     if r is None:
         return no_point(tol, f"{sol.solver} reports {sol.status} but returned no primal ray")
     if not float(form.c @ r) < 0:
-        return Certificate(UNBOUNDEDNESS, tol, measures={"ray_sign": math.inf},
-                           note=f"the ray has cᵀx = {float(form.c @ r):.3g} >= 0: no certificate")
+        return Certificate(
+            UNBOUNDEDNESS,
+            tol,
+            measures={"ray_sign": math.inf},
+            note=f"the ray has cᵀx = {float(form.c @ r):.3g} >= 0: no certificate",
+        )
     A = form.A
     Ar = A @ r
     z = zero_rows(form)
     scale_r = float(np.linalg.norm(abs(A) @ np.abs(r)))
-    measures = {"ray_equalities": _rel(float(np.linalg.norm(Ar[z])), scale_r),
-                "ray_cone": _relative_cone(form, Ar, False),
-                "ray_descent": _rel(-float(form.c @ r),
-                                    float(np.linalg.norm(form.c) * np.linalg.norm(r)))}
+    measures = {
+        "ray_equalities": _rel(float(np.linalg.norm(Ar[z])), scale_r),
+        "ray_cone": _relative_cone(form, Ar, False),
+        "ray_descent": _rel(-float(form.c @ r), float(np.linalg.norm(form.c) * np.linalg.norm(r))),
+    }
     if form.P is not None:
-        measures["ray_curvature"] = _rel(float(np.linalg.norm(form.P @ r)),
-                                         float(np.linalg.norm(abs(form.P) @ np.abs(r))))
+        measures["ray_curvature"] = _rel(
+            float(np.linalg.norm(form.P @ r)), float(np.linalg.norm(abs(form.P) @ np.abs(r)))
+        )
     why = _ray_proof(form, r)
     if not why:
         why = _feasibility_proof(form)
-    return Certificate(UNBOUNDEDNESS, tol, measures=measures, reported=tuple(measures),
-                       lower_label=ESTIMATE if why else PROOF, lower_why=why,
-                       note="ray: Ax̂ ∈ K, cᵀx̂ < 0, and a feasible point: the objective "
-                            "decreases without bound" + ("" if not why else f" (not proven: {why})"))
+    return Certificate(
+        UNBOUNDEDNESS,
+        tol,
+        measures=measures,
+        reported=tuple(measures),
+        lower_label=ESTIMATE if why else PROOF,
+        lower_why=why,
+        note="ray: Ax̂ ∈ K, cᵀx̂ < 0, and a feasible point: the objective "
+        "decreases without bound" + ("" if not why else f" (not proven: {why})"),
+    )
 
 
 def _ray_proof(form: CanonicalForm, r: np.ndarray) -> str:
     """'' when the ray is proven a direction of recession with cᵀx̂ < 0."""
-    if form.P is not None and sp.csr_matrix(form.P).nnz and np.any(
-            abs(form.P) @ (np.abs(r) > 0) > 0):
+    if (
+        form.P is not None
+        and sp.csr_matrix(form.P).nnz
+        and np.any(abs(form.P) @ (np.abs(r) > 0) > 0)
+    ):
         return "the quadratic term acts on the ray: Px̂ = 0 is not proven"
     Z = zero_rows(form)
     A = form.A
@@ -175,6 +203,7 @@ def _feasibility_proof(form: CanonicalForm) -> str:
     from dataclasses import replace
 
     from .perturbed import RESOLVE_MIN_S, SHRINK_REL, resolve_refusal, shrink_and_solve
+
     zero = replace(form, c=np.zeros_like(form.c), P=None, d=0.0)
     refusal = resolve_refusal(zero)
     if refusal:
@@ -182,8 +211,10 @@ def _feasibility_proof(form: CanonicalForm) -> str:
     eps = SHRINK_REL * max(1.0, float(np.max(np.abs(form.b), initial=0.0)))
     found = shrink_and_solve(zero, eps, 0.0, time_limit=RESOLVE_MIN_S * 10)
     if found is None:
-        return "the ray is proven, but no feasible point was found: the problem is " \
-               "unbounded or infeasible"
+        return (
+            "the ray is proven, but no feasible point was found: the problem is "
+            "unbounded or infeasible"
+        )
     end = proven_upper(zero, found.x)
     if end.label != PROOF:
         return "the ray is proven, but the feasible point found is not: " + end.why

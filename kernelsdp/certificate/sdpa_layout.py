@@ -54,9 +54,9 @@ MATCH_RTOL = 1e-12
 class Part:
     """One cone of the canonical form and the SDPA blocks that hold it."""
 
-    kind: str               # "psd" | "lp" | "zero" | "soc"
-    block: Block            # the canonical block (for "zero", the run of equality rows)
-    sdpa: tuple[int, ...]   # the SDPA blocks (one, or a soc's tree of arrow blocks)
+    kind: str  # "psd" | "lp" | "zero" | "soc"
+    block: Block  # the canonical block (for "zero", the run of equality rows)
+    sdpa: tuple[int, ...]  # the SDPA blocks (one, or a soc's tree of arrow blocks)
     #: soc: per canonical row (t, u_1, ...), (SDPA block, 0 for τ or its child's position)
     roles: tuple[tuple[int, int], ...] = ()
 
@@ -96,7 +96,7 @@ class SDPALayout:
                 out[blk.rows] = np.asarray(v, float)
             else:  # zero: [s; −s] ≥ 0, multipliers y₊ − y₋
                 d = np.asarray(v, float)
-                out[blk.rows] = d[: blk.size] - d[blk.size:] if dual else d[: blk.size]
+                out[blk.rows] = d[: blk.size] - d[blk.size :] if dual else d[: blk.size]
         return out
 
 
@@ -137,9 +137,10 @@ def _unpack(blk: Block) -> sp.csr_matrix:
     P = _pack(blk).tocoo()
     i, j = P.col % n, P.col // n
     inv = 1.0 / P.data
-    return sp.csr_matrix((np.r_[inv, inv[i != j]], (np.r_[P.col, (j + n * i)[i != j]],
-                                                     np.r_[P.row, P.row[i != j]])),
-                         shape=(n * n, blk.size))
+    return sp.csr_matrix(
+        (np.r_[inv, inv[i != j]], (np.r_[P.col, (j + n * i)[i != j]], np.r_[P.row, P.row[i != j]])),
+        shape=(n * n, blk.size),
+    )
 
 
 # ----- an SDPA file's model ---------------------------------------------------------------
@@ -156,7 +157,7 @@ def _largest(M: sp.spmatrix) -> float:
 
 def _matches(form: CanonicalForm, size: int, F, blk: Block) -> bool:
     A, b = _expected(size, F, blk)
-    rows = form.A[blk.start:blk.stop]
+    rows = form.A[blk.start : blk.stop]
     scale = 1.0 + max(_largest(A), float(np.max(np.abs(b), initial=0.0)))
     dA = _largest(rows - A)
     db = float(np.max(np.abs(form.b[blk.rows] - b), initial=0.0))
@@ -168,8 +169,10 @@ def layout_of_model(sdpa: SDPAProblem, form: CanonicalForm) -> SDPALayout:
     diagonal block is a nonneg block and each matrix block a psd block, matched in order
     and checked entry by entry."""
     if form.c.size != sdpa.m or form.P is not None or form.d != 0.0:
-        raise NotImplementedError(f"the canonical form ({form.c.size} columns) is not that of "
-                                  f"{sdpa.name}'s model (m = {sdpa.m})")
+        raise NotImplementedError(
+            f"the canonical form ({form.c.size} columns) is not that of "
+            f"{sdpa.name}'s model (m = {sdpa.m})"
+        )
     free = list(form.blocks)
     parts = []
     for b, (size, F) in enumerate(zip(sdpa.blocks, sdpa.F), start=1):
@@ -181,11 +184,15 @@ def layout_of_model(sdpa: SDPAProblem, form: CanonicalForm) -> SDPALayout:
                 del free[pos]
                 break
         else:
-            raise NotImplementedError(f"block {b} of {sdpa.name} (size {size}) has no match in "
-                                      "its canonical form: a CVXPY layout kernelsdp does not know")
+            raise NotImplementedError(
+                f"block {b} of {sdpa.name} (size {size}) has no match in "
+                "its canonical form: a CVXPY layout kernelsdp does not know"
+            )
     if free or not np.array_equal(form.c, sdpa.c):
-        raise NotImplementedError(f"{sdpa.name}'s canonical form has rows or costs its SDPA "
-                                  "file does not: a CVXPY layout kernelsdp does not know")
+        raise NotImplementedError(
+            f"{sdpa.name}'s canonical form has rows or costs its SDPA "
+            "file does not: a CVXPY layout kernelsdp does not know"
+        )
     return SDPALayout(form, sdpa, parts)
 
 
@@ -210,12 +217,11 @@ class _Tree:
             vals.append(form[1])
 
         for i in range(n):
-            put(i * (n + 1), tau)          # the diagonal
+            put(i * (n + 1), tau)  # the diagonal
         for i, f in enumerate(children, start=1):
-            put(i, f)                      # (i, 0)
-            put(i * n, f)                  # (0, i)
-        self.blocks.append((n, np.concatenate(rows), np.concatenate(cols),
-                            np.concatenate(vals)))
+            put(i, f)  # (i, 0)
+            put(i * n, f)  # (0, i)
+        self.blocks.append((n, np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)))
         return len(self.blocks) - 1
 
     def node(self, leaves: list, roles: dict, branch: int) -> tuple:
@@ -245,16 +251,19 @@ class _Tree:
 def _soc_tree(G: sp.csr_matrix, tree: _Tree, first_block: int) -> tuple[tuple, tuple]:
     """t ≥ ‖u‖ (G's rows: t, u_1, …) as a tree of arrow blocks of about √len(u) children
     each; (its SDPA blocks, the (block, position) of each row)."""
-    forms = [(G.indices[G.indptr[r]:G.indptr[r + 1]], G.data[G.indptr[r]:G.indptr[r + 1]])
-             for r in range(G.shape[0])]
+    forms = [
+        (G.indices[G.indptr[r] : G.indptr[r + 1]], G.data[G.indptr[r] : G.indptr[r + 1]])
+        for r in range(G.shape[0])
+    ]
     leaves = list(enumerate(forms[1:], start=1))
     branch = max(2, math.ceil(math.sqrt(len(leaves))))
     roles: dict[int, tuple[int, int]] = {}
     start = len(tree.blocks)
     roles[0] = (tree.attach(forms[0], leaves, roles, branch), 0)
     blocks = tuple(range(first_block, first_block + len(tree.blocks) - start))
-    return blocks, tuple((first_block + roles[i][0] - start, roles[i][1])
-                         for i in range(G.shape[0]))
+    return blocks, tuple(
+        (first_block + roles[i][0] - start, roles[i][1]) for i in range(G.shape[0])
+    )
 
 
 def sdpa_of_form(form: CanonicalForm, name: str = "kernelsdp") -> SDPALayout:
@@ -277,7 +286,7 @@ def sdpa_of_form(form: CanonicalForm, name: str = "kernelsdp") -> SDPALayout:
         parts.append(Part("zero", Block("zero", lo, hi), (0,)))
     tree = _Tree(1 + n)
     for blk in form.blocks:
-        G = Ab[blk.start:blk.stop]
+        G = Ab[blk.start : blk.stop]
         if blk.kind in ("nonneg", "psd"):
             parts.append(Part("lp" if blk.kind == "nonneg" else "psd", blk, (len(sizes),)))
             sizes.append(-blk.size if blk.kind == "nonneg" else blk.side)
@@ -290,9 +299,12 @@ def sdpa_of_form(form: CanonicalForm, name: str = "kernelsdp") -> SDPALayout:
             parts.append(Part("soc", blk, blocks, roles))
     width = tree.next
     trees = tree.matrices(width)
-    Fs = [trees[F] if isinstance(F, int) else
-          sp.csc_matrix(sp.hstack([F, sp.csr_matrix((F.shape[0], width - 1 - n))]))
-          for F in Fs]
+    Fs = [
+        trees[F]
+        if isinstance(F, int)
+        else sp.csc_matrix(sp.hstack([F, sp.csr_matrix((F.shape[0], width - 1 - n))]))
+        for F in Fs
+    ]
     # column 0 is −b = F_0: SDPA's F(x) = Σ F_i x_i − F_0 is then the canonical s
     c = np.concatenate([np.asarray(form.c, float), np.zeros(width - 1 - n)])
     return SDPALayout(form, SDPAProblem(c, sizes, Fs, name), parts)
@@ -300,12 +312,17 @@ def sdpa_of_form(form: CanonicalForm, name: str = "kernelsdp") -> SDPALayout:
 
 def _check_writable(form: CanonicalForm) -> None:
     if form.P is not None and form.P.nnz:
-        raise UnsupportedProblemError("CSDP and SDPA take a linear objective; this problem's "
-                                      "canonical form has a quadratic one.")
+        raise UnsupportedProblemError(
+            "CSDP and SDPA take a linear objective; this problem's "
+            "canonical form has a quadratic one."
+        )
     bad = sorted({blk.kind for blk in form.blocks} - {"zero", "nonneg", "soc", "psd"})
     if bad:
-        raise UnsupportedProblemError(f"CSDP and SDPA take semidefinite, second-order and "
-                                      f"linear cones; this problem has {', '.join(bad)} cones.")
+        raise UnsupportedProblemError(
+            f"CSDP and SDPA take semidefinite, second-order and "
+            f"linear cones; this problem has {', '.join(bad)} cones."
+        )
     if form.c.size == 0 or not form.blocks:
-        raise UnsupportedProblemError("an SDPA problem needs at least one variable and one "
-                                      "constraint.")
+        raise UnsupportedProblemError(
+            "an SDPA problem needs at least one variable and one constraint."
+        )

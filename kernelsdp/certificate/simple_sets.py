@@ -36,8 +36,9 @@ def quadratic_value_up(Q: np.ndarray, x: np.ndarray) -> tuple[float, float]:
     return v, up(err)
 
 
-def corrected_quadratic_up(Q: np.ndarray, x: np.ndarray, c: float, nonneg: bool
-                           ) -> tuple[float, str]:
+def corrected_quadratic_up(
+    Q: np.ndarray, x: np.ndarray, c: float, nonneg: bool
+) -> tuple[float, str]:
     """(an upper bound on x″ᵀQx″ for an exact point x″ of {1ᵀx = c[, x ≥ 0]} near x, or
     +inf, why not)."""
     x = np.asarray(x, dtype=float)

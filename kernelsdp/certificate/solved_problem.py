@@ -47,14 +47,15 @@ def _x_of(prog, problem: cp.Problem) -> np.ndarray:
                 "certify(problem) reads the values CVXPY keeps, but this model's canonical "
                 f"form adds a variable of its own ({var.name()}, size {var.size}) that has no "
                 "user value: use verify(problem, [solver]) to solve and certify it, or "
-                "certify_conic(data, x, y) with the solver's own vectors.")
+                "certify_conic(data, x, y) with the solver's own vectors."
+            )
         value = np.asarray(user.value, dtype=float)
         if user.size == var.size:
-            x[col:col + var.size] = value.ravel(order="F")
+            x[col : col + var.size] = value.ravel(order="F")
         else:  # the packed upper triangle of a symmetric variable
             M = sp.csc_matrix(upper_tri_to_full(user.shape[0]))
             first = M.indices[M.indptr[:-1]]  # the first full entry each packed one fills
-            x[col:col + var.size] = value.ravel(order="F")[first]
+            x[col : col + var.size] = value.ravel(order="F")[first]
     return x
 
 
@@ -70,8 +71,11 @@ def _symmetric_source(var, users: dict):
 
 def _y_of(form: CanonicalForm, prog, problem: cp.Problem) -> np.ndarray | None:
     by_id = {c.id: c for c in problem.constraints}
-    spare_psd = [c for c in problem.constraints if isinstance(c, PSD)
-                 and c.id not in {k.id for k in prog.constraints}]
+    spare_psd = [
+        c
+        for c in problem.constraints
+        if isinstance(c, PSD) and c.id not in {k.id for k in prog.constraints}
+    ]
     blocks = iter(form.blocks)
     parts = []
     for con in prog.constraints:
@@ -97,25 +101,40 @@ def _y_of(form: CanonicalForm, prog, problem: cp.Problem) -> np.ndarray | None:
 
 def _block_count(con) -> int:
     from cvxpy.constraints import SOC
-    return len(con.cone_sizes()) if isinstance(con, SOC) else (
-        con.size // 3 if type(con).__name__ in ("ExpCone", "PowCone3D") else 1)
+
+    return (
+        len(con.cone_sizes())
+        if isinstance(con, SOC)
+        else (con.size // 3 if type(con).__name__ in ("ExpCone", "PowCone3D") else 1)
+    )
 
 
 def solved_canonical(problem: cp.Problem) -> CanonicalSolution:
     """The canonical (x, y) of an already solved problem (module docstring)."""
     if not isinstance(problem, cp.Problem):
-        raise InvalidDataError(f"certify expects a solved cvxpy.Problem, got "
-                               f"{type(problem).__name__}.")
+        raise InvalidDataError(
+            f"certify expects a solved cvxpy.Problem, got {type(problem).__name__}."
+        )
     if problem.status is None or any(v.value is None for v in problem.variables()):
-        raise InvalidDataError("certify(problem): the problem has no values yet — solve it "
-                               "first (problem.solve(...)), or use verify(problem, [solver]).")
+        raise InvalidDataError(
+            "certify(problem): the problem has no values yet — solve it "
+            "first (problem.solve(...)), or use verify(problem, [solver])."
+        )
     data, chain, _ = problem.get_problem_data(FORM_SOLVER)
     form = CanonicalForm.from_problem_data(data, chain, problem)
     prog = data[cp.settings.PARAM_PROB]
     x = _x_of(prog, problem)
     y = _y_of(form, prog, problem)
-    status = problem.status if problem.status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) \
+    status = (
+        problem.status
+        if problem.status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE)
         else cp.OPTIMAL_INACCURATE
-    return CanonicalSolution(form, status, x, y, solver=str(problem.solver_stats.solver_name
-                                                            if problem.solver_stats else "user"),
-                             violations=constraint_violations(problem))
+    )
+    return CanonicalSolution(
+        form,
+        status,
+        x,
+        y,
+        solver=str(problem.solver_stats.solver_name if problem.solver_stats else "user"),
+        violations=constraint_violations(problem),
+    )

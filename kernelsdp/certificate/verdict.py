@@ -32,7 +32,6 @@ that a problem multiplied by 10⁻⁶ or 10⁶ gets the same verdict.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -105,16 +104,22 @@ class Certificate:
 
     def label_failures(self) -> list[str]:
         """``lower_estimate``, ``upper_probable``, … : the ends that are not proofs."""
-        return [f"{side}_{lab}" for side, lab in (("lower", self.lower_label),
-                                                  ("upper", self.upper_label)) if lab != PROOF]
+        return [
+            f"{side}_{lab}"
+            for side, lab in (("lower", self.lower_label), ("upper", self.upper_label))
+            if lab != PROOF
+        ]
 
     @property
     def failed(self) -> list[str]:
         """Names of what fails, in a stable order ([] when the certificate passes)."""
         if self.kind not in PASSING_KINDS:
             return [self.kind]
-        bad = [k for k, v in self.measures.items()
-               if k not in self.reported and (v is None or not abs(v) <= self.tol)]
+        bad = [
+            k
+            for k, v in self.measures.items()
+            if k not in self.reported and (v is None or not abs(v) <= self.tol)
+        ]
         if self.kind == OPTIMALITY:
             bad += self._interval_failures()
         elif self.lower_label != PROOF:  # infeasibility, unboundedness: the certificate's label
@@ -149,39 +154,75 @@ class Certificate:
             return "not proven: " + ", ".join(failed)
         return "FAIL: " + ", ".join(failed)
 
-    def mapped(self, scale: float, shift: float = 0.0) -> "Certificate":
+    def mapped(self, scale: float, shift: float = 0.0) -> Certificate:
         """The same certificate for the objective scale·v + shift (a negative scale swaps
         the interval's sides, with their labels: a maximisation stated as a minimisation)."""
-        f = (lambda v: None if v is None else scale * v + shift)  # noqa: E731
+        f = lambda v: None if v is None else scale * v + shift
         lo, up = f(self.lower), f(self.upper)
         new = dict(lower=lo, upper=up, scale=abs(scale) * self.scale)
         if scale < 0:
-            new.update(lower=up, upper=lo, lower_label=self.upper_label,
-                       upper_label=self.lower_label, lower_why=self.upper_why,
-                       upper_why=self.lower_why)
+            new.update(
+                lower=up,
+                upper=lo,
+                lower_label=self.upper_label,
+                upper_label=self.lower_label,
+                lower_why=self.upper_why,
+                upper_why=self.lower_why,
+            )
         return replace(self, **new)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        d.update(passed=self.passed, failed=self.failed, verdict=self.verdict,
-                 width=self.width, reported=list(self.reported), rigorous=self.rigorous)
+        d.update(
+            passed=self.passed,
+            failed=self.failed,
+            verdict=self.verdict,
+            width=self.width,
+            reported=list(self.reported),
+            rigorous=self.rigorous,
+        )
         return d
 
 
-def feasibility_only(tol: float, measures: dict[str, float | None], value: float | None,
-                     note: str = "the solver returned no duals: the optimum is not bounded",
-                     maximize: bool = False, label: str = ESTIMATE, why: str = "") -> Certificate:
+def feasibility_only(
+    tol: float,
+    measures: dict[str, float | None],
+    value: float | None,
+    note: str = "the solver returned no duals: the optimum is not bounded",
+    maximize: bool = False,
+    label: str = ESTIMATE,
+    why: str = "",
+) -> Certificate:
     """A checked point without duals: its value bounds one side only (the upper side of a
     minimisation), with ``label`` when that side is proven; its residuals are shown; it
     never passes."""
     why = why or ("" if label == PROOF else "the point's value; its feasibility is not proven")
     if maximize:
-        return Certificate(FEASIBILITY_ONLY, tol, value, None, label, measures,
-                           tuple(measures), note=note, lower_why=why,
-                           upper_why="no duals: no bound from this side")
-    return Certificate(FEASIBILITY_ONLY, tol, None, value, ESTIMATE, measures, tuple(measures),
-                       note=note, upper_label=label, upper_why=why,
-                       lower_why="no duals: no bound from this side")
+        return Certificate(
+            FEASIBILITY_ONLY,
+            tol,
+            value,
+            None,
+            label,
+            measures,
+            tuple(measures),
+            note=note,
+            lower_why=why,
+            upper_why="no duals: no bound from this side",
+        )
+    return Certificate(
+        FEASIBILITY_ONLY,
+        tol,
+        None,
+        value,
+        ESTIMATE,
+        measures,
+        tuple(measures),
+        note=note,
+        upper_label=label,
+        upper_why=why,
+        lower_why="no duals: no bound from this side",
+    )
 
 
 def no_point(tol: float, note: str) -> Certificate:

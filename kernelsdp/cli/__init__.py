@@ -45,6 +45,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _version() -> str:
     from .. import __version__
+
     return __version__
 
 
@@ -52,23 +53,36 @@ def _formulation_subparsers(parent, command: str):
     """One subparser per registered formulation, its flags derived from its declaration."""
     from ..formulations import FORMULATIONS
     from .inputs import add_input_flags, add_solver_option_flags
-    sub = parent.add_subparsers(dest="formulation", metavar="FORMULATION", required=True,
-                                parser_class=_Parser)
+
+    sub = parent.add_subparsers(
+        dest="formulation", metavar="FORMULATION", required=True, parser_class=_Parser
+    )
     for name, entry in FORMULATIONS.items():
         keys = entry.cls.NPZ_KEYS
-        p = sub.add_parser(name, help=entry.summary,
-                           formatter_class=argparse.RawDescriptionHelpFormatter,
-                           epilog="keys of --problem FILE.npz:\n"
-                                  + "\n".join(f"  {k}: {v}" for k, v in keys.items()))
+        p = sub.add_parser(
+            name,
+            help=entry.summary,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            epilog="keys of --problem FILE.npz:\n"
+            + "\n".join(f"  {k}: {v}" for k, v in keys.items()),
+        )
         p.add_argument("--json", action="store_true", help="print JSON instead of text")
-        p.add_argument("--verbose", action="store_true",
-                       help="progress of iterative solvers on stderr")
+        p.add_argument(
+            "--verbose", action="store_true", help="progress of iterative solvers on stderr"
+        )
         add_input_flags(p, entry.cls)
         if command == "solve":
-            p.add_argument("--solver", default=None, help="solver name (kernelsdp solvers); "
-                           "default: the most preferred that supports the problem")
-            p.add_argument("--out", metavar="FILE.npz",
-                           help="write the kernel factor U (K = UUᵀ), primal values and duals")
+            p.add_argument(
+                "--solver",
+                default=None,
+                help="solver name (kernelsdp solvers); "
+                "default: the most preferred that supports the problem",
+            )
+            p.add_argument(
+                "--out",
+                metavar="FILE.npz",
+                help="write the kernel factor U (K = UUᵀ), primal values and duals",
+            )
             p.add_argument("--force", action="store_true", help="replace --out if it exists")
             p.set_defaults(option_dests=add_solver_option_flags(p, entry.cls))
         else:
@@ -76,34 +90,73 @@ def _formulation_subparsers(parent, command: str):
 
 
 def _add_certify_parser(sub) -> None:
-    p = sub.add_parser("certify", help="solve any conic problem and certify every answer",
-                       description="Solve an SDPA file (.dat-s), every .dat-s in a folder, or "
-                       "(only with --allow-python, since the file is EXECUTED) a .py file "
-                       "defining problem() that returns a cvxpy.Problem, with each solver; "
-                       "certify each answer from its point and duals: an objective interval "
-                       "whose ends are each a proof or labelled an estimate (DIMACS err1-err6 "
-                       "shown). Exit 0: all certified; 1: some answer not certified; 2: a "
-                       "file could not be read or run.")
-    p.add_argument("path", metavar="FILE", help="a .dat-s file, a folder of them, or (with "
-                   "--allow-python) a .py file defining problem()")
-    p.add_argument("--allow-python", action="store_true",
-                   help="run .py files (a .py file is EXECUTED: only files you trust)")
-    p.add_argument("--solvers", default=None, help="comma-separated generic solvers (default: "
-                   "the most preferred installed one; see 'kernelsdp solvers')")
+    p = sub.add_parser(
+        "certify",
+        help="solve any conic problem and certify every answer",
+        description="Solve an SDPA file (.dat-s), every .dat-s in a folder, or "
+        "(only with --allow-python, since the file is EXECUTED) a .py file "
+        "defining problem() that returns a cvxpy.Problem, with each solver; "
+        "certify each answer from its point and duals: an objective interval "
+        "whose ends are each a proof or labelled an estimate (DIMACS err1-err6 "
+        "shown). Exit 0: all certified; 1: some answer not certified; 2: a "
+        "file could not be read or run.",
+    )
+    p.add_argument(
+        "path",
+        metavar="FILE",
+        help="a .dat-s file, a folder of them, or (with "
+        "--allow-python) a .py file defining problem()",
+    )
+    p.add_argument(
+        "--allow-python",
+        action="store_true",
+        help="run .py files (a .py file is EXECUTED: only files you trust)",
+    )
+    p.add_argument(
+        "--solvers",
+        default=None,
+        help="comma-separated generic solvers (default: "
+        "the most preferred installed one; see 'kernelsdp solvers')",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument("--time-limit", type=float, default=None, metavar="S",
-                   help="wall-clock limit per solve, in seconds")
-    p.add_argument("--solution", metavar="SOL", default=None,
-                   help="certify this solution file of the .dat-s FILE, without solving: "
-                   "CSDP's .sol or SDPA's output file")
-    p.add_argument("--solution-format", choices=("csdp", "sdpa"), default=None,
-                   help="the --solution file's format (default: read from its contents)")
-    p.add_argument("--tol", type=float, default=CERTIFY_TOL,
-                   help=f"bar for every measure and the interval width (default {CERTIFY_TOL:g})")
-    p.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="files certified in parallel (a folder; joblib, -1: all cores)")
-    p.add_argument("--fresh", action="store_true", help="a folder: certify every file again, "
-                   "not only those not yet in the results store")
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        metavar="S",
+        help="wall-clock limit per solve, in seconds",
+    )
+    p.add_argument(
+        "--solution",
+        metavar="SOL",
+        default=None,
+        help="certify this solution file of the .dat-s FILE, without solving: "
+        "CSDP's .sol or SDPA's output file",
+    )
+    p.add_argument(
+        "--solution-format",
+        choices=("csdp", "sdpa"),
+        default=None,
+        help="the --solution file's format (default: read from its contents)",
+    )
+    p.add_argument(
+        "--tol",
+        type=float,
+        default=CERTIFY_TOL,
+        help=f"bar for every measure and the interval width (default {CERTIFY_TOL:g})",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="files certified in parallel (a folder; joblib, -1: all cores)",
+    )
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="a folder: certify every file again, not only those not yet in the results store",
+    )
 
 
 def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -116,8 +169,10 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser("solvers", help="list formulations and their solvers")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    for name, text in (("solve", "solve one problem with one solver"),
-                       ("verify", "cross-check solvers on one problem")):
+    for name, text in (
+        ("solve", "solve one problem with one solver"),
+        ("verify", "cross-check solvers on one problem"),
+    ):
         p = sub.add_parser(name, help=text)
         if command in (None, name):
             _formulation_subparsers(p, name)
@@ -144,6 +199,7 @@ def solver_rows() -> list[dict]:
     from ..formulations import FORMULATIONS
     from ..solvers import solvers_for
     from .inputs import NOT_FLAGS, input_flags, option_flag
+
     rows = []
     for name, entry in FORMULATIONS.items():
         taken = input_flags(entry.cls)
@@ -153,11 +209,18 @@ def solver_rows() -> list[dict]:
                 continue  # a solver refusing what the registry name fixes (a capacity, say)
             ok, reason = s.availability()
             d = s.describe()
-            row = {"formulation": name, "solver": s.name, "aliases": d["aliases"],
-                   "kind": s.kind, "available": ok,
-                   "accepts": _accepted(spec, entry.fixed), "options": d["options"],
-                   "flags": [option_flag(o, taken) for o in d["options"] if o not in NOT_FLAGS],
-                   "objective_tol": d["objective_tol"], "certificate_tol": d["certificate_tol"]}
+            row = {
+                "formulation": name,
+                "solver": s.name,
+                "aliases": d["aliases"],
+                "kind": s.kind,
+                "available": ok,
+                "accepts": _accepted(spec, entry.fixed),
+                "options": d["options"],
+                "flags": [option_flag(o, taken) for o in d["options"] if o not in NOT_FLAGS],
+                "objective_tol": d["objective_tol"],
+                "certificate_tol": d["certificate_tol"],
+            }
             if not ok:
                 row["reason"] = reason
             rows.append(row)
@@ -168,6 +231,7 @@ def print_solver_table(rows: list[dict]) -> None:
     """The rows as a table: one block per formulation, columns as wide as their widest
     cell, an unavailable solver marked * with its reason said once below."""
     from ..formulations import FORMULATIONS
+
     cols = ("solver", "kind", "accepts")
     width = {c: max(len(c), *(len(r[c]) + 2 for r in rows)) for c in cols}
     head = "  " + "".join(f"{c:<{width[c] + 2}}" for c in cols) + "flags"
@@ -177,8 +241,10 @@ def print_solver_table(rows: list[dict]) -> None:
             last = r["formulation"]
             print(f"\n{last} — {FORMULATIONS[last].summary}\n{head}")
         name = r["solver"] + ("" if r["available"] else " *")
-        print(f"  {name:<{width['solver'] + 2}}{r['kind']:<{width['kind'] + 2}}"
-              f"{r['accepts']:<{width['accepts'] + 2}}{' '.join(r['flags']) or '-'}")
+        print(
+            f"  {name:<{width['solver'] + 2}}{r['kind']:<{width['kind'] + 2}}"
+            f"{r['accepts']:<{width['accepts'] + 2}}{' '.join(r['flags']) or '-'}"
+        )
     off = {r["solver"]: r["reason"] for r in rows if not r["available"]}
     print()
     for name, reason in off.items():
@@ -188,10 +254,15 @@ def print_solver_table(rows: list[dict]) -> None:
         for a in r["aliases"]:
             aliases.setdefault(a, {}).setdefault(r["solver"], []).append(r["formulation"])
     for a, targets in aliases.items():
-        print(f"Old name {a!r} still selects, per formulation: " + "; ".join(
-            f"{s} ({', '.join(fs)})" for s, fs in targets.items()) + ".")
-    print("Order = preference: the first solver that accepts a problem is its default. "
-          "Options: kernelsdp solve FORMULATION --help.")
+        print(
+            f"Old name {a!r} still selects, per formulation: "
+            + "; ".join(f"{s} ({', '.join(fs)})" for s, fs in targets.items())
+            + "."
+        )
+    print(
+        "Order = preference: the first solver that accepts a problem is its default. "
+        "Options: kernelsdp solve FORMULATION --help."
+    )
 
 
 def cmd_solvers(args) -> int:
@@ -207,17 +278,22 @@ def _run_solver(s, f, args, opts: dict):
     """Solve with the options given, plus the progress display the CLI adds."""
     from ..solvers.base import option_inputs
     from .output import ProgressBar, Ticker, progress
+
     names = option_inputs(s.Options)
     if args.verbose:
-        opts.update({"verbose": True} if "verbose" in names else
-                    {"progress": progress} if "progress" in names else {})
+        opts.update(
+            {"verbose": True}
+            if "verbose" in names
+            else {"progress": progress}
+            if "progress" in names
+            else {}
+        )
         return s.solve(f, **opts)
     if "progress" not in names:
         with Ticker(f"{s.name} on {args.formulation}"):
             return s.solve(f, **opts)
     # a long iterative solve shows a bar on a terminal
-    bar = ProgressBar(opts.get("max_iter", getattr(names.get("max_iter"), "default", None)),
-                      s.name)
+    bar = ProgressBar(opts.get("max_iter", getattr(names.get("max_iter"), "default", None)), s.name)
     try:
         return s.solve(f, **{**opts, "progress": bar})
     finally:
@@ -228,6 +304,7 @@ def _out_arrays(r) -> dict:
     """What --out keeps: the objective, the kernel factor, the primal values and the duals
     that are numbers or vectors (an n×n dual matrix is left out: it can be large)."""
     import numpy as np
+
     arrays = {"objective": np.float64(r.objective)}
     if r.kernel is not None:
         arrays["U"] = r.kernel.U
@@ -242,6 +319,7 @@ def cmd_solve(args) -> int:
     from ..solvers import default_solver
     from .inputs import build_problem, checked_solver, file_inputs, solver_options
     from .output import check_out_path, clean, write_npz_atomically
+
     check_out_path(args.out, file_inputs(args, get_formulation(args.formulation).cls), args.force)
     f = build_problem(args)
     s = default_solver(f) if args.solver is None else checked_solver(f, args.solver)
@@ -249,27 +327,35 @@ def cmd_solve(args) -> int:
     r = _run_solver(s, f, args, solver_options(args))
     if r.ok:  # the answer's certificate travels with it: each end's label, the verdict
         from ..verify import certify
+
         r.certificate = certify(f, r)
     summary = clean({**r.summary(), "formulation": args.formulation, "problem": f.describe()})
     if args.out and r.ok:
         write_npz_atomically(args.out, _out_arrays(r))
         summary["out"] = args.out
     elif args.out:
-        sys.stderr.write(f"kernelsdp: --out {args.out} not written: {r.solver} returned no usable "
-                         f"point ({r.termination.value}).\n")
+        sys.stderr.write(
+            f"kernelsdp: --out {args.out} not written: {r.solver} returned no usable "
+            f"point ({r.termination.value}).\n"
+        )
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
         chosen = " (default)" if args.solver is None else ""
-        print(f"{summary['formulation']} / {summary['solver']}{chosen}: {summary['status']} "
-              f"({summary['point']}), objective {summary['objective']}, "
-              f"{r.solve_time_s:.3f}s, {r.iterations} iterations"
-              + (f"\n  {r.message}" if r.message else ""))
+        print(
+            f"{summary['formulation']} / {summary['solver']}{chosen}: {summary['status']} "
+            f"({summary['point']}), objective {summary['objective']}, "
+            f"{r.solve_time_s:.3f}s, {r.iterations} iterations"
+            + (f"\n  {r.message}" if r.message else "")
+        )
         if r.certificate is not None:
             from ..verify.printing import end_text
+
             c = r.certificate
-            print(f"  certificate: [{end_text(c.lower, c.lower_label)}, "
-                  f"{end_text(c.upper, c.upper_label)}] {c.verdict} (tol {c.tol:g})")
+            print(
+                f"  certificate: [{end_text(c.lower, c.lower_label)}, "
+                f"{end_text(c.upper, c.upper_label)}] {c.verdict} (tol {c.tol:g})"
+            )
     # 0 only for a point its solver could stand behind: a limit or an uncertified claim is 1
     done = (Termination.OPTIMAL, Termination.LOCALLY_SOLVED, Termination.ALMOST_OPTIMAL)
     return 0 if r.ok and r.termination in done else 1
@@ -280,6 +366,7 @@ def cmd_verify(args) -> int:
     from ..verify import verify
     from .inputs import build_problem, checked_solver
     from .output import clean
+
     f = build_problem(args)
     names = [s.strip() for s in args.solvers.split(",") if s.strip()]
     if not names:
@@ -297,29 +384,39 @@ def cmd_verify(args) -> int:
 
 def cmd_certify(args) -> int:
     from .certify import cmd_certify as run
+
     return run(args)
 
 
 def cmd_sweep(args) -> int:
     from .sweep import cmd_sweep as run
+
     return run(args)
 
 
 def cmd_reproduce(args) -> int:
     from ..errors import KernelSDPError
     from ..reproductions import PAPERS
+
     if args.paper not in PAPERS:
         raise KernelSDPError(f"unknown paper {args.paper!r}; choose one of {', '.join(PAPERS)}.")
     return PAPERS[args.paper](quick=args.quick)
 
 
-COMMANDS = {"solvers": cmd_solvers, "solve": cmd_solve, "verify": cmd_verify,
-            "certify": cmd_certify, "reproduce": cmd_reproduce, "sweep": cmd_sweep,
-            "relax": cmd_relax}
+COMMANDS = {
+    "solvers": cmd_solvers,
+    "solve": cmd_solve,
+    "verify": cmd_verify,
+    "certify": cmd_certify,
+    "reproduce": cmd_reproduce,
+    "sweep": cmd_sweep,
+    "relax": cmd_relax,
+}
 
 
 def _papers() -> list[str]:
     from ..reproductions import PAPERS  # light: each paper's module is imported when run
+
     return list(PAPERS)
 
 

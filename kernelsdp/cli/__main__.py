@@ -1,4 +1,5 @@
-from . import main
 import sys
+
+from . import main
 
 sys.exit(main())

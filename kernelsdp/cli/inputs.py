@@ -41,16 +41,16 @@ def add_input_flags(p: argparse.ArgumentParser, cls) -> None:
     problem sources first); every default is None: what is not given is not passed."""
     inputs = list(cls.inputs().values())
     heads = list(dict.fromkeys([SOURCES] + [i.group for i in inputs]))
-    groups = {h: p.add_argument_group(h) for h in heads
-              if any(i.group == h for i in inputs)}
+    groups = {h: p.add_argument_group(h) for h in heads if any(i.group == h for i in inputs)}
     for i in inputs:
         groups[i.group].add_argument(i.flag, **_argparse_kwargs(i, i.name, i.help_line()))
 
 
 def input_values(args, cls) -> dict:
     """The inputs the user gave (only those)."""
-    return {name: getattr(args, name) for name in cls.inputs()
-            if getattr(args, name, None) is not None}
+    return {
+        name: getattr(args, name) for name in cls.inputs() if getattr(args, name, None) is not None
+    }
 
 
 def build_problem(args):
@@ -62,8 +62,11 @@ def build_problem(args):
 
 def file_inputs(args, cls) -> list[str]:
     """The files this run reads (inputs of type File), e.g. to refuse one as --out."""
-    return [getattr(args, i.name) for i in cls.inputs().values()
-            if i.type is File and getattr(args, i.name, None)]
+    return [
+        getattr(args, i.name)
+        for i in cls.inputs().values()
+        if i.type is File and getattr(args, i.name, None)
+    ]
 
 
 def checked_solver(f, name: str):
@@ -115,5 +118,8 @@ def add_solver_option_flags(p: argparse.ArgumentParser, cls) -> dict[str, str]:
 
 def solver_options(args) -> dict:
     """The solver options the user gave (only those)."""
-    return {name: getattr(args, dest) for dest, name in getattr(args, "option_dests", {}).items()
-            if getattr(args, dest) is not None}
+    return {
+        name: getattr(args, dest)
+        for dest, name in getattr(args, "option_dests", {}).items()
+        if getattr(args, dest) is not None
+    }

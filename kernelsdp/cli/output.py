@@ -34,10 +34,12 @@ def _num(v, fmt: str) -> str:
 
 
 def progress(rec: dict) -> None:
-    sys.stderr.write(f"  iter {rec['iteration']:4d}  primal {_num(rec.get('primal'), '.8g')}  dual "
-                     f"{_num(rec.get('dual'), '.8g')}  rel.gap {_num(rec.get('relative_gap'), '.2e')}  "
-                     + (f"rank {rec['rank']}  " if "rank" in rec else "")
-                     + f"{rec.get('time_s', 0.0):.1f}s\n")
+    sys.stderr.write(
+        f"  iter {rec['iteration']:4d}  primal {_num(rec.get('primal'), '.8g')}  dual "
+        f"{_num(rec.get('dual'), '.8g')}  rel.gap {_num(rec.get('relative_gap'), '.2e')}  "
+        + (f"rank {rec['rank']}  " if "rank" in rec else "")
+        + f"{rec.get('time_s', 0.0):.1f}s\n"
+    )
 
 
 class ProgressBar:
@@ -47,9 +49,16 @@ class ProgressBar:
 
     def __init__(self, total: int | None, desc: str, file=None):
         from tqdm import tqdm
-        self.bar = tqdm(total=total, desc=desc, unit="it", leave=False, dynamic_ncols=True,
-                        file=file or sys.stderr,
-                        disable=file is None and not sys.stderr.isatty())
+
+        self.bar = tqdm(
+            total=total,
+            desc=desc,
+            unit="it",
+            leave=False,
+            dynamic_ncols=True,
+            file=file or sys.stderr,
+            disable=file is None and not sys.stderr.isatty(),
+        )
 
     def __call__(self, rec: dict) -> None:
         self.bar.update(max(0, rec["iteration"] - self.bar.n))
@@ -69,9 +78,15 @@ class Ticker:
         import threading
 
         from tqdm import tqdm
-        self.bar = tqdm(total=None, desc=desc, bar_format="{desc}: {elapsed} elapsed",
-                        leave=False, file=file or sys.stderr,
-                        disable=file is None and not sys.stderr.isatty())
+
+        self.bar = tqdm(
+            total=None,
+            desc=desc,
+            bar_format="{desc}: {elapsed} elapsed",
+            leave=False,
+            file=file or sys.stderr,
+            disable=file is None and not sys.stderr.isatty(),
+        )
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(every,), daemon=True)
 
@@ -79,7 +94,7 @@ class Ticker:
         while not self._stop.wait(every):
             self.bar.refresh()
 
-    def __enter__(self) -> "Ticker":
+    def __enter__(self) -> Ticker:
         if not self.bar.disable:
             self._thread.start()
         return self
@@ -112,8 +127,15 @@ def check_out_path(path: str | None, inputs: list[str | None], force: bool) -> N
     if not os.access(folder, os.W_OK):
         raise KernelSDPError(f"--out {path}: the folder {folder} is not writable.")
     for given in inputs:
-        if given and os.path.exists(given) and os.path.exists(path) and os.path.samefile(given, path):
-            raise KernelSDPError(f"--out {path} is an input of this run ({given}); choose another file.")
+        if (
+            given
+            and os.path.exists(given)
+            and os.path.exists(path)
+            and os.path.samefile(given, path)
+        ):
+            raise KernelSDPError(
+                f"--out {path} is an input of this run ({given}); choose another file."
+            )
     if os.path.isdir(path):
         raise KernelSDPError(f"--out {path} is a folder.")
     if os.path.exists(path) and not force:
@@ -127,4 +149,6 @@ def write_npz_atomically(path: str, arrays: dict) -> None:
     try:
         write_atomically(path, lambda tmp: np.savez_compressed(tmp, **arrays), suffix=".npz")
     except OSError as exc:
-        raise KernelSDPError(f"cannot write {path}: {exc.strerror or exc}; nothing was written.") from None
+        raise KernelSDPError(
+            f"cannot write {path}: {exc.strerror or exc}; nothing was written."
+        ) from None

@@ -22,8 +22,9 @@ def chessboard(n: int = 100, cells: int = 4, seed: int = 0) -> tuple[np.ndarray,
     return X, y
 
 
-def double_spiral(n: int = 100, turns: float = 2.0, noise: float = 0.05,
-                  seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def double_spiral(
+    n: int = 100, turns: float = 2.0, noise: float = 0.05, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """Two interleaved spirals in 3-D (seed 000 Table 1, 100 × 3).
 
     Our construction: arm c ∈ {0, 1} has points (t cos(t + cπ), t sin(t + cπ), t/(2π·turns))
@@ -32,8 +33,9 @@ def double_spiral(n: int = 100, turns: float = 2.0, noise: float = 0.05,
     rng = np.random.default_rng(seed)
     y = np.arange(n) % 2
     t = rng.uniform(np.pi / 2, 2 * np.pi * turns, size=n)
-    X = np.column_stack([t * np.cos(t + np.pi * y), t * np.sin(t + np.pi * y),
-                         t / (2 * np.pi * turns)])
+    X = np.column_stack(
+        [t * np.cos(t + np.pi * y), t * np.sin(t + np.pi * y), t / (2 * np.pi * turns)]
+    )
     X = X + noise * rng.standard_normal(X.shape) * np.array([1.0, 1.0, 0.1])
     return X, y
 
@@ -46,12 +48,16 @@ def xor(n: int = 200, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 #: seed 004 §5.1: the transformation applied to the data, and the inverse to be learned
-MONOTONE = {"linear": (lambda u: u, "x"), "logarithmic": (np.log, "exp(x)"),
-            "quadratic": (np.square, "sqrt(x)")}
+MONOTONE = {
+    "linear": (lambda u: u, "x"),
+    "logarithmic": (np.log, "exp(x)"),
+    "quadratic": (np.square, "sqrt(x)"),
+}
 
 
-def hyperplane_transformed(n: int = 600, transform: str = "quadratic", margin: float = 0.05,
-                           seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def hyperplane_transformed(
+    n: int = 600, transform: str = "quadratic", margin: float = 0.05, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """Points in [0.05, 1]² on both sides of the hyperplane u₁ + u₂ = 1.05 with a margin
     (our construction of seed 004 §5.1), labels ±1, then transformed featurewise by
     ``transform`` (linear, logarithmic or quadratic): learning the inverse makes them

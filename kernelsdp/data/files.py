@@ -50,7 +50,9 @@ def max_array_gib() -> float:
     except ValueError:
         value = float("nan")
     if not (value > 0 and math.isfinite(value)):
-        raise InvalidDataError(f"KERNELSDP_MAX_ARRAY_GIB must be a positive number of GiB; got {raw!r}.")
+        raise InvalidDataError(
+            f"KERNELSDP_MAX_ARRAY_GIB must be a positive number of GiB; got {raw!r}."
+        )
     return value
 
 
@@ -64,23 +66,32 @@ def _header(fh, path: str, key: str):
             raise ValueError(f"unsupported .npy version {version}")
         shape, _, dtype = reader(fh)
     except (ValueError, OSError, SyntaxError, TypeError, zipfile.BadZipFile, EOFError) as exc:
-        raise InvalidDataError(f"{path}: the array {key!r} is not a readable .npy ({exc}).") from None
+        raise InvalidDataError(
+            f"{path}: the array {key!r} is not a readable .npy ({exc})."
+        ) from None
     if dtype.hasobject:
-        raise InvalidDataError(f"{path}: the array {key!r} holds Python objects; kernelsdp reads "
-                               "plain numeric arrays only and never unpickles.")
+        raise InvalidDataError(
+            f"{path}: the array {key!r} holds Python objects; kernelsdp reads "
+            "plain numeric arrays only and never unpickles."
+        )
     if dtype.kind == "c":
-        raise InvalidDataError(f"{path}: the array {key!r} holds complex numbers ({dtype}); "
-                               "kernelsdp reads real arrays (the imaginary part would be lost).")
+        raise InvalidDataError(
+            f"{path}: the array {key!r} holds complex numbers ({dtype}); "
+            "kernelsdp reads real arrays (the imaginary part would be lost)."
+        )
     if dtype.kind not in READ_KINDS:
-        raise InvalidDataError(f"{path}: the array {key!r} holds {dtype} values; kernelsdp reads "
-                               "numbers and names only.")
+        raise InvalidDataError(
+            f"{path}: the array {key!r} holds {dtype} values; kernelsdp reads "
+            "numbers and names only."
+        )
     nbytes = math.prod(shape) * dtype.itemsize
     budget = max_array_gib()
     if nbytes / 2**30 > budget:
         raise InvalidDataError(
             f"{path}: the array {key!r} declares shape {tuple(shape)} {dtype}, "
             f"{nbytes / 2**30:.1f} GiB, over the {budget:g} GiB budget for one array; raise it "
-            "with KERNELSDP_MAX_ARRAY_GIB=N if this machine has the memory.")
+            "with KERNELSDP_MAX_ARRAY_GIB=N if this machine has the memory."
+        )
     check_memory(nbytes, f"{path}: the array {key!r} (shape {tuple(shape)} {dtype})")
     return shape, dtype
 
@@ -102,7 +113,9 @@ class NpzArchive(collections.abc.Mapping):
         except (FileNotFoundError, InvalidDataError):
             raise
         except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
-            raise InvalidDataError(f"{self.path}: not a .npz archive of named arrays ({exc}).") from None
+            raise InvalidDataError(
+                f"{self.path}: not a .npz archive of named arrays ({exc})."
+            ) from None
         self._members = {m[:-4]: m for m in members}
         self._cache: dict[str, np.ndarray] = {}
 
@@ -121,13 +134,18 @@ class NpzArchive(collections.abc.Mapping):
             raise KeyError(key)
         if key not in self._cache:
             held = sum(a.nbytes for a in self._cache.values())
-            check_memory(held + self.nbytes(key), f"{self.path}: the array {key!r} with the "
-                         f"{held / 2**30:.2f} GiB of arrays read before it")
+            check_memory(
+                held + self.nbytes(key),
+                f"{self.path}: the array {key!r} with the "
+                f"{held / 2**30:.2f} GiB of arrays read before it",
+            )
             try:
                 with zipfile.ZipFile(self.path) as z, z.open(self._members[key]) as fh:
                     self._cache[key] = np.lib.format.read_array(fh, allow_pickle=False)
             except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
-                raise InvalidDataError(f"{self.path}: the array {key!r} cannot be read ({exc}).") from None
+                raise InvalidDataError(
+                    f"{self.path}: the array {key!r} cannot be read ({exc})."
+                ) from None
         return self._cache[key]
 
     def __iter__(self):
@@ -148,12 +166,14 @@ def declared_shape(value, where: str) -> tuple[int, int]:
     a = np.asarray(value)
     if a.size != 2 or a.dtype.kind not in "iu":
         shown = np.array2string(a.ravel()[:4], separator=", ") + (" ..." if a.size > 4 else "")
-        raise InvalidDataError(f"{where}: the matrix shape must be two non-negative integers; "
-                               f"got {a.dtype} {shown}.")
+        raise InvalidDataError(
+            f"{where}: the matrix shape must be two non-negative integers; got {a.dtype} {shown}."
+        )
     rows, cols = (int(v) for v in a.ravel())
     if min(rows, cols) < 0:
-        raise InvalidDataError(f"{where}: the matrix shape must be two non-negative integers; "
-                               f"got ({rows}, {cols}).")
+        raise InvalidDataError(
+            f"{where}: the matrix shape must be two non-negative integers; got ({rows}, {cols})."
+        )
     return rows, cols
 
 
@@ -164,21 +184,26 @@ def sparse_bytes(shape: tuple[int, int], nnz: int) -> int:
 
 def check_sparse(shape: tuple[int, int], nnz: int, where: str, copies: int = 1) -> None:
     """Refuse, before building it, a sparse matrix whose ``copies`` would exceed the limit."""
-    check_memory(copies * sparse_bytes(shape, nnz),
-                 f"{where}: the {shape[0]:,} × {shape[1]:,} sparse matrix it declares "
-                 f"({nnz:,} stored entries{', built and validated' if copies > 1 else ''})")
+    check_memory(
+        copies * sparse_bytes(shape, nnz),
+        f"{where}: the {shape[0]:,} × {shape[1]:,} sparse matrix it declares "
+        f"({nnz:,} stored entries{', built and validated' if copies > 1 else ''})",
+    )
 
 
 def _real_entries(kind: str, where: str) -> None:
     if kind == "c":
-        raise InvalidDataError(f"{where}: the matrix holds complex numbers; kernelsdp reads "
-                               "real matrices (the imaginary part would be lost).")
+        raise InvalidDataError(
+            f"{where}: the matrix holds complex numbers; kernelsdp reads "
+            "real matrices (the imaginary part would be lost)."
+        )
     if kind not in "biuf":
         raise InvalidDataError(f"{where}: the matrix entries must be numbers.")
 
 
-def csr_from_arrays(data, indices, indptr, shape, where: str,
-                    copies: int = LAPLACIAN_COPIES) -> sp.csr_matrix:
+def csr_from_arrays(
+    data, indices, indptr, shape, where: str, copies: int = LAPLACIAN_COPIES
+) -> sp.csr_matrix:
     """A CSR matrix from its three arrays and shape: the shape parsed strictly, the entries
     real, the index arrays integers of the right lengths, the memory checked (``copies``
     of the matrix: a Laplacian is validated next), every index checked (full check)."""
@@ -186,12 +211,15 @@ def csr_from_arrays(data, indices, indptr, shape, where: str,
     data, indices, indptr = np.asarray(data), np.asarray(indices), np.asarray(indptr)
     _real_entries(data.dtype.kind, where)
     if indices.dtype.kind not in "iu" or indptr.dtype.kind not in "iu":
-        raise InvalidDataError(f"{where}: malformed CSR arrays (indices and indptr must be "
-                               f"integers; got {indices.dtype} and {indptr.dtype}).")
+        raise InvalidDataError(
+            f"{where}: malformed CSR arrays (indices and indptr must be "
+            f"integers; got {indices.dtype} and {indptr.dtype})."
+        )
     if data.ndim != 1 or indices.shape != data.shape or indptr.shape != (shape[0] + 1,):
         raise InvalidDataError(
             f"{where}: malformed CSR arrays (data {data.shape}, indices {indices.shape} and "
-            f"indptr {indptr.shape} for shape {shape}: indptr needs {shape[0] + 1:,} entries).")
+            f"indptr {indptr.shape} for shape {shape}: indptr needs {shape[0] + 1:,} entries)."
+        )
     check_sparse(shape, data.size, where, copies)
     try:
         M = sp.csr_matrix((data.astype(float, copy=False), indices, indptr), shape=shape)
@@ -201,17 +229,26 @@ def csr_from_arrays(data, indices, indptr, shape, where: str,
     return M
 
 
-_SCIPY_KEYS = {"csr": ("data", "indices", "indptr"), "csc": ("data", "indices", "indptr"),
-               "coo": ("data", "row", "col")}
+_SCIPY_KEYS = {
+    "csr": ("data", "indices", "indptr"),
+    "csc": ("data", "indices", "indptr"),
+    "coo": ("data", "row", "col"),
+}
 
 
 def _sparse_format(z: NpzArchive, path: str) -> str:
     if "format" not in z or "shape" not in z:
-        raise InvalidDataError(f"{path}: not a scipy.sparse .npz (save it with "
-                               "scipy.sparse.save_npz; the keys format and shape are missing).")
+        raise InvalidDataError(
+            f"{path}: not a scipy.sparse .npz (save it with "
+            "scipy.sparse.save_npz; the keys format and shape are missing)."
+        )
     fmt = z["format"]
     try:
-        fmt = (fmt.item().decode() if fmt.dtype.kind == "S" else str(fmt.item())) if fmt.size == 1 else "?"
+        fmt = (
+            (fmt.item().decode() if fmt.dtype.kind == "S" else str(fmt.item()))
+            if fmt.size == 1
+            else "?"
+        )
     except UnicodeDecodeError:
         fmt = "?"
     if fmt not in _SCIPY_KEYS:
@@ -227,11 +264,13 @@ def _coo(z: NpzArchive, shape: tuple[int, int], path: str) -> sp.csr_matrix:
     if any(z.declared(k)[1].kind not in "iu" for k in ("row", "col")):
         raise InvalidDataError(f"{path}: malformed COO arrays (row and col must be integers).")
     if len(entries) != 1 or z.declared("row")[0] != entries or z.declared("col")[0] != entries:
-        raise InvalidDataError(f"{path}: malformed COO arrays (data, row and col must be "
-                               "vectors of one length).")
+        raise InvalidDataError(
+            f"{path}: malformed COO arrays (data, row and col must be vectors of one length)."
+        )
     try:
-        return sp.coo_matrix((z["data"].astype(float, copy=False), (z["row"], z["col"])),
-                             shape=shape).tocsr()
+        return sp.coo_matrix(
+            (z["data"].astype(float, copy=False), (z["row"], z["col"])), shape=shape
+        ).tocsr()
     except (ValueError, TypeError, IndexError, OverflowError) as exc:
         raise InvalidDataError(f"{path}: malformed COO arrays ({exc}).") from None
 
@@ -244,8 +283,10 @@ def read_laplacian_npz(path: str) -> sp.csr_matrix:
     z = NpzArchive(path)
     fmt = _sparse_format(z, path)
     if z.declared("shape")[0] not in ((2,), (1, 2), (2, 1)):
-        raise InvalidDataError(f"{path}: the matrix shape must be two non-negative integers; "
-                               f"got an array of shape {z.declared('shape')[0]}.")
+        raise InvalidDataError(
+            f"{path}: the matrix shape must be two non-negative integers; "
+            f"got an array of shape {z.declared('shape')[0]}."
+        )
     shape = declared_shape(z["shape"], path)
     _real_entries(z.declared("data")[1].kind, path)
     check_sparse(shape, math.prod(z.declared("data")[0]), path, LAPLACIAN_COPIES)

@@ -51,8 +51,11 @@ def mutual_knn_graph(X: np.ndarray, k: int = 5) -> sp.csr_matrix:
     # 83 s against 37 s.  Small n keeps "auto" (its neighbours among exact ties stay as
     # the reproductions measured them).
     brute = BRUTE_FORCE_FROM_N <= n < TREE_AGAIN_FROM_N and X.shape[1] > BRUTE_FORCE_ABOVE_DIM
-    nn = NearestNeighbors(n_neighbors=k, algorithm="brute" if brute else "auto",
-                          n_jobs=-1 if n >= TREE_AGAIN_FROM_N else None).fit(X)
+    nn = NearestNeighbors(
+        n_neighbors=k,
+        algorithm="brute" if brute else "auto",
+        n_jobs=-1 if n >= TREE_AGAIN_FROM_N else None,
+    ).fit(X)
     # no X passed: scikit-learn then leaves each point out of its own neighbours, so every
     # point has k others, the paper's k (passing X counted the point itself, leaving k − 1)
     A = nn.kneighbors_graph(n_neighbors=k, mode="connectivity")
@@ -105,7 +108,8 @@ def validate_laplacian(L) -> sp.csr_matrix:
     scale = max(float(abs(L).max()) if L.nnz else 0.0, 1.0)
     if asym.nnz and float(asym.max()) > SYMMETRY_RTOL * scale:
         raise InvalidDataError(
-            f"the Laplacian must be symmetric; max |L - Lᵀ| = {float(asym.max()):.3g}.")
+            f"the Laplacian must be symmetric; max |L - Lᵀ| = {float(asym.max()):.3g}."
+        )
     L = ((L + L.T) / 2).tocsr()
     check_psd(L)
     return L
@@ -122,6 +126,7 @@ def check_psd(L: sp.csr_matrix) -> None:
     which is the stated tolerance of the test, not a proof.
     """
     from ..linalg.extreme import DENSE_MAX_N, gershgorin
+
     n = L.shape[0]
     if n == 0 or L.nnz == 0:
         return
@@ -134,6 +139,7 @@ def check_psd(L: sp.csr_matrix) -> None:
         lowest = float(np.linalg.eigvalsh(L.toarray())[0])
     else:
         import scipy.sparse.linalg as spla
+
         X0 = np.random.default_rng(0).standard_normal((n, min(3, n - 1)))
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # LOBPCG warns when it stops at maxiter: expected
@@ -143,4 +149,5 @@ def check_psd(L: sp.csr_matrix) -> None:
         raise InvalidDataError(
             f"the Laplacian must be positive semidefinite; it has xᵀLx/xᵀx = {lowest:.4g} for "
             f"some x (below -{LAPLACIAN_PSD_RTOL:g}·‖L‖). A graph Laplacian D − S or "
-            "I − D^-1/2 S D^-1/2 with S ≥ 0 is PSD; check how L was built.")
+            "I − D^-1/2 S D^-1/2 with S ≥ 0 is PSD; check how L was built."
+        )

@@ -31,19 +31,22 @@ class PairwiseConstraints:
         return int(self.i.size)
 
     @classmethod
-    def from_arrays(cls, pairs, labels, n: int) -> "PairwiseConstraints":
+    def from_arrays(cls, pairs, labels, n: int) -> PairwiseConstraints:
         """Validate, canonicalise (i < j), merge duplicates; reject contradictions."""
         P = np.asarray(pairs)
         y = np.asarray(labels)
         if P.ndim != 2 or P.shape[1] != 2:
-            raise InvalidDataError(f"pairs must be an (m, 2) array of indices; got shape {P.shape}.")
+            raise InvalidDataError(
+                f"pairs must be an (m, 2) array of indices; got shape {P.shape}."
+            )
         if y.shape != (P.shape[0],):
             raise InvalidDataError(
-                f"labels must have one entry per pair: {P.shape[0]} pairs, labels of shape {y.shape}.")
+                f"labels must have one entry per pair: {P.shape[0]} pairs, labels of shape {y.shape}."
+            )
         return cls.from_columns(P[:, 0], P[:, 1], y, n)
 
     @classmethod
-    def from_columns(cls, i, j, labels, n: int) -> "PairwiseConstraints":
+    def from_columns(cls, i, j, labels, n: int) -> PairwiseConstraints:
         """:meth:`from_arrays` on the three columns (no (m, 2) copy): every index checked in
         its own type before any cast, so 1e19 or 2⁶⁴ − 1 is out of range, never wrapped.
         Holds about :data:`PAIR_BYTES` bytes a pair at its peak, the columns included."""
@@ -62,18 +65,21 @@ class PairwiseConstraints:
         del order
         first = np.ones(lo.size, dtype=bool)  # the first row of each pair, sorted by label
         first[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
-        last = np.ones(lo.size, dtype=bool)   # and its last: both labels if they differ
+        last = np.ones(lo.size, dtype=bool)  # and its last: both labels if they differ
         last[:-1] = first[1:]
         clash = t[first] != t[last]
         if clash.any():
             k = int(np.flatnonzero(clash)[0])
             a, b = lo[first][k], hi[first][k]
-            raise InvalidDataError(f"pair ({a}, {b}) is given both as a must-link and as a cannot-link.")
+            raise InvalidDataError(
+                f"pair ({a}, {b}) is given both as a must-link and as a cannot-link."
+            )
         return cls(n=n, i=lo[first], j=hi[first], t=t[first])
 
     @classmethod
-    def from_labels(cls, y, ratio: float = 0.7, seed: int | None = 0,
-                    max_pairs: int | None = None) -> "PairwiseConstraints":
+    def from_labels(
+        cls, y, ratio: float = 0.7, seed: int | None = 0, max_pairs: int | None = None
+    ) -> PairwiseConstraints:
         """The paper protocol (seed 000 §6.1, after Xing et al. 2002).
 
         Draw random pairs of distinct points and label them by their classes until the
@@ -84,7 +90,8 @@ class PairwiseConstraints:
         n = y.size
         if not 0.0 < float(ratio) <= 1.0:
             raise InvalidParameterError(
-                f"The 'ratio' parameter of from_labels must be a float in the range (0, 1]. Got {ratio!r} instead.")
+                f"The 'ratio' parameter of from_labels must be a float in the range (0, 1]. Got {ratio!r} instead."
+            )
         if n < 2:
             raise InvalidDataError("at least two labelled points are needed to draw pairs.")
         target = max(int(np.ceil(ratio * n)), len(np.unique(y)))
@@ -107,14 +114,18 @@ class PairwiseConstraints:
         return cls.from_arrays(P, np.array(list(seen.values())), n)
 
     @classmethod
-    def sample(cls, y, m: int, seed: int | None = 0, must_link_only: bool = False) -> "PairwiseConstraints":
+    def sample(
+        cls, y, m: int, seed: int | None = 0, must_link_only: bool = False
+    ) -> PairwiseConstraints:
         """m distinct random pairs labelled by class agreement (must-links only if asked)."""
         y = np.asarray(y)
         n = y.size
         same = np.unique(y, return_counts=True)[1]
         available = int((same * (same - 1) // 2).sum()) if must_link_only else n * (n - 1) // 2
         if not 0 < m <= available:
-            raise InvalidParameterError(f"The 'm' parameter of sample must be an int in [1, {available}]. Got {m!r} instead.")
+            raise InvalidParameterError(
+                f"The 'm' parameter of sample must be an int in [1, {available}]. Got {m!r} instead."
+            )
         rng = np.random.default_rng(seed)
         seen: set[tuple[int, int]] = set()
         while len(seen) < m:
@@ -151,7 +162,7 @@ class PairwiseConstraints:
         cols = np.concatenate([self.j, self.i])
         return sp.csr_matrix((np.concatenate([w, w]), (rows, cols)), shape=(self.n, self.n))
 
-    def subset(self, mask: np.ndarray) -> "PairwiseConstraints":
+    def subset(self, mask: np.ndarray) -> PairwiseConstraints:
         mask = np.asarray(mask, dtype=bool)
         return PairwiseConstraints(self.n, self.i[mask], self.j[mask], self.t[mask])
 
@@ -178,8 +189,10 @@ def _checked_index(i: np.ndarray, j: np.ndarray, n: int) -> tuple[np.ndarray, np
     if outside.any():
         k = int(np.flatnonzero(outside)[0])
         a, b = (x.item() for x in (i[k], j[k]))
-        raise InvalidDataError(f"pair index out of range: row {k} is ({a}, {b}) but there are "
-                               f"only n = {n} points (indices 0..{n - 1}).")
+        raise InvalidDataError(
+            f"pair index out of range: row {k} is ({a}, {b}) but there are "
+            f"only n = {n} points (indices 0..{n - 1})."
+        )
     return i.astype(np.int64, copy=False), j.astype(np.int64, copy=False)
 
 
@@ -194,6 +207,8 @@ def _checked_labels(y: np.ndarray) -> np.ndarray:
     bad = (t != 1.0) & (t != -1.0)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise InvalidDataError(f"pair labels must be +1 (must-link) or -1 (cannot-link); "
-                               f"row {k} has label {y[k].item()!r}.")
+        raise InvalidDataError(
+            f"pair labels must be +1 (must-link) or -1 (cannot-link); "
+            f"row {k} has label {y[k].item()!r}."
+        )
     return t

@@ -38,8 +38,11 @@ def read_pairs_csv(path: str, n: int) -> PairwiseConstraints:
         raise InvalidDataError(f"{path}: is a folder, not a CSV file.")
     with open(path, "rb") as fh:
         rows = _count_lines(fh) - 1
-        check_memory(max(rows, 0) * PAIR_BYTES, f"{path}: reading its {rows:,} lines of pairs",
-                     "split the pairs or raise the limit")
+        check_memory(
+            max(rows, 0) * PAIR_BYTES,
+            f"{path}: reading its {rows:,} lines of pairs",
+            "split the pairs or raise the limit",
+        )
         fh.seek(0)
         _check_header(fh.readline(CHUNK_BYTES), path)
         i, j, t = (np.empty(max(rows, 0), dtype=_COLUMNS[k]) for k in ("i", "j", "t"))
@@ -48,14 +51,19 @@ def read_pairs_csv(path: str, n: int) -> PairwiseConstraints:
             text = _decode(chunk, path, offset)
             block = _parse(text, path, line, n)
             k = block.size
-            i[filled:filled + k], j[filled:filled + k], t[filled:filled + k] = (
-                block["i"], block["j"], block["t"])
+            i[filled : filled + k], j[filled : filled + k], t[filled : filled + k] = (
+                block["i"],
+                block["j"],
+                block["t"],
+            )
             filled += k
             line += text.count("\n")
             offset += len(chunk)
     if filled == 0:
-        raise InvalidDataError(f"{path}: expected rows 'i,j,label' with three numbers each "
-                               "after the header; found none.")
+        raise InvalidDataError(
+            f"{path}: expected rows 'i,j,label' with three numbers each "
+            "after the header; found none."
+        )
     return PairwiseConstraints.from_columns(i[:filled], j[:filled], t[:filled], n)
 
 
@@ -72,8 +80,9 @@ def _check_header(raw: bytes, path: str) -> None:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InvalidDataError(f"{path}: not UTF-8 text (byte {exc.start}); save the CSV as "
-                               "UTF-8.") from None
+        raise InvalidDataError(
+            f"{path}: not UTF-8 text (byte {exc.start}); save the CSV as UTF-8."
+        ) from None
     cells = [c.strip().strip('"').lower() for c in text.rstrip("\r\n").split(",")]
     if cells != HEADER:
         raise InvalidDataError(f"{path}: the first line must be the header 'i,j,label'.")
@@ -86,8 +95,10 @@ def _chunks(fh, path: str, line: int):
         block = rest + block
         cut = block.rfind(b"\n") + 1
         if cut == 0 and len(block) > CHUNK_BYTES:
-            raise InvalidDataError(f"{path}: a line after line {line} is longer than "
-                                   f"{CHUNK_BYTES // 2**20} MiB; not a pairs CSV.")
+            raise InvalidDataError(
+                f"{path}: a line after line {line} is longer than "
+                f"{CHUNK_BYTES // 2**20} MiB; not a pairs CSV."
+            )
         if cut:
             yield block[:cut]
         rest = block[cut:]
@@ -100,8 +111,9 @@ def _decode(chunk: bytes, path: str, offset: int) -> str:
     try:
         return chunk.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InvalidDataError(f"{path}: not UTF-8 text (byte {offset + exc.start}); save the "
-                               "CSV as UTF-8.") from None
+        raise InvalidDataError(
+            f"{path}: not UTF-8 text (byte {offset + exc.start}); save the CSV as UTF-8."
+        ) from None
 
 
 def _parse(text: str, path: str, line: int, n: int) -> np.ndarray:
@@ -111,11 +123,13 @@ def _parse(text: str, path: str, line: int, n: int) -> np.ndarray:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "input contained no data" on empty lines
-            return np.loadtxt(io.StringIO(text), delimiter=",", dtype=_COLUMNS, ndmin=1,
-                              comments=None)
+            return np.loadtxt(
+                io.StringIO(text), delimiter=",", dtype=_COLUMNS, ndmin=1, comments=None
+            )
     except ValueError as exc:
         raise _bad_line(text, path, line, n) or InvalidDataError(
-            f"{path}: not a pairs CSV after line {line - 1} ({exc}).") from None
+            f"{path}: not a pairs CSV after line {line - 1} ({exc})."
+        ) from None
 
 
 def _bad_line(text: str, path: str, line: int, n: int) -> InvalidDataError | None:
@@ -127,17 +141,26 @@ def _bad_line(text: str, path: str, line: int, n: int) -> InvalidDataError | Non
         where = f"{path}, line {line + k}"
         cells = [c.strip() for c in row.split(",")]
         if len(cells) != 3:
-            return InvalidDataError(f"{where}: every row must hold three numbers 'i,j,label'; "
-                                    f"got {len(cells)} field(s) in {row[:60]!r}.")
+            return InvalidDataError(
+                f"{where}: every row must hold three numbers 'i,j,label'; "
+                f"got {len(cells)} field(s) in {row[:60]!r}."
+            )
         for c in cells[:2]:
             if _INT.match(c) and abs(int(c)) >= 2**63:
-                return InvalidDataError(f"{where}: pair index {c} is out of range: there are "
-                                        f"only n = {n} points (indices 0..{n - 1}).")
+                return InvalidDataError(
+                    f"{where}: pair index {c} is out of range: there are "
+                    f"only n = {n} points (indices 0..{n - 1})."
+                )
             if not _INT.match(c):
-                what = ("pair indices must be integers" if _DECIMAL.match(c) else
-                        "every row must hold three numbers 'i,j,label'")
+                what = (
+                    "pair indices must be integers"
+                    if _DECIMAL.match(c)
+                    else "every row must hold three numbers 'i,j,label'"
+                )
                 return InvalidDataError(f"{where}: {what}; got {c[:40]!r}.")
         if not _DECIMAL.match(cells[2]):
-            return InvalidDataError(f"{where}: every row must hold three numbers 'i,j,label'; "
-                                    f"the label {cells[2][:40]!r} is not a number.")
+            return InvalidDataError(
+                f"{where}: every row must hold three numbers 'i,j,label'; "
+                f"the label {cells[2][:40]!r} is not a number."
+            )
     return None

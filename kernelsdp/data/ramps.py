@@ -18,8 +18,8 @@ chunks of ``CHUNK`` points (never an n × n matrix, never all of n × J × D at 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -41,15 +41,22 @@ class RampBasis:
         return int(self.knots.shape[0] - 1)
 
     @classmethod
-    def fit(cls, X: np.ndarray, J: int = 10) -> "RampBasis":
+    def fit(cls, X: np.ndarray, J: int = 10) -> RampBasis:
         X = np.asarray(X, dtype=float)
         if X.ndim != 2 or len(X) < 2 or not np.all(np.isfinite(X)):
             raise InvalidDataError("X must be a finite (n, D) array with n >= 2.")
         J = check_int(J, "ramps", "the ramp basis")
         JD = J * X.shape[1]  # the alignment matrix Q is JD × JD, φ(X) is n × J × D
-        check_memory(8.0 * (JD * JD + len(X) * JD), f"{J} ramps on {X.shape[1]} features",
-                     "use fewer ramps (the papers use 10)")
-        sample = X if len(X) <= 200_000 else X[np.random.default_rng(0).choice(len(X), 200_000, replace=False)]
+        check_memory(
+            8.0 * (JD * JD + len(X) * JD),
+            f"{J} ramps on {X.shape[1]} features",
+            "use fewer ramps (the papers use 10)",
+        )
+        sample = (
+            X
+            if len(X) <= 200_000
+            else X[np.random.default_rng(0).choice(len(X), 200_000, replace=False)]
+        )
         knots = np.quantile(sample, np.linspace(0, 1, J + 1), axis=0)
         knots = np.maximum.accumulate(knots, axis=0)
         gap = np.diff(knots, axis=0)

@@ -32,7 +32,7 @@ class Instance:
 
     name: str
     problem: cp.Problem
-    expect: str                 # "optimal" | "infeasible" | "unbounded"
+    expect: str  # "optimal" | "infeasible" | "unbounded"
     optimum: float | None = None
     psd_side: int = 0
 
@@ -47,7 +47,9 @@ def lovasz_theta(graph: nx.Graph) -> cp.Problem:
     graph = nx.convert_node_labels_to_integers(graph)
     n = graph.number_of_nodes()
     X = cp.Variable((n, n), symmetric=True, name="X")
-    i, j = (np.array(v, dtype=int) for v in zip(*graph.edges)) if graph.number_of_edges() else ([], [])
+    i, j = (
+        (np.array(v, dtype=int) for v in zip(*graph.edges)) if graph.number_of_edges() else ([], [])
+    )
     cons = [X >> 0, cp.trace(X) == 1]
     if len(i):
         cons.append(X[i, j] == 0)
@@ -63,10 +65,16 @@ def theta_sdpa(graph: nx.Graph) -> SDPAProblem:
     rows, cols, vals = [], [], []
     for a in range(n):  # F_0 = J (all entries), F_1 = I
         for b in range(n):
-            rows.append(a + n * b); cols.append(0); vals.append(1.0)
-        rows.append(a * (n + 1)); cols.append(1); vals.append(1.0)
+            rows.append(a + n * b)
+            cols.append(0)
+            vals.append(1.0)
+        rows.append(a * (n + 1))
+        cols.append(1)
+        vals.append(1.0)
     for k, (a, b) in enumerate(edges, start=2):
-        rows += [a + n * b, b + n * a]; cols += [k, k]; vals += [1.0, 1.0]
+        rows += [a + n * b, b + n * a]
+        cols += [k, k]
+        vals += [1.0, 1.0]
     F = sp.csc_matrix((vals, (rows, cols)), shape=(n * n, m + 1))
     c = np.zeros(m)
     c[0] = 1.0
@@ -121,24 +129,61 @@ def conformance_instances() -> list[Instance]:
     """The suite every generic solver is run on: small, with known answers."""
     out = []
     for n in (5, 7, 11):
-        out.append(Instance(f"theta-C{n}", lovasz_theta(nx.cycle_graph(n)), "optimal",
-                            theta_value(n), n))
-    out.append(Instance("theta-C9-sdpa", theta_sdpa(nx.cycle_graph(9)).to_cvxpy(), "optimal",
-                        theta_value(9), 9))
-    out.append(Instance("maxcut-C9", maxcut_sdp(nx.cycle_graph(9)), "optimal",
-                        9 * (1 + np.cos(np.pi / 9)) / 2, 9))
+        out.append(
+            Instance(f"theta-C{n}", lovasz_theta(nx.cycle_graph(n)), "optimal", theta_value(n), n)
+        )
+    out.append(
+        Instance(
+            "theta-C9-sdpa", theta_sdpa(nx.cycle_graph(9)).to_cvxpy(), "optimal", theta_value(9), 9
+        )
+    )
+    out.append(
+        Instance(
+            "maxcut-C9",
+            maxcut_sdp(nx.cycle_graph(9)),
+            "optimal",
+            9 * (1 + np.cos(np.pi / 9)) / 2,
+            9,
+        )
+    )
     out.append(Instance("maxcut-K6", maxcut_sdp(nx.complete_graph(6)), "optimal", 9.0, 6))
-    out.append(Instance("lp-block-sdpa", parse_sdpa(LP_BLOCK_SDPA, "lp-block").to_cvxpy(),
-                        "optimal", 3.0, 2))
+    out.append(
+        Instance(
+            "lp-block-sdpa", parse_sdpa(LP_BLOCK_SDPA, "lp-block").to_cvxpy(), "optimal", 3.0, 2
+        )
+    )
     x = cp.Variable(4, name="x")
-    out.append(Instance("entropy-exp-cone", cp.Problem(cp.Minimize(-cp.sum(cp.log(x))),
-                                                       [cp.sum(x) == 1]), "optimal", 4 * np.log(4)))
+    out.append(
+        Instance(
+            "entropy-exp-cone",
+            cp.Problem(cp.Minimize(-cp.sum(cp.log(x))), [cp.sum(x) == 1]),
+            "optimal",
+            4 * np.log(4),
+        )
+    )
     x = cp.Variable(4, name="x")
-    out.append(Instance("power-cone", cp.Problem(
-        cp.Maximize(cp.sum(cp.power(x, 0.3, approx=False))), [cp.sum(x) == 1, x >= 0]),
-        "optimal", 4**0.7))
-    out.append(Instance("primal-infeasible-sdpa",
-                        parse_sdpa(PRIMAL_INFEASIBLE_SDPA, "infeasible").to_cvxpy(), "infeasible"))
-    out.append(Instance("dual-infeasible-sdpa",
-                        parse_sdpa(DUAL_INFEASIBLE_SDPA, "unbounded").to_cvxpy(), "unbounded"))
+    out.append(
+        Instance(
+            "power-cone",
+            cp.Problem(
+                cp.Maximize(cp.sum(cp.power(x, 0.3, approx=False))), [cp.sum(x) == 1, x >= 0]
+            ),
+            "optimal",
+            4**0.7,
+        )
+    )
+    out.append(
+        Instance(
+            "primal-infeasible-sdpa",
+            parse_sdpa(PRIMAL_INFEASIBLE_SDPA, "infeasible").to_cvxpy(),
+            "infeasible",
+        )
+    )
+    out.append(
+        Instance(
+            "dual-infeasible-sdpa",
+            parse_sdpa(DUAL_INFEASIBLE_SDPA, "unbounded").to_cvxpy(),
+            "unbounded",
+        )
+    )
     return out

@@ -62,8 +62,9 @@ from ..limits import check_memory
 
 _SEPARATORS = re.compile(r"[,{}()]")
 #: a number as C's strtod reads it (decimal; hexadecimal floats are not SDPA's)
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|infinity|nan)",
-                     re.IGNORECASE)
+_NUMBER = re.compile(
+    r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|infinity|nan)", re.IGNORECASE
+)
 #: a token that claims to be a number: it must then be a whole one
 _NUMERIC_START = re.compile(r"[+\-.\d]|inf|nan", re.IGNORECASE)
 
@@ -127,10 +128,15 @@ def _check_declared(name: str, m: int, sizes: list[int], nblocks: int | None = N
     else:
         sparse, dense = declared_bytes(m, sizes)
         side = max((abs(s) for s in sizes), default=0)
-        what = (f"{name}: the declared m = {m} and {len(sizes)} block(s), the largest with "
-                f"n = {side}")
-    check_memory(sparse + dense, what, "the model's dense vectors and one dense matrix per "
-                 "block; a reader that cannot hold them refuses before allocating")
+        what = (
+            f"{name}: the declared m = {m} and {len(sizes)} block(s), the largest with n = {side}"
+        )
+    check_memory(
+        sparse + dense,
+        what,
+        "the model's dense vectors and one dense matrix per "
+        "block; a reader that cannot hold them refuses before allocating",
+    )
 
 
 def strict_number(tok: str, where: str) -> float | None:
@@ -139,9 +145,11 @@ def strict_number(tok: str, where: str) -> float | None:
     if _NUMBER.fullmatch(tok):
         return float(tok)
     if _NUMERIC_START.match(tok):
-        raise InvalidDataError(f"{where}: {tok[:40]!r} is not a number in the SDPA grammar "
-                               "(C's strtod: digits, an optional point and exponent, e.g. 1000 "
-                               "or 1.5e-3).")
+        raise InvalidDataError(
+            f"{where}: {tok[:40]!r} is not a number in the SDPA grammar "
+            "(C's strtod: digits, an optional point and exponent, e.g. 1000 "
+            "or 1.5e-3)."
+        )
     return None
 
 
@@ -190,8 +198,10 @@ def _read_header(lines: _Lines, it, name: str) -> tuple[int, list[int], np.ndarr
     no, vals = lines.header(it, "the number of blocks")
     nblocks = _integer(vals[0], name, no, "the number of blocks")
     if m < 1 or nblocks < 1:
-        raise InvalidDataError(f"{name}, line {no}: m and the number of blocks must be >= 1; "
-                               f"got m = {m}, {nblocks} block(s).")
+        raise InvalidDataError(
+            f"{name}, line {no}: m and the number of blocks must be >= 1; "
+            f"got m = {m}, {nblocks} block(s)."
+        )
     _check_declared(name, m, [], nblocks)
     sizes: list[int] = []
     while len(sizes) < nblocks:
@@ -199,16 +209,18 @@ def _read_header(lines: _Lines, it, name: str) -> tuple[int, list[int], np.ndarr
         sizes += [_integer(v, name, no, "a block size") for v in vals]
     if len(sizes) != nblocks or 0 in sizes:
         shown = sizes if len(sizes) <= 10 else f"{sizes[:10]}..."
-        raise InvalidDataError(f"{name}, line {no}: expected {nblocks} nonzero block sizes; "
-                               f"got {shown}.")
+        raise InvalidDataError(
+            f"{name}, line {no}: expected {nblocks} nonzero block sizes; got {shown}."
+        )
     _check_declared(name, m, sizes)
     c = array("d")
     while len(c) < m:
         no, vals = lines.header(it, f"the {m} entries of c")
         c.extend(vals)
     if len(c) != m or not all(map(math.isfinite, c)):
-        raise InvalidDataError(f"{name}, line {no}: expected {m} finite entries of c; "
-                               f"got {len(c)}.")
+        raise InvalidDataError(
+            f"{name}, line {no}: expected {m} finite entries of c; got {len(c)}."
+        )
     return m, sizes, np.frombuffer(c, dtype=float).copy()
 
 
@@ -219,18 +231,23 @@ def _read_entries(it, name: str, m: int, sizes: list[int]) -> list[array]:
     for no, s in it:
         vals = line_numbers(s, name, no)
         if len(vals) != 5:
-            raise InvalidDataError(f"{name}, line {no}: expected the 5 numbers 'matrix block i "
-                                   f"j value'; got {s[:40]!r}.")
+            raise InvalidDataError(
+                f"{name}, line {no}: expected the 5 numbers 'matrix block i "
+                f"j value'; got {s[:40]!r}."
+            )
         k, b, i, j = (_integer(v, name, no, "an index") for v in vals[:4])
         v = vals[4]
         if not (0 <= k <= m and 1 <= b <= nblocks):
-            raise InvalidDataError(f"{name}, line {no}: matrix {k} or block {b} out of range "
-                                   f"(0..{m}, 1..{nblocks}).")
+            raise InvalidDataError(
+                f"{name}, line {no}: matrix {k} or block {b} out of range (0..{m}, 1..{nblocks})."
+            )
         size = sizes[b - 1]
         n = abs(size)
         if not (1 <= i <= n and 1 <= j <= n) or not math.isfinite(v):
-            raise InvalidDataError(f"{name}, line {no}: entry ({i}, {j}) = {v} is outside block "
-                                   f"{b} of size {n} or not finite.")
+            raise InvalidDataError(
+                f"{name}, line {no}: entry ({i}, {j}) = {v} is outside block "
+                f"{b} of size {n} or not finite."
+            )
         if size < 0 and i != j:
             raise InvalidDataError(f"{name}, line {no}: block {b} is diagonal; ({i}, {j}) is not.")
         for col, val in zip(cols, (k, b, min(i, j), max(i, j), no, v)):
@@ -250,8 +267,10 @@ def no_repeats(name: str, keys: list[np.ndarray], line: np.ndarray) -> None:
         at = int(np.argmin(line[order[same + 1]]))
         dup, orig = order[same[at] + 1], order[same[at]]
         entry = tuple(int(k[dup]) for k in keys)
-        raise InvalidDataError(f"{name}, line {line[dup]}: entry {entry} was already given on "
-                               f"line {line[orig]} (each upper-triangle entry once).")
+        raise InvalidDataError(
+            f"{name}, line {line[dup]}: entry {entry} was already given on "
+            f"line {line[orig]} (each upper-triangle entry once)."
+        )
 
 
 def _assemble(name: str, m: int, sizes: list[int], cols: list[array]) -> list[sp.csc_matrix]:
@@ -275,8 +294,10 @@ def _assemble(name: str, m: int, sizes: list[int], cols: list[array]) -> list[sp
 
 
 def _parse(stream, name: str, nbytes: int) -> SDPAProblem:
-    check_memory(ENTRY_BYTES * nbytes / MIN_ENTRY_CHARS,
-                 f"{name}: reading its {nbytes / 2**20:.0f} MiB of entries")
+    check_memory(
+        ENTRY_BYTES * nbytes / MIN_ENTRY_CHARS,
+        f"{name}: reading its {nbytes / 2**20:.0f} MiB of entries",
+    )
     lines = _Lines(stream, name)
     it = iter(lines)
     m, sizes, c = _read_header(lines, it, name)
@@ -303,8 +324,13 @@ def read_sdpa(path: str) -> SDPAProblem:
 
 def write_sdpa(problem: SDPAProblem) -> str:
     """The problem in the sparse SDPA format (upper triangles), e.g. to hand to other solvers."""
-    out = [f'"{problem.name}"', str(problem.m), str(len(problem.blocks)),
-           " ".join(map(str, problem.blocks)), " ".join(f"{v:.17g}" for v in problem.c)]
+    out = [
+        f'"{problem.name}"',
+        str(problem.m),
+        str(len(problem.blocks)),
+        " ".join(map(str, problem.blocks)),
+        " ".join(f"{v:.17g}" for v in problem.c),
+    ]
     for b, (size, F) in enumerate(zip(problem.blocks, problem.F), start=1):
         n = abs(size)
         C = F.tocoo()

@@ -46,20 +46,40 @@ from ..limits import check_memory
 from .sdpa import ENTRY_BYTES, MIN_ENTRY_CHARS, SDPAProblem, line_numbers, no_repeats, strict_number
 
 #: CSDP's exit codes (``easy_sdp``), as the status of SDPA's primal in CVXPY's words
-CSDP_STATUS = {0: cp.OPTIMAL, 1: cp.UNBOUNDED, 2: cp.INFEASIBLE, 3: cp.OPTIMAL_INACCURATE,
-               4: cp.USER_LIMIT}
+CSDP_STATUS = {
+    0: cp.OPTIMAL,
+    1: cp.UNBOUNDED,
+    2: cp.INFEASIBLE,
+    3: cp.OPTIMAL_INACCURATE,
+    4: cp.USER_LIMIT,
+}
 #: what CSDP's exit codes mean, in its own words
-CSDP_CODES = {0: "solved", 1: "primal infeasible (CSDP's primal: SDPA's dual)",
-              2: "dual infeasible (CSDP's dual: SDPA's primal)", 3: "reduced accuracy",
-              4: "iteration limit", 5: "stuck at the edge of primal feasibility",
-              6: "stuck at the edge of dual feasibility", 7: "lack of progress",
-              8: "X, Z or O singular", 9: "NaN or Inf"}
+CSDP_CODES = {
+    0: "solved",
+    1: "primal infeasible (CSDP's primal: SDPA's dual)",
+    2: "dual infeasible (CSDP's dual: SDPA's primal)",
+    3: "reduced accuracy",
+    4: "iteration limit",
+    5: "stuck at the edge of primal feasibility",
+    6: "stuck at the edge of dual feasibility",
+    7: "lack of progress",
+    8: "X, Z or O singular",
+    9: "NaN or Inf",
+}
 #: SDPA's phase.value as the status of its primal in CVXPY's words (pUNBD: the primal
 #: objective runs to −∞; dUNBD: the dual's to +∞, so the primal is infeasible)
-SDPA_PHASE = {"pdOPT": cp.OPTIMAL, "pdFEAS": cp.OPTIMAL_INACCURATE, "pFEAS": cp.USER_LIMIT,
-              "dFEAS": cp.USER_LIMIT, "noINFO": cp.USER_LIMIT,
-              "pdINF": cp.settings.INFEASIBLE_OR_UNBOUNDED, "pINF_dFEAS": cp.INFEASIBLE,
-              "dUNBD": cp.INFEASIBLE, "pFEAS_dINF": cp.UNBOUNDED, "pUNBD": cp.UNBOUNDED}
+SDPA_PHASE = {
+    "pdOPT": cp.OPTIMAL,
+    "pdFEAS": cp.OPTIMAL_INACCURATE,
+    "pFEAS": cp.USER_LIMIT,
+    "dFEAS": cp.USER_LIMIT,
+    "noINFO": cp.USER_LIMIT,
+    "pdINF": cp.settings.INFEASIBLE_OR_UNBOUNDED,
+    "pINF_dFEAS": cp.INFEASIBLE,
+    "dUNBD": cp.INFEASIBLE,
+    "pFEAS_dINF": cp.UNBOUNDED,
+    "pUNBD": cp.UNBOUNDED,
+}
 FORMATS = ("csdp", "sdpa")
 #: dense n×n copies per block the mapping onto a canonical form holds (Y, its vector, s)
 SOLUTION_COPIES = 3
@@ -100,9 +120,11 @@ def _price(problem: SDPAProblem, path: str, nbytes: int) -> None:
     would not fit."""
     rows = sum(n * n if n > 0 else -n for n in problem.blocks)
     entries = ENTRY_BYTES * nbytes / MIN_ENTRY_CHARS
-    check_memory(8.0 * SOLUTION_COPIES * rows + 8 * problem.m + entries,
-                 f"{path}: the solution of {problem.name} (m = {problem.m}, blocks up to "
-                 f"n = {max(abs(n) for n in problem.blocks)}, {nbytes / 2**20:.0f} MiB of text)")
+    check_memory(
+        8.0 * SOLUTION_COPIES * rows + 8 * problem.m + entries,
+        f"{path}: the solution of {problem.name} (m = {problem.m}, blocks up to "
+        f"n = {max(abs(n) for n in problem.blocks)}, {nbytes / 2**20:.0f} MiB of text)",
+    )
 
 
 def _read_text(path: str) -> str:
@@ -110,8 +132,9 @@ def _read_text(path: str) -> str:
         with open(path, encoding="utf-8") as fh:
             return fh.read()
     except UnicodeDecodeError:
-        raise InvalidDataError(f"{path}: not a text file (solution files are plain "
-                               "text).") from None
+        raise InvalidDataError(
+            f"{path}: not a text file (solution files are plain text)."
+        ) from None
     except OSError as exc:
         raise InvalidDataError(f"{path}: cannot be read ({exc.strerror or exc}).") from None
 
@@ -125,12 +148,16 @@ def _csdp_entry(vals: list[float], problem: SDPAProblem, where: str) -> tuple[in
         ints.append(int(v))
     mat, blk, i, j = ints
     if mat not in (1, 2) or not 1 <= blk <= len(problem.blocks):
-        raise InvalidDataError(f"{where}: matrix {mat} (1: Z, 2: X) or block {blk} out of range "
-                               f"(1..{len(problem.blocks)}).")
+        raise InvalidDataError(
+            f"{where}: matrix {mat} (1: Z, 2: X) or block {blk} out of range "
+            f"(1..{len(problem.blocks)})."
+        )
     size = problem.blocks[blk - 1]
     if not (1 <= i <= abs(size) and 1 <= j <= abs(size)) or (size < 0 and i != j):
-        raise InvalidDataError(f"{where}: entry ({i}, {j}) is outside block {blk} "
-                               f"({'diagonal, ' if size < 0 else ''}of size {abs(size)}).")
+        raise InvalidDataError(
+            f"{where}: entry ({i}, {j}) is outside block {blk} "
+            f"({'diagonal, ' if size < 0 else ''}of size {abs(size)})."
+        )
     return mat, blk, min(i, j), max(i, j)
 
 
@@ -152,8 +179,9 @@ def _csdp_blocks(problem: SDPAProblem, cols: list[array]) -> tuple[list, list]:
                 continue
             off = ib != jb
             rows, cc = np.concatenate([ib, jb[off]]), np.concatenate([jb, ib[off]])
-            out[which].append(sp.csr_matrix((np.concatenate([vb, vb[off]]), (rows, cc)),
-                                            shape=(n, n)))
+            out[which].append(
+                sp.csr_matrix((np.concatenate([vb, vb[off]]), (rows, cc)), shape=(n, n))
+            )
     return out[1], out[2]
 
 
@@ -163,8 +191,9 @@ def _csdp_entries(lines, problem: SDPAProblem, path: str) -> list[array]:
         where = f"{path}, line {no}"
         vals = line_numbers(s, path, no)
         if len(vals) != 5 or len(s.split()) != 5:
-            raise InvalidDataError(f"{where}: expected the 5 numbers 'matno block i j value'; "
-                                   f"got {s[:40]!r}.")
+            raise InvalidDataError(
+                f"{where}: expected the 5 numbers 'matno block i j value'; got {s[:40]!r}."
+            )
         for col, val in zip(cols, (*_csdp_entry(vals, problem, where), no, vals[4])):
             col.append(val)
     keys = [np.frombuffer(c, dtype=np.int64) for c in cols[:5]]
@@ -172,29 +201,37 @@ def _csdp_entries(lines, problem: SDPAProblem, path: str) -> list[array]:
     return cols
 
 
-def parse_csdp_solution(text: str, problem: SDPAProblem, path: str = "csdp.sol",
-                        exit_code: int | None = None) -> SDPASolution:
+def parse_csdp_solution(
+    text: str, problem: SDPAProblem, path: str = "csdp.sol", exit_code: int | None = None
+) -> SDPASolution:
     """CSDP's ``.sol`` for ``problem`` (``exit_code``: CSDP's, when known, gives the status)."""
     _price(problem, path, len(text))
     lines = ((no, s.strip()) for no, s in enumerate(text.splitlines(), start=1) if s.strip())
     first = next(lines, None)
     if first is None:
-        raise InvalidDataError(f"{path}: empty; a CSDP solution starts with the {problem.m} "
-                               "entries of y.")
+        raise InvalidDataError(
+            f"{path}: empty; a CSDP solution starts with the {problem.m} entries of y."
+        )
     no, s = first
     x = line_numbers(s, path, no)
     if len(x) != problem.m or len(s.split()) != problem.m:
-        raise InvalidDataError(f"{path}, line {no}: expected the {problem.m} entries of y "
-                               f"(SDPA's x) for {problem.name}; got {len(s.split())}.")
+        raise InvalidDataError(
+            f"{path}, line {no}: expected the {problem.m} entries of y "
+            f"(SDPA's x) for {problem.name}; got {len(s.split())}."
+        )
     Z, X = _csdp_blocks(problem, _csdp_entries(lines, problem, path))
     status = None if exit_code is None else CSDP_STATUS.get(exit_code, cp.SOLVER_ERROR)
-    claim = ("none (a CSDP .sol states no status)" if exit_code is None else
-             f"exit code {exit_code}: {CSDP_CODES.get(exit_code, 'unknown')}")
+    claim = (
+        "none (a CSDP .sol states no status)"
+        if exit_code is None
+        else f"exit code {exit_code}: {CSDP_CODES.get(exit_code, 'unknown')}"
+    )
     return SDPASolution(np.asarray(x, float), Z, X, "csdp", path, status, claim)
 
 
-def read_csdp_solution(path: str, problem: SDPAProblem,
-                       exit_code: int | None = None) -> SDPASolution:
+def read_csdp_solution(
+    path: str, problem: SDPAProblem, exit_code: int | None = None
+) -> SDPASolution:
     """:func:`parse_csdp_solution` of a file."""
     return parse_csdp_solution(_read_text(path), problem, path, exit_code)
 
@@ -237,16 +274,25 @@ def _values(items: list, path: str, what: str) -> np.ndarray:
 def _block(group, size: int, path: str, what: str) -> np.ndarray:
     n = abs(size)
     if size < 0 or n == 1:  # a diagonal block, or a 1 × 1 matrix printed flat
-        flat = group if not (n == 1 and size > 0 and group and isinstance(group[0], list)) \
+        flat = (
+            group
+            if not (n == 1 and size > 0 and group and isinstance(group[0], list))
             else group[0]
+        )
         v = _values(flat, path, what)
         if v.size != n:
             raise InvalidDataError(f"{path}: {what} has {v.size} entries; block size {n}.")
         return v if size < 0 else v.reshape(1, 1)
     if len(group) != n or not all(isinstance(r, list) for r in group):
         raise InvalidDataError(f"{path}: {what} should be {n} rows of {n}; got {len(group)} items.")
-    M = np.stack([_values(r, path, f"{what}, row {k + 1}") if len(r) == n else
-                  _short_row(path, what, k, len(r), n) for k, r in enumerate(group)])
+    M = np.stack(
+        [
+            _values(r, path, f"{what}, row {k + 1}")
+            if len(r) == n
+            else _short_row(path, what, k, len(r), n)
+            for k, r in enumerate(group)
+        ]
+    )
     return (M + M.T) / 2  # SDPA prints its iterates' (i, j) and (j, i) up to an ulp apart
 
 
@@ -258,18 +304,26 @@ def _matrices(tokens: list[str], key: str, problem: SDPAProblem, path: str) -> t
     """The blocks printed after ``key =``, and their number strings (for their digits)."""
     group, _ = _groups(tokens, _find(tokens, key, path), path, key)
     if len(group) != len(problem.blocks):
-        raise InvalidDataError(f"{path}: {key} has {len(group)} blocks; {problem.name} has "
-                               f"{len(problem.blocks)}.")
-    return ([_block(g, size, path, f"{key} block {b}")
-             for b, (g, size) in enumerate(zip(group, problem.blocks), start=1)], _flat(group))
+        raise InvalidDataError(
+            f"{path}: {key} has {len(group)} blocks; {problem.name} has {len(problem.blocks)}."
+        )
+    return (
+        [
+            _block(g, size, path, f"{key} block {b}")
+            for b, (g, size) in enumerate(zip(group, problem.blocks), start=1)
+        ],
+        _flat(group),
+    )
 
 
 def _find(tokens: list[str], key: str, path: str) -> int:
     for k in range(len(tokens) - 1):
         if tokens[k] == key and tokens[k + 1] == "=":
             return k + 2
-    raise InvalidDataError(f"{path}: no '{key} =' (an SDPA output file prints xVec, xMat and "
-                           "yMat unless its parameter file says NOPRINT).")
+    raise InvalidDataError(
+        f"{path}: no '{key} =' (an SDPA output file prints xVec, xMat and "
+        "yMat unless its parameter file says NOPRINT)."
+    )
 
 
 def _field(text: str, key: str, path: str) -> str:
@@ -298,19 +352,29 @@ def parse_sdpa_output(text: str, problem: SDPAProblem, path: str = "sdpa.out") -
     """SDPA's output file for ``problem``."""
     _price(problem, path, len(text))
     phase = _field(text, "phase.value", path)
-    objectives = tuple(strict_number(_field(text, k, path), f"{path}, {k}")
-                       for k in ("objValPrimal", "objValDual"))
-    tokens = _TOKEN.findall(text[text.find("xVec"):] if "xVec" in text else "")
+    objectives = tuple(
+        strict_number(_field(text, k, path), f"{path}, {k}") for k in ("objValPrimal", "objValDual")
+    )
+    tokens = _TOKEN.findall(text[text.find("xVec") :] if "xVec" in text else "")
     group, _ = _groups(tokens, _find(tokens, "xVec", path), path, "xVec")
     x = _values(group, path, "xVec")
     if x.size != problem.m:
-        raise InvalidDataError(f"{path}: xVec has {x.size} entries; {problem.name} has m = "
-                               f"{problem.m}.")
+        raise InvalidDataError(
+            f"{path}: xVec has {x.size} entries; {problem.name} has m = {problem.m}."
+        )
     slack, slack_text = _matrices(tokens, "xMat", problem, path)
     Y, y_text = _matrices(tokens, "yMat", problem, path)
-    return SDPASolution(x, slack, Y, "sdpa", path, SDPA_PHASE.get(phase, cp.SOLVER_ERROR),
-                        f"phase.value = {phase}", objectives,
-                        _digits(group + slack_text + y_text))
+    return SDPASolution(
+        x,
+        slack,
+        Y,
+        "sdpa",
+        path,
+        SDPA_PHASE.get(phase, cp.SOLVER_ERROR),
+        f"phase.value = {phase}",
+        objectives,
+        _digits(group + slack_text + y_text),
+    )
 
 
 def read_sdpa_output(path: str, problem: SDPAProblem) -> SDPASolution:
@@ -332,8 +396,9 @@ def read_solution(path: str, problem: SDPAProblem, fmt: str | None = None) -> SD
     """A solution file of ``problem`` in ``fmt`` ('csdp' or 'sdpa'; None: detected)."""
     fmt = fmt or detect_format(path)
     if fmt not in FORMATS:
-        raise InvalidDataError(f"unknown solution format {fmt!r}; choose one of "
-                               f"{', '.join(FORMATS)}.")
+        raise InvalidDataError(
+            f"unknown solution format {fmt!r}; choose one of {', '.join(FORMATS)}."
+        )
     if not os.path.isfile(path):
         raise InvalidDataError(f"{path}: no such file.")
     return (read_csdp_solution if fmt == "csdp" else read_sdpa_output)(path, problem)

@@ -65,11 +65,11 @@ def _positive_eig(K: np.ndarray, rtol: float = EIG_RTOL) -> tuple[np.ndarray, np
 class SpectralBasis:
     """Eigenpairs (lam, V) of the centred (landmark) kernel plus what embedding needs."""
 
-    X_ref: np.ndarray       # the n points (full) or the m landmarks
+    X_ref: np.ndarray  # the n points (full) or the m landmarks
     gamma: float
-    lam: np.ndarray         # λ_r (full) or μ_r (landmarks), descending, > 0
-    V: np.ndarray           # (n_ref, p) eigenvectors
-    row_means: np.ndarray   # column means of the uncentred reference kernel
+    lam: np.ndarray  # λ_r (full) or μ_r (landmarks), descending, > 0
+    V: np.ndarray  # (n_ref, p) eigenvectors
+    row_means: np.ndarray  # column means of the uncentred reference kernel
     grand_mean: float
     landmark: bool
     n_neighbors: int = 10
@@ -91,8 +91,8 @@ class SpectralBasis:
         dist, idx = nn.kneighbors(X)
         n = len(X)
         kxx = np.ones(n)  # RBF: k(x, x) = 1
-        kxj = np.exp(-self.gamma * dist**2)                        # (n, K)
-        Lref = self.X_ref[idx]                                      # (n, K, D)
+        kxj = np.exp(-self.gamma * dist**2)  # (n, K)
+        Lref = self.X_ref[idx]  # (n, K, D)
         sq = (Lref * Lref).sum(-1)
         d2 = sq[:, :, None] + sq[:, None, :] - 2 * np.einsum("nkd,nld->nkl", Lref, Lref)
         kjk = np.exp(-self.gamma * np.maximum(d2, 0))
@@ -104,8 +104,9 @@ class SpectralBasis:
         exact = dist[:, 0] == 0.0  # a point that *is* a landmark gets e_i
         w[exact] = 0.0
         w[exact, 0] = 1.0
-        return sp.csr_matrix((w.ravel(), idx.ravel(), np.arange(0, n * K + 1, K)),
-                             shape=(n, len(self.X_ref)))
+        return sp.csr_matrix(
+            (w.ravel(), idx.ravel(), np.arange(0, n * K + 1, K)), shape=(n, len(self.X_ref))
+        )
 
     def coordinates(self, X: np.ndarray) -> np.ndarray:
         """(n, p) coordinates c(x) with y(x) = diag(β) c(x): Vᵀ w(x), or KPCA projections."""
@@ -124,21 +125,30 @@ class SpectralBasis:
 def full_basis(X: np.ndarray, gamma: float, eig_rtol: float = EIG_RTOL) -> SpectralBasis:
     n = len(X)
     if n > FULL_MAX_N:
-        raise TooLargeError(f"the full spectral method needs the {n}×{n} kernel and its "
-                            f"eigen-decomposition (about {3 * 8 * n * n / 2**30:.1f} GiB); "
-                            "use landmarks (n_landmarks=m) for this size.")
+        raise TooLargeError(
+            f"the full spectral method needs the {n}×{n} kernel and its "
+            f"eigen-decomposition (about {3 * 8 * n * n / 2**30:.1f} GiB); "
+            "use landmarks (n_landmarks=m) for this size."
+        )
     Kc, row, grand = _centre(rbf_kernel(X, gamma=gamma))
     lam, V = _positive_eig(Kc, eig_rtol)
     return SpectralBasis(X, gamma, lam, V, row, grand, landmark=False)
 
 
-def landmark_basis(X: np.ndarray, gamma: float, landmarks: np.ndarray, n_neighbors: int,
-                   reg: float, eig_rtol: float = EIG_RTOL) -> SpectralBasis:
+def landmark_basis(
+    X: np.ndarray,
+    gamma: float,
+    landmarks: np.ndarray,
+    n_neighbors: int,
+    reg: float,
+    eig_rtol: float = EIG_RTOL,
+) -> SpectralBasis:
     Xl = X[landmarks]
     Lc, row, grand = _centre(rbf_kernel(Xl, gamma=gamma))
     mu, Va = _positive_eig(Lc, eig_rtol)
-    basis = SpectralBasis(Xl, gamma, mu, Va, row, grand, landmark=True,
-                          n_neighbors=n_neighbors, reg=reg)
+    basis = SpectralBasis(
+        Xl, gamma, mu, Va, row, grand, landmark=True, n_neighbors=n_neighbors, reg=reg
+    )
     basis.train_weights = basis.weights(X)
     return basis
 
@@ -147,8 +157,10 @@ def choose_landmarks(n: int, pairs: np.ndarray, m: int, seed: int = 0) -> np.nda
     """Every point that occurs in S, plus random others up to m (seed 002 §3)."""
     in_s = np.unique(pairs.ravel())
     if m < in_s.size:
-        raise InvalidParameterError(f"n_landmarks = {m} is smaller than the {in_s.size} points "
-                                    "that occur in the similar pairs; all of them must be landmarks.")
+        raise InvalidParameterError(
+            f"n_landmarks = {m} is smaller than the {in_s.size} points "
+            "that occur in the similar pairs; all of them must be landmarks."
+        )
     if m > n:
         raise InvalidParameterError(f"n_landmarks = {m} exceeds the number of points n = {n}.")
     rest = np.setdiff1d(np.arange(n), in_s)
@@ -163,7 +175,9 @@ def validate_points_pairs(X, pairs) -> tuple[np.ndarray, np.ndarray]:
     P = np.asarray(pairs)
     if P.ndim != 2 or P.shape[1] != 2 or P.shape[0] == 0:
         raise InvalidDataError("pairs must be a non-empty (m, 2) array of point indices.")
-    if not np.all(np.isfinite(P.astype(float))) or np.any(P.astype(float) != np.round(P.astype(float))):
+    if not np.all(np.isfinite(P.astype(float))) or np.any(
+        P.astype(float) != np.round(P.astype(float))
+    ):
         raise InvalidDataError("pair indices must be integers.")
     P = P.astype(int)
     if P.min() < 0 or P.max() >= len(X):

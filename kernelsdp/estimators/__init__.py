@@ -15,5 +15,10 @@ from .ncut_kernel import NCutKernelLearning
 from .npkl_kernel import NPKLKernelLearning
 from .spectral_metric import SpectralMetricLearning
 
-__all__ = ["EstimatorParameterError", "NCutKernelLearning", "NPKLKernelLearning", "SolveFailedError",
-           "SpectralMetricLearning"]
+__all__ = [
+    "EstimatorParameterError",
+    "NCutKernelLearning",
+    "NPKLKernelLearning",
+    "SolveFailedError",
+    "SpectralMetricLearning",
+]

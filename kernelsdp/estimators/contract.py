@@ -49,12 +49,18 @@ def solve_certified(f, solver: str | None, options: dict | None, owner: str):
 
     result = solve(f, solver, **(options or {}))
     if not result.ok:
-        raise SolveFailedError(f"{owner}: solver {result.solver!r} returned no usable point "
-                               f"({result.termination.value}): {result.message}")
+        raise SolveFailedError(
+            f"{owner}: solver {result.solver!r} returned no usable point "
+            f"({result.termination.value}): {result.message}"
+        )
     cert = certify(f, result)
     result.certificate = cert
     if not cert.passed:
-        warnings.warn(f"{owner}: the {result.solver!r} solution is not certified at tolerance "
-                      f"{cert.tol:g} (failing: {', '.join(cert.failed)}); certificate_ says by "
-                      "how much.", ConvergenceWarning, stacklevel=3)
+        warnings.warn(
+            f"{owner}: the {result.solver!r} solution is not certified at tolerance "
+            f"{cert.tol:g} (failing: {', '.join(cert.failed)}); certificate_ says by "
+            "how much.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     return result, cert

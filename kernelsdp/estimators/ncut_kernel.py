@@ -50,20 +50,23 @@ def read_kernels(KL, n_columns: int | None = None) -> list[np.ndarray]:
         raise InvalidDataError("the list of kernels is empty.")
     shape = Ks[0].shape
     if any(K.ndim != 2 or K.shape != shape for K in Ks):
-        raise InvalidDataError("every kernel must be a 2-D array of the same shape; got "
-                               f"{[K.shape for K in Ks]}.")
+        raise InvalidDataError(
+            f"every kernel must be a 2-D array of the same shape; got {[K.shape for K in Ks]}."
+        )
     if n_columns is None and shape[0] != shape[1]:
         raise InvalidDataError(f"training kernels must be square; got {shape}.")
     if n_columns is not None and shape[1] != n_columns:
-        raise InvalidDataError(f"kernels must be (n_samples, {n_columns}) against the training "
-                               f"points; got {shape}.")
+        raise InvalidDataError(
+            f"kernels must be (n_samples, {n_columns}) against the training points; got {shape}."
+        )
     if not all(np.all(np.isfinite(K)) for K in Ks):
         raise InvalidDataError("a kernel contains NaN or infinite entries.")
     return Ks
 
 
-class NCutKernelLearning(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                         BaseEstimator):
+class NCutKernelLearning(
+    DeclaredParameters, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+):
     """Parameters: ``gamma_scales`` (the RBF family on points), ``n_examples`` and
     ``example_size`` (the N-cut training examples), ``relaxation`` (sdp1 or dnn, for a conic
     solver), ``solver`` (None: the registry's default), ``solver_options`` (a dict, checked
@@ -72,17 +75,27 @@ class NCutKernelLearning(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, Tr
     _parameter_constraints: dict = {
         "gamma_scales": ["array-like"],
         # the formulation's own declaration (kernelsdp.declarations), not a copy of it
-        **{k: NCutMKL.inputs()[k].sklearn_constraint()
-           for k in ("n_examples", "example_size", "relaxation")},
+        **{
+            k: NCutMKL.inputs()[k].sklearn_constraint()
+            for k in ("n_examples", "example_size", "relaxation")
+        },
         "solver": [StrOptions(solver_names(NCutMKL)), None],
         "solver_options": [dict, None],
         "normalize": ["boolean"],
         "random_state": ["random_state"],
     }
 
-    def __init__(self, gamma_scales=(0.1, 1.0, 10.0), n_examples=10, example_size=40,
-                 relaxation="sdp1", solver=None, solver_options=None, normalize=True,
-                 random_state=0):
+    def __init__(
+        self,
+        gamma_scales=(0.1, 1.0, 10.0),
+        n_examples=10,
+        example_size=40,
+        relaxation="sdp1",
+        solver=None,
+        solver_options=None,
+        normalize=True,
+        random_state=0,
+    ):
         self.gamma_scales = gamma_scales
         self.n_examples = n_examples
         self.example_size = example_size
@@ -95,9 +108,11 @@ class NCutKernelLearning(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, Tr
     def _base_kernels(self, X, Y) -> list[np.ndarray]:
         gib = 8 * len(self.gammas_) * len(X) * len(Y) / 2**30
         if gib > MAX_KERNEL_GIB:
-            raise TooLargeError(f"the {len(self.gammas_)} base kernels of {len(X)}×{len(Y)} points "
-                                f"need {gib:.1f} GiB (limit {MAX_KERNEL_GIB} GiB); subsample the "
-                                "points or pass the kernels yourself.")
+            raise TooLargeError(
+                f"the {len(self.gammas_)} base kernels of {len(X)}×{len(Y)} points "
+                f"need {gib:.1f} GiB (limit {MAX_KERNEL_GIB} GiB); subsample the "
+                "points or pass the kernels yourself."
+            )
         return [rbf_kernel(X, Y, gamma=g) for g in self.gammas_]
 
     def fit(self, X, y=None):
@@ -106,12 +121,14 @@ class NCutKernelLearning(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, Tr
         if is_kernel_list(X):
             Ks = read_kernels(X)
             if y is None:
-                raise InvalidDataError("NCutKernelLearning requires y to be passed, but the "
-                                       "target y is None.")
+                raise InvalidDataError(
+                    "NCutKernelLearning requires y to be passed, but the target y is None."
+                )
             y = np.asarray(y).ravel()
             if y.shape != (len(Ks[0]),):
-                raise InvalidDataError(f"y must have one label per point: {len(Ks[0])} points, "
-                                       f"y of shape {y.shape}.")
+                raise InvalidDataError(
+                    f"y must have one label per point: {len(Ks[0])} points, y of shape {y.shape}."
+                )
             self.precomputed_, self.n_features_in_ = True, len(y)
         else:
             X, y = validate_data(self, X, y, ensure_min_samples=2)
@@ -123,19 +140,24 @@ class NCutKernelLearning(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, Tr
             Ks = self._base_kernels(X, X)
         n = len(y)
         if np.unique(y).size < 2:
-            raise InvalidDataError("NCutKernelLearning needs labels of at least two classes; "
-                                   "got 1 class.")
+            raise InvalidDataError(
+                "NCutKernelLearning needs labels of at least two classes; got 1 class."
+            )
         rng = check_random_state(self.random_state)
         size = min(self.example_size, n)
-        examples = [(s, y[s]) for s in (rng.choice(n, size, replace=False)
-                                        for _ in range(self.n_examples))]
+        examples = [
+            (s, y[s]) for s in (rng.choice(n, size, replace=False) for _ in range(self.n_examples))
+        ]
         examples = [e for e in examples if np.unique(e[1]).size > 1]
         if len(examples) < 2:
-            raise InvalidDataError("fewer than two training examples with two classes could be "
-                                   "drawn; raise example_size or n_examples.")
+            raise InvalidDataError(
+                "fewer than two training examples with two classes could be "
+                "drawn; raise example_size or n_examples."
+            )
         f = NCutMKL.from_kernels(Ks, examples, relaxation=self.relaxation)
-        self.result_, self.certificate_ = solve_certified(f, self.solver, self.solver_options,
-                                                          type(self).__name__)
+        self.result_, self.certificate_ = solve_certified(
+            f, self.solver, self.solver_options, type(self).__name__
+        )
         self.alpha_ = np.asarray(self.result_.primal["alpha"], dtype=float)
         w = f.raw_weights(self.alpha_)
         if self.normalize:

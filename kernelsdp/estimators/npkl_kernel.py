@@ -38,7 +38,6 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-
 from ..data.graph import KNN_GRAPHS, knn_graph, normalized_laplacian
 from ..data.pairs import PairwiseConstraints
 from ..formulations.npkl import NPKL
@@ -58,7 +57,7 @@ def best_threshold(s: np.ndarray, t: np.ndarray) -> float:
     order = np.argsort(s, kind="stable")
     s, t = s[order], t[order]
     m = s.size
-    neg_below = np.concatenate([[0], np.cumsum(t < 0)])           # −1 labels among s[:k]
+    neg_below = np.concatenate([[0], np.cumsum(t < 0)])  # −1 labels among s[:k]
     pos_from = np.concatenate([np.cumsum((t > 0)[::-1])[::-1], [0]])  # +1 labels among s[k:]
     valid = np.ones(m + 1, dtype=bool)
     valid[1:m] = s[1:] > s[:-1]  # a threshold between two equal scores does not exist
@@ -102,9 +101,22 @@ class NPKLKernelLearning(DeclaredParameters, LearnedKernelMixin, TransformerMixi
         "random_state": ["random_state"],
     }
 
-    def __init__(self, loss="linear", capacity="frobenius", C=1.0, B=1.0, n_neighbors=5,
-                 graph="mutual", solver=None, solver_options=None, ratio=0.7, extension="harmonic",
-                 normalize=True, preprocessor=None, random_state=0):
+    def __init__(
+        self,
+        loss="linear",
+        capacity="frobenius",
+        C=1.0,
+        B=1.0,
+        n_neighbors=5,
+        graph="mutual",
+        solver=None,
+        solver_options=None,
+        ratio=0.7,
+        extension="harmonic",
+        normalize=True,
+        preprocessor=None,
+        random_state=0,
+    ):
         self.loss = loss
         self.capacity = capacity
         self.C = C
@@ -148,17 +160,25 @@ class NPKLKernelLearning(DeclaredParameters, LearnedKernelMixin, TransformerMixi
         self._validate_params()
         points, pairs = self._training_data(X, y)
         S = knn_graph(points, self.n_neighbors, self.graph)
-        f = NPKL(L=normalized_laplacian(S), pairs=pairs, loss=self.loss,
-                 capacity=self.capacity, C=self.C, B=self.B)
-        self.result_, self.certificate_ = solve_certified(f, self.solver, self.solver_options,
-                                                          type(self).__name__)
+        f = NPKL(
+            L=normalized_laplacian(S),
+            pairs=pairs,
+            loss=self.loss,
+            capacity=self.capacity,
+            C=self.C,
+            B=self.B,
+        )
+        self.result_, self.certificate_ = solve_certified(
+            f, self.solver, self.solver_options, type(self).__name__
+        )
         U = self.result_.kernel.U
         self.scale_ = float(np.sum(U * U)) / len(points)
         if self.normalize and self.scale_ > 0:
             U = U / np.sqrt(self.scale_)
         self.embedding_ = U
-        self.extension_ = Extension(self.extension, points, U,
-                                    np.asarray(S.sum(axis=1)).ravel(), self.n_neighbors)
+        self.extension_ = Extension(
+            self.extension, points, U, np.asarray(S.sum(axis=1)).ravel(), self.n_neighbors
+        )
         self.similarity_scale_ = median_scale(U)
         self.pairs_ = pairs
         zi, zj = U[pairs.i], U[pairs.j]

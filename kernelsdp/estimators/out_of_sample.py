@@ -46,8 +46,7 @@ NYSTROM_MAX_N = 20000
 class Extension:
     """u(x) for new points; training points (and exact copies of them) keep their rows."""
 
-    def __init__(self, method: str, points: np.ndarray, U: np.ndarray, degrees: np.ndarray,
-                 k: int):
+    def __init__(self, method: str, points: np.ndarray, U: np.ndarray, degrees: np.ndarray, k: int):
         self.method, self.points, self.U = method, points, U
         self.k = int(min(k, len(points)))
         self.nn = NearestNeighbors(n_neighbors=self.k).fit(points)
@@ -57,8 +56,10 @@ class Extension:
         else:
             n = len(points)
             if n > NYSTROM_MAX_N:
-                raise TooLargeError(f"the Nyström extension needs the dense {n}×{n} base kernel "
-                                    f"({8 * n * n / 2**30:.1f} GiB); use extension='harmonic'.")
+                raise TooLargeError(
+                    f"the Nyström extension needs the dense {n}×{n} base kernel "
+                    f"({8 * n * n / 2**30:.1f} GiB); use extension='harmonic'."
+                )
             self.gamma = 1.0 / median_scale(points)
             K = rbf_kernel(points, gamma=self.gamma)
             K[np.diag_indices(n)] += NYSTROM_RIDGE * n

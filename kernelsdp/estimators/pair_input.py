@@ -45,8 +45,10 @@ def read_pairs(X, preprocessor) -> tuple[np.ndarray, np.ndarray]:
         points = as_points(preprocessor)
         P = np.asarray(X)
         if P.ndim != 2 or P.shape[1] != 2:
-            raise InvalidDataError("with a preprocessor, pairs must be an (n_pairs, 2) array "
-                                   f"of point indices; got shape {P.shape}.")
+            raise InvalidDataError(
+                "with a preprocessor, pairs must be an (n_pairs, 2) array "
+                f"of point indices; got shape {P.shape}."
+            )
         if P.size == 0:
             raise InvalidDataError("no pairs given (0 sample(s)).")
         if not np.issubdtype(P.dtype, np.integer):
@@ -55,13 +57,16 @@ def read_pairs(X, preprocessor) -> tuple[np.ndarray, np.ndarray]:
                 raise InvalidDataError("pair indices must be integers.")
             P = Pf.astype(np.int64)
         if P.min() < 0 or P.max() >= len(points):
-            raise InvalidDataError(f"pair index out of range: the preprocessor has {len(points)} "
-                                   "points.")
+            raise InvalidDataError(
+                f"pair index out of range: the preprocessor has {len(points)} points."
+            )
         return points, P.astype(np.int64)
     T = check_array(X, dtype=np.float64, allow_nd=True, input_name="pairs")
     if T.ndim != 3 or T.shape[1] != 2:
-        raise InvalidDataError("pairs must be an (n_pairs, 2, n_features) array, or index pairs "
-                               f"with preprocessor=points; got shape {T.shape}.")
+        raise InvalidDataError(
+            "pairs must be an (n_pairs, 2, n_features) array, or index pairs "
+            f"with preprocessor=points; got shape {T.shape}."
+        )
     points, inverse = np.unique(T.reshape(-1, T.shape[2]), axis=0, return_inverse=True)
     return points, inverse.reshape(-1, 2).astype(np.int64)
 
@@ -69,12 +74,15 @@ def read_pairs(X, preprocessor) -> tuple[np.ndarray, np.ndarray]:
 def pair_labels(y, m: int) -> np.ndarray:
     """y as ±1 floats, one per pair."""
     if y is None:
-        raise InvalidDataError("fitting on pairs requires y to be passed, but the target y is "
-                               "None (give +1 for a similar pair, -1 for a dissimilar one).")
+        raise InvalidDataError(
+            "fitting on pairs requires y to be passed, but the target y is "
+            "None (give +1 for a similar pair, -1 for a dissimilar one)."
+        )
     t = np.asarray(y, dtype=float).ravel()
     if t.shape != (m,):
-        raise InvalidDataError(f"y must have one label per pair: {m} pairs, y of shape "
-                               f"{np.shape(y)}.")
+        raise InvalidDataError(
+            f"y must have one label per pair: {m} pairs, y of shape {np.shape(y)}."
+        )
     if not np.all(np.isin(t, (-1.0, 1.0))):
         raise InvalidDataError("pair labels must be +1 (similar) or -1 (dissimilar).")
     return t

@@ -23,16 +23,17 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..data.pairs import PairwiseConstraints
+from ..data.spectral_basis import EIG_RTOL
 from ..errors import InvalidDataError
 from ..formulations.spectral_metric import SpectralMetric
-from ..data.spectral_basis import EIG_RTOL
 from ..solvers import solver_names
 from .contract import DeclaredParameters, solve_certified
 from .learned_kernel import LearnedKernelMixin, median_scale
 
 
-class SpectralMetricLearning(DeclaredParameters, LearnedKernelMixin, TransformerMixin,
-                             BaseEstimator):
+class SpectralMetricLearning(
+    DeclaredParameters, LearnedKernelMixin, TransformerMixin, BaseEstimator
+):
     """Parameters: ``gamma`` (RBF width; None = 1/median squared distance),
     ``n_landmarks`` (None = the full version), ``n_neighbors`` (landmarks per point),
     ``reg`` (local Gram regulariser), ``nonneg`` (β ≥ 0), ``solver``
@@ -50,8 +51,17 @@ class SpectralMetricLearning(DeclaredParameters, LearnedKernelMixin, Transformer
         "random_state": ["random_state"],
     }
 
-    def __init__(self, gamma=None, n_landmarks=None, n_neighbors=10, reg=1e-3, nonneg=False,
-                 solver="spectral-metric-closed-form", eig_rtol=EIG_RTOL, random_state=0):
+    def __init__(
+        self,
+        gamma=None,
+        n_landmarks=None,
+        n_neighbors=10,
+        reg=1e-3,
+        nonneg=False,
+        solver="spectral-metric-closed-form",
+        eig_rtol=EIG_RTOL,
+        random_state=0,
+    ):
         self.gamma = gamma
         self.eig_rtol = eig_rtol
         self.n_landmarks = n_landmarks
@@ -66,14 +76,24 @@ class SpectralMetricLearning(DeclaredParameters, LearnedKernelMixin, Transformer
         that, are drawn from class labels ``y`` by the paper protocol (must-links)."""
         if pairs is None:
             if y is None:
-                raise InvalidDataError("SpectralMetricLearning requires y to be passed, but the "
-                                       "target y is None (or give similar pairs, pairs=...).")
+                raise InvalidDataError(
+                    "SpectralMetricLearning requires y to be passed, but the "
+                    "target y is None (or give similar pairs, pairs=...)."
+                )
             P = PairwiseConstraints.from_labels(np.asarray(y), seed=self._seed())
             pairs, labels = P.as_array(), P.t
         f = SpectralMetric.from_points(
-            X, pairs, labels, gamma=self.gamma, n_landmarks=self.n_landmarks,
-            n_neighbors=self.n_neighbors, reg=self.reg, eig_rtol=self.eig_rtol,
-            nonneg=self.nonneg, seed=self._seed())
+            X,
+            pairs,
+            labels,
+            gamma=self.gamma,
+            n_landmarks=self.n_landmarks,
+            n_neighbors=self.n_neighbors,
+            reg=self.reg,
+            eig_rtol=self.eig_rtol,
+            nonneg=self.nonneg,
+            seed=self._seed(),
+        )
         self.basis_ = f.spectral
         return f
 
@@ -91,8 +111,7 @@ class SpectralMetricLearning(DeclaredParameters, LearnedKernelMixin, Transformer
         else:
             X = validate_data(self, X, ensure_min_samples=2)
         f = self.formulation(X, pairs, labels, y)
-        self.result_, self.certificate_ = solve_certified(f, self.solver, None,
-                                                          type(self).__name__)
+        self.result_, self.certificate_ = solve_certified(f, self.solver, None, type(self).__name__)
         self.beta_ = np.asarray(self.result_.primal["beta"], dtype=float)
         self.objective_ = self.result_.objective
         self.embedding_ = f.basis * self.beta_[None]

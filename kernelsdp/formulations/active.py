@@ -13,9 +13,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..validation import check_int
 from ..linalg.positive_part import closed_form_kernel, positive_eigenpairs
 from ..result import KernelFactor
+from ..validation import check_int
 
 
 def margins(f, kernel: KernelFactor) -> np.ndarray:

@@ -44,19 +44,53 @@ SOURCES = "problem input (exactly one)"
 WITH_DATASET = "with --dataset"
 
 #: the input every formulation can be read from: a ``.npz`` file under its ``NPZ_KEYS``
-PROBLEM = Input("problem", File, help="arrays under the keys listed below",
-                metavar="FILE.npz", source="problem", group=SOURCES)
+PROBLEM = Input(
+    "problem",
+    File,
+    help="arrays under the keys listed below",
+    metavar="FILE.npz",
+    source="problem",
+    group=SOURCES,
+)
 #: a bundled data set, and what shapes the problem built from it
-DATASET = Input("dataset", str, choices=DATASETS, metavar="NAME", source="dataset",
-                group=SOURCES, help="a bundled data set (kernelsdp.data.DATASETS)")
-N_POINTS = Input("n_points", int, low=2, unit="points", only_with="dataset", group=WITH_DATASET,
-                 help="subsample the data set to this many points")
-SEED = Input("seed", int, default=0, low=0, only_with="dataset", group=WITH_DATASET,
-             help="seed of the subsample and of anything drawn from the data set")
-RATIO = Input("ratio", float, default=0.7, low=0.0, high=1.0, open_low=True,
-              only_with="dataset", group=WITH_DATASET,
-              help="pairs are drawn until the must-link graph has ratio·n components "
-                   "(seed 000 §6.1)")
+DATASET = Input(
+    "dataset",
+    str,
+    choices=DATASETS,
+    metavar="NAME",
+    source="dataset",
+    group=SOURCES,
+    help="a bundled data set (kernelsdp.data.DATASETS)",
+)
+N_POINTS = Input(
+    "n_points",
+    int,
+    low=2,
+    unit="points",
+    only_with="dataset",
+    group=WITH_DATASET,
+    help="subsample the data set to this many points",
+)
+SEED = Input(
+    "seed",
+    int,
+    default=0,
+    low=0,
+    only_with="dataset",
+    group=WITH_DATASET,
+    help="seed of the subsample and of anything drawn from the data set",
+)
+RATIO = Input(
+    "ratio",
+    float,
+    default=0.7,
+    low=0.0,
+    high=1.0,
+    open_low=True,
+    only_with="dataset",
+    group=WITH_DATASET,
+    help="pairs are drawn until the must-link graph has ratio·n components (seed 000 §6.1)",
+)
 
 
 @functools.cache
@@ -80,17 +114,20 @@ def parameter_names(cls) -> frozenset[str]:
 def dataset_size(name: str) -> int:
     """The number of points of a bundled data set (read once)."""
     from ..data import load
+
     return len(load(name)[1])
 
 
 def dataset_points(values: dict):
     """(X, y) of ``values["dataset"]``, subsampled to ``n_points`` by ``seed`` (sorted rows)."""
     from ..data import load
+
     X, y = load(values["dataset"])
     n_points = values.get("n_points")
     if n_points and n_points < len(y):
-        keep = np.sort(np.random.default_rng(values.get("seed", 0)).choice(len(y), n_points,
-                                                                           replace=False))
+        keep = np.sort(
+            np.random.default_rng(values.get("seed", 0)).choice(len(y), n_points, replace=False)
+        )
         X, y = X[keep], y[keep]
     return X, y
 
@@ -98,8 +135,9 @@ def dataset_points(values: dict):
 def _source_phrase(inputs: dict[str, Input], name: str) -> str:
     i = inputs[name]
     text = f"{i.flag} {i.metavar or i.name.upper()}"
-    return text + "".join(f" with {inputs[n].flag} {inputs[n].metavar or n.upper()}"
-                          for n in i.needs)
+    return text + "".join(
+        f" with {inputs[n].flag} {inputs[n].metavar or n.upper()}" for n in i.needs
+    )
 
 
 def check_sources(inputs: dict[str, Input], values: dict) -> str | None:
@@ -116,15 +154,24 @@ def check_sources(inputs: dict[str, Input], values: dict) -> str | None:
     src = given[0]
     for need in inputs[src].needs:
         if values.get(need) is None:
-            raise InvalidDataError(f"{inputs[src].flag} needs {inputs[need].flag} "
-                                   f"{inputs[need].metavar or need.upper()}.")
-    stray = [i.flag for i in inputs.values()
-             if i.only_with not in (None, src) and values.get(i.name) is not None]
+            raise InvalidDataError(
+                f"{inputs[src].flag} needs {inputs[need].flag} "
+                f"{inputs[need].metavar or need.upper()}."
+            )
+    stray = [
+        i.flag
+        for i in inputs.values()
+        if i.only_with not in (None, src) and values.get(i.name) is not None
+    ]
     if stray:
         others = sorted({inputs[n].only_with for n in inputs if inputs[n].flag in stray})
-        raise InvalidDataError(", ".join(stray) + (" applies" if len(stray) == 1 else " apply")
-                               + " to " + " or ".join(inputs[o].flag for o in others)
-                               + " only; the given problem input is used as it is.")
+        raise InvalidDataError(
+            ", ".join(stray)
+            + (" applies" if len(stray) == 1 else " apply")
+            + " to "
+            + " or ".join(inputs[o].flag for o in others)
+            + " only; the given problem input is used as it is."
+        )
     return src
 
 
@@ -168,8 +215,11 @@ class Formulation(ABC):
         """Read a solved model: keys ``kernel``, ``primal``, ``duals``, ``info`` and, when
         the model is a relaxation, ``objective`` (the value of the point read back).
         Default: every named variable's value as a primal value."""
-        return {"primal": {k: np.asarray(v.value) for k, v in model.variables.items()
-                           if v.value is not None}}
+        return {
+            "primal": {
+                k: np.asarray(v.value) for k, v in model.variables.items() if v.value is not None
+            }
+        }
 
     @property
     def n(self) -> int:
@@ -196,10 +246,14 @@ class Formulation(ABC):
         """The certificate of a result with a point (see the module docstring)."""
         if result.canonical is not None:
             return conic_certificate(result.canonical, tol).mapped(*self.objective_map())
-        return feasibility_only(tol, {}, result.objective,
-                                f"{result.solver} returned no canonical point and "
-                                f"{self.name} declares no certificate of its own",
-                                maximize=self.maximize)
+        return feasibility_only(
+            tol,
+            {},
+            result.objective,
+            f"{result.solver} returned no canonical point and "
+            f"{self.name} declares no certificate of its own",
+            maximize=self.maximize,
+        )
 
     @classmethod
     def from_npz(cls, arrays: dict[str, np.ndarray], **params) -> Formulation:
@@ -217,8 +271,9 @@ class Formulation(ABC):
         return declared_inputs(cls)
 
     @classmethod
-    def check_inputs(cls, given: dict[str, Any], fixed: dict[str, Any] | None = None,
-                     owner: str | None = None) -> dict[str, Any]:
+    def check_inputs(
+        cls, given: dict[str, Any], fixed: dict[str, Any] | None = None, owner: str | None = None
+    ) -> dict[str, Any]:
         """The given inputs checked — names, types, ranges, the one source, the values a
         registry name fixes — with the defaults of the chosen source's inputs filled in;
         nothing is read (a sweep checks its whole grid this way before the first solve)."""
@@ -227,26 +282,35 @@ class Formulation(ABC):
         values = {}
         for name, value in given.items():
             if name not in inputs:
-                raise InvalidParameterError(f"{owner} has no input {name!r}; its inputs are "
-                                            f"{', '.join(inputs)}.")
+                raise InvalidParameterError(
+                    f"{owner} has no input {name!r}; its inputs are {', '.join(inputs)}."
+                )
             if value is not None:
                 values[name] = inputs[name].check(value, owner)
         for key, value in (fixed or {}).items():
             if values.get(key) not in (None, value):
-                raise InvalidDataError(f"{owner} fixes {key} = {value!r}; got "
-                                       f"{inputs[key].flag} {values[key]!r}.")
+                raise InvalidDataError(
+                    f"{owner} fixes {key} = {value!r}; got {inputs[key].flag} {values[key]!r}."
+                )
             values[key] = value
         src = check_sources(inputs, values)
         params = parameter_names(cls)
         for i in inputs.values():
-            if (i.name not in values and i.default is not None and i.name not in params
-                    and i.source is None and i.only_with in (None, src)):
+            if (
+                i.name not in values
+                and i.default is not None
+                and i.name not in params
+                and i.source is None
+                and i.only_with in (None, src)
+            ):
                 values[i.name] = i.default
         if src == "dataset" and values.get("n_points") is not None:
             size = dataset_size(values["dataset"])
             if values["n_points"] > size:
-                raise InvalidParameterError(f"the data set {values['dataset']} has {size} "
-                                            f"points; got --n-points {values['n_points']}.")
+                raise InvalidParameterError(
+                    f"the data set {values['dataset']} has {size} "
+                    f"points; got --n-points {values['n_points']}."
+                )
         return values
 
     @classmethod
@@ -255,10 +319,14 @@ class Formulation(ABC):
         ``--problem`` file (:meth:`from_npz`, with the other inputs as keywords) or built
         from a data set (:meth:`from_dataset`)."""
         inputs = cls.inputs()
-        rest = {k: v for k, v in values.items()
-                if inputs[k].source is None and inputs[k].only_with is None}
+        rest = {
+            k: v
+            for k, v in values.items()
+            if inputs[k].source is None and inputs[k].only_with is None
+        }
         if values.get("problem") is not None:
             from ..data.files import load_npz
+
             return cls.from_npz(load_npz(values["problem"]), **rest)
         if values.get("dataset") is not None:
             return cls.from_dataset(values)
@@ -280,35 +348,47 @@ class Formulation(ABC):
     def file_values(cls, arrays: dict[str, np.ndarray], given: dict[str, Any]) -> dict[str, Any]:
         """The inputs a problem file holds under their ``file_key``, overridden by the
         given ones (a flag takes precedence over the file)."""
-        out = {i.name: scalar_key(arrays, i.file_key, cls.name, i.type)
-               for i in cls.inputs().values() if i.file_key and i.file_key in arrays}
+        out = {
+            i.name: scalar_key(arrays, i.file_key, cls.name, i.type)
+            for i in cls.inputs().values()
+            if i.file_key and i.file_key in arrays
+        }
         return {**out, **{k: v for k, v in given.items() if v is not None}}
 
 
 def psd_side(problem: cp.Problem) -> int:
     """Side of the largest PSD constraint or PSD-attributed variable of a problem (0 if none)."""
-    sides = [int(c.args[0].shape[-1]) for c in problem.constraints
-             if isinstance(c, cp.constraints.PSD)]
-    sides += [int(v.shape[-1]) for v in problem.variables()
-              if v.attributes.get("PSD") or v.attributes.get("NSD")]
+    sides = [
+        int(c.args[0].shape[-1]) for c in problem.constraints if isinstance(c, cp.constraints.PSD)
+    ]
+    sides += [
+        int(v.shape[-1])
+        for v in problem.variables()
+        if v.attributes.get("PSD") or v.attributes.get("NSD")
+    ]
     return max(sides, default=0)
 
 
 def require_keys(arrays: dict[str, np.ndarray], keys, owner: str) -> None:
     missing = [k for k in keys if k not in arrays]
     if missing:
-        raise InvalidDataError(f"the problem file for {owner} lacks the key(s) "
-                               f"{', '.join(missing)}; see 'kernelsdp solve {owner} --help'.")
+        raise InvalidDataError(
+            f"the problem file for {owner} lacks the key(s) "
+            f"{', '.join(missing)}; see 'kernelsdp solve {owner} --help'."
+        )
 
 
 def scalar_key(arrays, key: str, owner: str, kind: type = float):
     """The one number stored under ``key`` of a problem file (a 0-d or 1-element array)."""
     a = np.asarray(arrays[key])
     if a.size != 1 or a.dtype.kind not in "biuf":
-        raise InvalidDataError(f"the problem file for {owner}: the key {key!r} must hold one "
-                               f"number; got an array of shape {a.shape} ({a.dtype}).")
+        raise InvalidDataError(
+            f"the problem file for {owner}: the key {key!r} must hold one "
+            f"number; got an array of shape {a.shape} ({a.dtype})."
+        )
     value = a.ravel()[0].item()
     if kind is int and float(value) != int(value):
-        raise InvalidDataError(f"the problem file for {owner}: the key {key!r} must hold an "
-                               f"integer; got {value!r}.")
+        raise InvalidDataError(
+            f"the problem file for {owner}: the key {key!r} must hold an integer; got {value!r}."
+        )
     return kind(value)

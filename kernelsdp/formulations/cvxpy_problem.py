@@ -32,8 +32,10 @@ class CvxpyProblem(Formulation):
         if not self.problem.variables():
             raise InvalidDataError("the problem has no variables: there is nothing to solve.")
         if not self.problem.is_dcp():
-            raise InvalidDataError("the problem is not DCP: CVXPY cannot hand it to a conic "
-                                   "solver (see problem.is_dcp()).")
+            raise InvalidDataError(
+                "the problem is not DCP: CVXPY cannot hand it to a conic "
+                "solver (see problem.is_dcp())."
+            )
         self.maximize = isinstance(self.problem.objective, cp.Maximize)  # type: ignore[misc]
 
     @property
@@ -47,20 +49,29 @@ class CvxpyProblem(Formulation):
         return self._side
 
     def describe(self) -> dict[str, Any]:
-        return {"formulation": self.label, "variables": len(self.problem.variables()),
-                "constraints": len(self.problem.constraints), "psd_side": self.psd_dim}
+        return {
+            "formulation": self.label,
+            "variables": len(self.problem.variables()),
+            "constraints": len(self.problem.constraints),
+            "psd_side": self.psd_dim,
+        }
 
     def build(self) -> CvxpyModel:
-        return CvxpyModel(self.problem, {v.name(): v for v in self.problem.variables()},
-                          {str(k): c for k, c in enumerate(self.problem.constraints)})
+        return CvxpyModel(
+            self.problem,
+            {v.name(): v for v in self.problem.variables()},
+            {str(k): c for k, c in enumerate(self.problem.constraints)},
+        )
 
     def objective(self, point) -> float:
         return float(self.problem.objective.value)
 
     @classmethod
     def from_npz(cls, arrays, **params):
-        raise InvalidDataError("a cvxpy.Problem is given in Python (or a .py file for "
-                               "'kernelsdp certify'), not as a .npz file.")
+        raise InvalidDataError(
+            "a cvxpy.Problem is given in Python (or a .py file for "
+            "'kernelsdp certify'), not as a .npz file."
+        )
 
 
 def as_formulation(problem_or_formulation) -> Formulation:
@@ -69,5 +80,7 @@ def as_formulation(problem_or_formulation) -> Formulation:
         return problem_or_formulation
     if isinstance(problem_or_formulation, cp.Problem):
         return CvxpyProblem(problem_or_formulation)
-    raise InvalidDataError("expected a kernelsdp formulation or a cvxpy.Problem; got "
-                           f"{type(problem_or_formulation).__name__}.")
+    raise InvalidDataError(
+        "expected a kernelsdp formulation or a cvxpy.Problem; got "
+        f"{type(problem_or_formulation).__name__}."
+    )

@@ -22,8 +22,8 @@ h(z) + h*(β) − βz ≥ 0 is zero iff β ∈ ∂h(z).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import cvxpy as cp
 import numpy as np

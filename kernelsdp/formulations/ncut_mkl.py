@@ -31,8 +31,9 @@ kernels given as functions of points are evaluated in row blocks.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,7 +65,7 @@ def _class_masses_fn(fn: Callable, X: np.ndarray, idx, labels, classes):
     Xi = X[idx]
     KI = np.zeros_like(ind)
     for s in range(0, len(idx), BLOCK_ROWS):
-        KI[s:s + BLOCK_ROWS] = fn(Xi[s:s + BLOCK_ROWS], Xi) @ ind
+        KI[s : s + BLOCK_ROWS] = fn(Xi[s : s + BLOCK_ROWS], Xi) @ ind
     M = ind.T @ KI
     intra = np.diag(M)
     return M.sum(axis=1) - intra, intra
@@ -73,8 +74,8 @@ def _class_masses_fn(fn: Callable, X: np.ndarray, idx, labels, classes):
 def ratios_to_Q(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Q of the StQP from per-ratio rows u_j, v_j (N × d), over unordered pairs g ≠ h."""
     su, sv = u.sum(axis=0), v.sum(axis=0)
-    A = np.outer(su, sv) - u.T @ v                  # Σ_{g≠h} û_g v̂_hᵀ
-    B = 0.5 * (np.outer(sv, sv) - v.T @ v)          # Σ_{g<h} v̂_g v̂_hᵀ
+    A = np.outer(su, sv) - u.T @ v  # Σ_{g≠h} û_g v̂_hᵀ
+    B = 0.5 * (np.outer(sv, sv) - v.T @ v)  # Σ_{g<h} v̂_g v̂_hᵀ
     J = A - B
     return (J + J.T) / 2
 
@@ -99,8 +100,7 @@ class NCutMKL(StQP):
     }
 
     @classmethod
-    def from_ratios(cls, u, v, normalize_kernels: bool = True,
-                    relaxation: str = "sdp1") -> "NCutMKL":
+    def from_ratios(cls, u, v, normalize_kernels: bool = True, relaxation: str = "sdp1") -> NCutMKL:
         u, v = np.atleast_2d(np.asarray(u, float)), np.atleast_2d(np.asarray(v, float))
         if u.shape != v.shape or u.shape[0] < 2:
             raise InvalidDataError("need at least two ratios (examples) with matching û, v̂.")
@@ -117,8 +117,13 @@ class NCutMKL(StQP):
         return np.asarray(alpha, dtype=float) / self.kernel_scale
 
     @classmethod
-    def from_kernels(cls, kernels: Sequence, examples: Sequence[tuple[np.ndarray, np.ndarray]],
-                     X: np.ndarray | None = None, relaxation: str = "sdp1") -> "NCutMKL":
+    def from_kernels(
+        cls,
+        kernels: Sequence,
+        examples: Sequence[tuple[np.ndarray, np.ndarray]],
+        X: np.ndarray | None = None,
+        relaxation: str = "sdp1",
+    ) -> NCutMKL:
         """Base kernels (n×n arrays, sparse matrices or functions k(A, B) of points X) and
         examples (point indices, their class labels)."""
         if len(kernels) < 1 or len(examples) < 1:
@@ -128,7 +133,9 @@ class NCutMKL(StQP):
             idx, labels = np.asarray(idx, dtype=int), np.asarray(labels)
             classes = np.unique(labels)
             if classes.size < 2 or idx.size != labels.size:
-                raise InvalidDataError("every example needs at least two classes and one label per point.")
+                raise InvalidDataError(
+                    "every example needs at least two classes and one label per point."
+                )
             per_kernel = []
             for K in kernels:
                 if callable(K):
@@ -140,40 +147,51 @@ class NCutMKL(StQP):
             inter = np.array([pk[0] for pk in per_kernel]).T  # (k, d)
             intra = np.array([pk[1] for pk in per_kernel]).T
             if classes.size == 2:  # the paper's single ratio: û = u(1) = u(2), v̂ = Σ_t v(t)
-                rows_u.append(inter[0]); rows_v.append(intra.sum(axis=0))
-            else:                  # our extension: one ratio per class
-                rows_u.extend(inter); rows_v.extend(intra)
+                rows_u.append(inter[0])
+                rows_v.append(intra.sum(axis=0))
+            else:  # our extension: one ratio per class
+                rows_u.extend(inter)
+                rows_v.extend(intra)
         return cls.from_ratios(np.array(rows_u), np.array(rows_v), relaxation=relaxation)
 
     @classmethod
-    def from_npz(cls, arrays, **params) -> "NCutMKL":
+    def from_npz(cls, arrays, **params) -> NCutMKL:
         require_keys(arrays, ("kernels", "examples"), cls.name)
         K, E = np.asarray(arrays["kernels"], float), np.asarray(arrays["examples"])
         if K.ndim != 3 or K.shape[1] != K.shape[2] or E.ndim != 2 or E.shape[1] != K.shape[1]:
-            raise InvalidDataError(f"kernels must be (d, n, n) and examples (N, n); got "
-                                   f"{K.shape} and {E.shape}.")
+            raise InvalidDataError(
+                f"kernels must be (d, n, n) and examples (N, n); got {K.shape} and {E.shape}."
+            )
         examples = [(np.flatnonzero(row >= 0), row[row >= 0]) for row in E]
-        return cls.from_kernels(list(K), examples,
-                                **{k: v for k, v in params.items() if v is not None})
+        return cls.from_kernels(
+            list(K), examples, **{k: v for k, v in params.items() if v is not None}
+        )
 
     @classmethod
-    def from_dataset(cls, values) -> "NCutMKL":
+    def from_dataset(cls, values) -> NCutMKL:
         """A bundled data set (``values``: checked inputs): RBF base kernels of widths
         GAMMA_SCALES × 1/median squared distance, and ``n_examples`` random subsets of
         ``example_size`` points with their classes (examples of one class are skipped)."""
         from scipy.spatial.distance import pdist
         from sklearn.metrics.pairwise import rbf_kernel
+
         X, y = dataset_points(values)
         rng = np.random.default_rng(values.get("seed", 0))
         median = float(np.median(pdist(X[:2000], "sqeuclidean"))) or 1.0
         Ks = [rbf_kernel(X, gamma=g / median) for g in GAMMA_SCALES]
         size = min(values.get("example_size", 40), len(y))
-        examples = [(s, y[s]) for s in (rng.choice(len(y), size, replace=False)
-                                        for _ in range(values.get("n_examples", 10)))]
+        examples = [
+            (s, y[s])
+            for s in (
+                rng.choice(len(y), size, replace=False) for _ in range(values.get("n_examples", 10))
+            )
+        ]
         examples = [e for e in examples if np.unique(e[1]).size > 1]
         if len(examples) < 2:
-            raise InvalidDataError("fewer than two examples with two classes were drawn; raise "
-                                   "--example-size or --n-examples.")
+            raise InvalidDataError(
+                "fewer than two examples with two classes were drawn; raise "
+                "--example-size or --n-examples."
+            )
         return cls.from_kernels(Ks, examples, **cls.given_parameters(values))
 
     def ratio_objective(self, alpha) -> float:

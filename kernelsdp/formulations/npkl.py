@@ -27,15 +27,15 @@ import scipy.sparse as sp
 
 from ..data.graph import knn_laplacian, validate_laplacian
 from ..data.pairs import PairwiseConstraints
+from ..declarations import parameter
 from ..errors import IllPosedWarning, InvalidDataError, UnboundedProblemError
 from ..linalg.extreme import largest_eigenvalue, lowest_eigenvalue
 from ..linalg.positive_part import positive_eigenpairs
 from ..result import KernelFactor
 from ..validation import check_choice, check_positive
-from ..declarations import parameter
+from . import npkl_inputs
 from .base import CvxpyModel, Formulation, require_keys, scalar_key
 from .losses import LOSSES
-from . import npkl_inputs
 from .npkl_certificate import npkl_certificate
 
 CAPACITIES = ("none", "trace", "frobenius")
@@ -48,8 +48,9 @@ class NPKL(Formulation):
     L: sp.csr_matrix
     pairs: PairwiseConstraints
     loss: str = parameter("linear", "pair loss (docs/npkl.md §2)", tuple(LOSSES))
-    capacity: str = parameter("frobenius", "capacity constraint: none, tr K <= B, tr KK <= B",
-                              CAPACITIES)
+    capacity: str = parameter(
+        "frobenius", "capacity constraint: none, tr K <= B, tr KK <= B", CAPACITIES
+    )
     C: float = parameter(1.0, "loss weight C > 0", low=0.0, open_low=True, file_key="C")
     B: float = parameter(1.0, "capacity bound B > 0", low=0.0, open_low=True, file_key="B")
 
@@ -70,8 +71,10 @@ class NPKL(Formulation):
         self.C = check_positive(self.C, "C", owner)
         self.B = check_positive(self.B, "B", owner)
         if self.pairs.n != self.L.shape[0]:
-            raise InvalidDataError(f"the pairs index {self.pairs.n} points but the Laplacian is "
-                                   f"{self.L.shape[0]}×{self.L.shape[1]}.")
+            raise InvalidDataError(
+                f"the pairs index {self.pairs.n} points but the Laplacian is "
+                f"{self.L.shape[0]}×{self.L.shape[1]}."
+            )
         if self.pairs.m == 0:
             raise InvalidDataError("at least one pairwise constraint is needed.")
         if self.loss == "linear" and self.capacity == "none":
@@ -80,41 +83,53 @@ class NPKL(Formulation):
                 raise UnboundedProblemError(
                     "NPKL with linear loss and no capacity constraint is unbounded here "
                     f"(C·T − L has the positive eigenvalue {top:.4g}); add --capacity trace "
-                    "or --capacity frobenius.")
+                    "or --capacity frobenius."
+                )
         if self.loss in ("hinge", "squared-hinge") and self.capacity == "none":
             warnings.warn(
                 f"NPKL with {self.loss} loss and no capacity may not attain its optimum: the "
                 "loss is one-sided, so K can grow along near-null directions of L; conic "
                 "solvers then stop inaccurately. Consider --capacity trace or frobenius.",
-                IllPosedWarning, stacklevel=3)
+                IllPosedWarning,
+                stacklevel=3,
+            )
 
     # ----- construction -------------------------------------------------------------
     #: a .npz, a Laplacian with pairs, or a data set; the active selection (npkl_inputs)
     INPUTS = npkl_inputs.INPUTS
 
     @classmethod
-    def from_inputs(cls, values: dict[str, Any]) -> "NPKL":
+    def from_inputs(cls, values: dict[str, Any]) -> NPKL:
         return npkl_inputs.from_inputs(cls, values)
 
     @classmethod
-    def from_points(cls, X: np.ndarray, pairs: PairwiseConstraints, k: int = 5, **params) -> "NPKL":
+    def from_points(cls, X: np.ndarray, pairs: PairwiseConstraints, k: int = 5, **params) -> NPKL:
         """Laplacian of the mutual k-NN graph of X (seed 000 §4.1), then NPKL."""
         return cls(L=knn_laplacian(X, k), pairs=pairs, **params)
 
     @classmethod
-    def from_npz(cls, arrays: dict[str, np.ndarray], **params) -> "NPKL":
+    def from_npz(cls, arrays: dict[str, np.ndarray], **params) -> NPKL:
         csr = ("L_data", "L_indices", "L_indptr", "L_shape")
         if "L" in arrays:
             L = arrays["L"]
         elif not any(k in arrays for k in csr):
-            raise InvalidDataError(f"the problem file for {cls.name} lacks the Laplacian: give "
-                                   "the key L (dense n×n) or the keys " + ", ".join(csr) +
-                                   f" (CSR); see 'kernelsdp solve {cls.name} --help'.")
+            raise InvalidDataError(
+                f"the problem file for {cls.name} lacks the Laplacian: give "
+                "the key L (dense n×n) or the keys "
+                + ", ".join(csr)
+                + f" (CSR); see 'kernelsdp solve {cls.name} --help'."
+            )
         else:
             require_keys(arrays, csr, cls.name)
             from ..data.files import csr_from_arrays
-            L = csr_from_arrays(arrays["L_data"], arrays["L_indices"], arrays["L_indptr"],
-                                arrays["L_shape"], "the problem file's L_ arrays")
+
+            L = csr_from_arrays(
+                arrays["L_data"],
+                arrays["L_indices"],
+                arrays["L_indptr"],
+                arrays["L_shape"],
+                "the problem file's L_ arrays",
+            )
         require_keys(arrays, ("pairs", "labels"), cls.name)
         for key in ("C", "B"):
             if key in arrays and params.get(key) is None:
@@ -129,8 +144,16 @@ class NPKL(Formulation):
         return int(self.L.shape[0])
 
     def describe(self) -> dict[str, Any]:
-        return {"formulation": self.name, "n": self.n, "m": self.pairs.m, "loss": self.loss,
-                "capacity": self.capacity, "C": self.C, "B": self.B, "nnz_L": int(self.L.nnz)}
+        return {
+            "formulation": self.name,
+            "n": self.n,
+            "m": self.pairs.m,
+            "loss": self.loss,
+            "capacity": self.capacity,
+            "C": self.C,
+            "B": self.B,
+            "nnz_L": int(self.L.nnz),
+        }
 
     # ----- the declaration ----------------------------------------------------------
     def build(self) -> CvxpyModel:
@@ -159,7 +182,11 @@ class NPKL(Formulation):
             # CVXPY's Lagrangian adds y·(K_ij − z); our β multiplies K_ij: same sign.
             duals["beta"] = np.asarray(link, dtype=float).ravel()
         cap = model.constraints.get("capacity")
-        duals["lam"] = float(np.ravel(cap.dual_value)[0]) if cap is not None and cap.dual_value is not None else 0.0
+        duals["lam"] = (
+            float(np.ravel(cap.dual_value)[0])
+            if cap is not None and cap.dual_value is not None
+            else 0.0
+        )
         Z = model.constraints["psd"].dual_value
         if Z is not None:
             duals["Z"] = np.asarray(Z, dtype=float)
@@ -171,7 +198,9 @@ class NPKL(Formulation):
 
     def objective(self, kernel: KernelFactor) -> float:
         z = self.pair_values(kernel)
-        return kernel.trace_product(self.L) + float(np.sum(LOSSES[self.loss].value(z, self.pairs.t, self.C)))
+        return kernel.trace_product(self.L) + float(
+            np.sum(LOSSES[self.loss].value(z, self.pairs.t, self.C))
+        )
 
     def value_at_zero(self) -> float:
         """P(0), the objective at K = 0 (feasible under every capacity): an a-priori level

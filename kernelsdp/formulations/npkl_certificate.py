@@ -37,22 +37,28 @@ import numpy as np
 
 from ..certificate import ESTIMATE, OPTIMALITY, PROOF, Certificate, feasibility_only
 from ..linalg.extreme import DENSE_MAX_N, lowest_eigenvalue
-from .npkl_proof import proven_dual_value, proven_upper
 from .losses import LOSSES
+from .npkl_proof import proven_dual_value, proven_upper
 from .npkl_trace_bound import BOUNDED_LOSSES, certified_lower_bound
-
 
 #: the measures judged beside the interval: the kernel's own feasibility
 JUDGED = ("primal_psd", "primal_capacity")
 
 
 def _primal(f, kernel, raw_min_eig: float | None) -> dict[str, float]:
-    lam_K = raw_min_eig if raw_min_eig is not None else (
-        0.0 if kernel.rank < kernel.n else float(np.linalg.eigvalsh(kernel.U.T @ kernel.U)[0]))
+    lam_K = (
+        raw_min_eig
+        if raw_min_eig is not None
+        else (
+            0.0 if kernel.rank < kernel.n else float(np.linalg.eigvalsh(kernel.U.T @ kernel.U)[0])
+        )
+    )
     scale = max(kernel.trace(), 1e-300)
     cap = f.capacity_value(kernel)
-    return {"primal_psd": max(0.0, -lam_K) / scale,
-            "primal_capacity": (max(0.0, cap - f.B) / f.B if f.capacity != "none" else 0.0)}
+    return {
+        "primal_psd": max(0.0, -lam_K) / scale,
+        "primal_capacity": (max(0.0, cap - f.B) / f.B if f.capacity != "none" else 0.0),
+    }
 
 
 def _scale(f, kernel, beta) -> float:
@@ -87,25 +93,41 @@ def npkl_certificate(f, result, tol: float) -> Certificate:
         beta, lam = bounded["beta"], max(0.0, -bounded["lambda_min"])
     M = f.dual_matrix(beta)
     lower, lo_label, lo_why, spectrum = (
-        (bounded["lower"], ESTIMATE, "", bounded["lambda_min"]) if bounded is not None
-        else proven_dual_value(f, beta, M))
+        (bounded["lower"], ESTIMATE, "", bounded["lambda_min"])
+        if bounded is not None
+        else proven_dual_value(f, beta, M)
+    )
     measures.update(_dual_measures(f, result, kernel, beta, beta_raw, lam, M, bounded, spectrum))
     note = "lower bound: the dual function at the projected multipliers"
     if bounded is not None:
         tb = bounded["bound"]
-        lo_why = ("the a-priori bound tr ΠKΠ ≤ B̄ (docs/npkl.md §6) is computed in floating "
-                  "point without a rounding analysis")
-        note = (f"lower bound: no capacity; a-priori tr ΠKΠ ≤ {tb.B:.4g} "
-                f"({tb.describe()['free_directions']} free null directions of L; docs/npkl.md §6)")
+        lo_why = (
+            "the a-priori bound tr ΠKΠ ≤ B̄ (docs/npkl.md §6) is computed in floating "
+            "point without a rounding analysis"
+        )
+        note = (
+            f"lower bound: no capacity; a-priori tr ΠKΠ ≤ {tb.B:.4g} "
+            f"({tb.describe()['free_directions']} free null directions of L; docs/npkl.md §6)"
+        )
     elif not np.isfinite(lower):  # no capacity and M(β) ⋡ 0: report the estimate −Σh*(β)
         lower, lo_label = -float(np.sum(loss.conjugate(beta, P.t, f.C))), ESTIMATE
         lo_why = "without a capacity g(β) is −inf unless M(β) ⪰ 0"
     elif lo_label != PROOF:
         lo_why = f"λ_min(M(β)) is not verified: {lo_why}"
-    return Certificate(OPTIMALITY, tol, float(lower), upper, lo_label,
-                       measures, tuple(k for k in measures if k not in JUDGED), note=note,
-                       upper_label=up_label, lower_why=lo_why, upper_why=up_why,
-                       scale=_scale(f, kernel, beta))
+    return Certificate(
+        OPTIMALITY,
+        tol,
+        float(lower),
+        upper,
+        lo_label,
+        measures,
+        tuple(k for k in measures if k not in JUDGED),
+        note=note,
+        upper_label=up_label,
+        lower_why=lo_why,
+        upper_why=up_why,
+        scale=_scale(f, kernel, beta),
+    )
 
 
 def _dual_measures(f, result, kernel, beta, beta_raw, lam, M, bounded, spectrum) -> dict:
@@ -120,14 +142,20 @@ def _dual_measures(f, result, kernel, beta, beta_raw, lam, M, bounded, spectrum)
     out: dict = {}
     if Zs is not None and f.n <= DENSE_MAX_N:
         Zs = np.asarray(Zs, dtype=float)
-        Zk = M.toarray() + (2 * lam * kernel.dense() if f.capacity == "frobenius"
-                            else lam * np.eye(f.n) if f.capacity == "trace" else 0.0)
+        Zk = M.toarray() + (
+            2 * lam * kernel.dense()
+            if f.capacity == "frobenius"
+            else lam * np.eye(f.n)
+            if f.capacity == "trace"
+            else 0.0
+        )
         Zmin = float(np.linalg.eigvalsh((Zs + Zs.T) / 2)[0])
         trZK = kernel.trace_product(Zs)
         out["stationarity_Z"] = float(np.linalg.norm(Zk - Zs)) / max(
-            float(np.linalg.norm(Zk)), 1e-300)
+            float(np.linalg.norm(Zk)), 1e-300
+        )
     elif f.capacity == "frobenius":
-        Zmin = (lowest_eigenvalue(M, kernel.U, 2 * lam) if f.n <= DENSE_MAX_N else 0.0)
+        Zmin = lowest_eigenvalue(M, kernel.U, 2 * lam) if f.n <= DENSE_MAX_N else 0.0
         trZK = kernel.trace_product(M) + 2 * lam * kernel.frobenius_sq()
     elif bounded is not None:  # Z = M(β̃) + λ̄Π, Π: off the free null directions of L
         Zmin = bounded["lambda_min"] + lam
@@ -136,19 +164,25 @@ def _dual_measures(f, result, kernel, beta, beta_raw, lam, M, bounded, spectrum)
         Zmin = spectrum + (lam if f.capacity == "trace" else 0.0)
         trZK = kernel.trace_product(M) + (lam * kernel.trace() if f.capacity == "trace" else 0.0)
     fy = loss.value(z, P.t, f.C) + loss.conjugate(beta, P.t, f.C) - beta * z
-    out.update({
-        "dual_infeasibility": max(max(0.0, -Zmin) / m_scale, max(0.0, -lam),
-                                  float(np.max(loss.domain_violation(beta_raw, P.t, f.C),
-                                               initial=0.0))),
-        "complementarity": abs(trZK) / obj_scale,
-        "capacity_complementarity": (abs(lam * (f.B - cap_value)) / obj_scale
-                                     if f.capacity != "none" else 0.0),
-        "stationarity_fenchel_young": float(np.sum(fy)) / obj_scale,
-    })
+    out.update(
+        {
+            "dual_infeasibility": max(
+                max(0.0, -Zmin) / m_scale,
+                max(0.0, -lam),
+                float(np.max(loss.domain_violation(beta_raw, P.t, f.C), initial=0.0)),
+            ),
+            "complementarity": abs(trZK) / obj_scale,
+            "capacity_complementarity": (
+                abs(lam * (f.B - cap_value)) / obj_scale if f.capacity != "none" else 0.0
+            ),
+            "stationarity_fenchel_young": float(np.sum(fy)) / obj_scale,
+        }
+    )
     if bounded is not None:
         tb = bounded["bound"]
-        out["capacity_complementarity"] = lam * abs(
-            tb.B - _traced_off_free(kernel, tb.free)) / obj_scale
+        out["capacity_complementarity"] = (
+            lam * abs(tb.B - _traced_off_free(kernel, tb.free)) / obj_scale
+        )
         out["free_direction_residual"] = bounded["repair_residual"]
     return out
 

@@ -55,8 +55,9 @@ def objective_upper(f, kernel: KernelFactor) -> float:
     U, L = kernel.U, f.L
     LU = L @ U
     quad = float(np.sum(U * LU))
-    quad_err = (gamma(U.size) * float(np.sum(np.abs(U) * np.abs(LU)))
-                + gamma(_row_nnz(L)) * float(np.sum(np.abs(U) * (abs(L) @ np.abs(U)))))
+    quad_err = gamma(U.size) * float(np.sum(np.abs(U) * np.abs(LU))) + gamma(_row_nnz(L)) * float(
+        np.sum(np.abs(U) * (abs(L) @ np.abs(U)))
+    )
     P = f.pairs
     z = kernel.entries(P.i, P.j)
     z_err = gamma(U.shape[1]) * np.einsum("ij,ij->i", np.abs(U[P.i]), np.abs(U[P.j]))
@@ -88,13 +89,18 @@ def assembly_error(f, beta: np.ndarray) -> sp.csr_matrix:
     (the Laplacian's entry and every pair on it)."""
     W = f.pairs.weighted_matrix(np.abs(beta))
     absM = (abs(f.L) + W).tocsr()
-    k = 2 + int(np.max(np.bincount(np.minimum(f.pairs.i, f.pairs.j) * f.n
-                                   + np.maximum(f.pairs.i, f.pairs.j)), initial=1))
+    k = 2 + int(
+        np.max(
+            np.bincount(np.minimum(f.pairs.i, f.pairs.j) * f.n + np.maximum(f.pairs.i, f.pairs.j)),
+            initial=1,
+        )
+    )
     return (absM * gamma(k)).tocsr()
 
 
-def verified_lambda_min(f, M: sp.csr_matrix, beta: np.ndarray,
-                        estimate: float | None = None) -> tuple[float, str, str]:
+def verified_lambda_min(
+    f, M: sp.csr_matrix, beta: np.ndarray, estimate: float | None = None
+) -> tuple[float, str, str]:
     """(λ_low ≤ λ_min(M(β)_exact), label, why not a proof) — M assembled in floating point.
 
     A proof where :func:`~kernelsdp.linalg.verified.verified_min_eig` gives one; above its
@@ -103,8 +109,10 @@ def verified_lambda_min(f, M: sp.csr_matrix, beta: np.ndarray,
     below RANDOMIZED_SLACK of the objective's scale."""
     E = assembly_error(f, beta)
     extra = E.toarray() if f.n <= DENSE_VERIFY_MAX_N else abs_row_sum_max(E)
-    note = (f"n = {f.n:,} above the verified limits (dense {DENSE_VERIFY_MAX_N:,}, sparse "
-            f"{SPARSE_VERIFY_MAX_N:,})")
+    note = (
+        f"n = {f.n:,} above the verified limits (dense {DENSE_VERIFY_MAX_N:,}, sparse "
+        f"{SPARSE_VERIFY_MAX_N:,})"
+    )
     if f.n <= max(DENSE_VERIFY_MAX_N, SPARSE_VERIFY_MAX_N):
         r = verified_min_eig(M, extra, estimate)
         if r.proof:
@@ -113,6 +121,7 @@ def verified_lambda_min(f, M: sp.csr_matrix, beta: np.ndarray,
             return r.lower, ESTIMATE, r.note
         note = r.note
     from ..linalg.randomized_bound import randomized_min_eig
+
     scale = max(float(abs(M).sum()) / max(f.n, 1), 1e-300)  # a typical |λ|
     rb = randomized_min_eig(M, target=RANDOMIZED_SLACK * scale, seed=0)
     return down(rb.lower - up(float(extra))), PROBABLE, f"{note}; {rb.note}"
@@ -140,38 +149,52 @@ def frobenius_spectrum_up(f, M: sp.csr_matrix, beta: np.ndarray) -> tuple[float,
 
     part = positive_eigenpairs((-M).tocsr())
     if f.n > DENSE_VERIFY_MAX_N:
-        return part.frobenius, False, (f"n = {f.n:,} above the dense limit "
-                                       f"{DENSE_VERIFY_MAX_N:,} of the verified ‖M₋‖_F")
+        return (
+            part.frobenius,
+            False,
+            (f"n = {f.n:,} above the dense limit {DENSE_VERIFY_MAX_N:,} of the verified ‖M₋‖_F"),
+        )
     V, lam = part.V, part.w  # −M ≈ V diag(lam) Vᵀ on its positive part
     D = M.toarray()
     N = -(V * lam) @ V.T if lam.size else np.zeros_like(D)
     R = D - N
-    E = assembly_error(f, beta).toarray() + gamma(max(lam.size, 1) + 2) * (
-        np.abs(V * lam) @ np.abs(V).T) + 2 * UNIT_ROUNDOFF * np.abs(R)
+    E = (
+        assembly_error(f, beta).toarray()
+        + gamma(max(lam.size, 1) + 2) * (np.abs(V * lam) @ np.abs(V).T)
+        + 2 * UNIT_ROUNDOFF * np.abs(R)
+    )
     r = verified_min_eig((R + R.T) / 2, E)
     if not r.proof:
         return part.frobenius, False, r.note
     eta = max(0.0, -r.lower)
     if lam.size:
         G = V.T @ V
-        vnorm2 = 1.0 + abs_row_sum_max(G - np.eye(lam.size)) + gamma(f.n) * abs_row_sum_max(
-            np.abs(V).T @ np.abs(V))
+        vnorm2 = (
+            1.0
+            + abs_row_sum_max(G - np.eye(lam.size))
+            + gamma(f.n) * abs_row_sum_max(np.abs(V).T @ np.abs(V))
+        )
     else:
         vnorm2 = 0.0
     lam_norm = math.sqrt(sum_up(lam * lam)) * (1 + 4 * UNIT_ROUNDOFF) if lam.size else 0.0
     return up(lam_norm * vnorm2 + eta * math.sqrt(f.n) * (1 + 4 * UNIT_ROUNDOFF)), True, ""
 
 
-def proven_dual_value(f, beta: np.ndarray, M: sp.csr_matrix | None = None
-                      ) -> tuple[float, str, str, float]:
+def proven_dual_value(
+    f, beta: np.ndarray, M: sp.csr_matrix | None = None
+) -> tuple[float, str, str, float]:
     """(g_low ≤ g(β), its label, why not a proof, the spectral value) for every capacity,
     β already in the domain of h*."""
     M = f.dual_matrix(beta) if M is None else M
     conj = conjugate_sum_up(f, beta)
     if f.capacity == "frobenius":
         s, proof, why = frobenius_spectrum_up(f, M, beta)
-        return (down(-up(math.sqrt(f.B) * (1 + 2 * UNIT_ROUNDOFF) * s) - conj),
-                PROOF if proof else ESTIMATE, why, s)
+        return (
+            down(-up(math.sqrt(f.B) * (1 + 2 * UNIT_ROUNDOFF) * s) - conj),
+            PROOF if proof else ESTIMATE,
+            why,
+            s,
+        )
     lam, label, why = verified_lambda_min(f, M, beta)
     if f.capacity == "trace":
         return down(up(f.B) * min(0.0, lam) - conj), label, why, lam

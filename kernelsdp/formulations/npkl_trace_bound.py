@@ -117,8 +117,12 @@ def null_structure(L: sp.csr_matrix) -> NullStructure:
 def pair_bounds(loss: str, T: np.ndarray, C: float, u: float) -> tuple[np.ndarray, np.ndarray]:
     """(lower, upper) bounds on K_ij over S_u from h(K_ij) ≤ u (±inf where the loss is
     one-sided)."""
-    r = {"l2": np.sqrt(2 * u / C), "l1": u / C, "hinge": u / C,
-         "squared-hinge": np.sqrt(2 * u / C)}[loss]
+    r = {
+        "l2": np.sqrt(2 * u / C),
+        "l1": u / C,
+        "hinge": u / C,
+        "squared-hinge": np.sqrt(2 * u / C),
+    }[loss]
     if loss in ("l2", "l1"):
         return T - r, T + r
     # T·z ≥ 1 − r: a must-link bounded below, a cannot-link above
@@ -140,9 +144,14 @@ class TraceBound:
     free: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
 
     def describe(self) -> dict:
-        return {"level": self.level, "B_bar": self.B, "range_bound": self.rho,
-                "lambda_plus": self.lambda_plus, "anchored_directions": len(self.anchored),
-                "free_directions": int(sum(V.shape[1] for _, V in self.free))}
+        return {
+            "level": self.level,
+            "B_bar": self.B,
+            "range_bound": self.rho,
+            "lambda_plus": self.lambda_plus,
+            "anchored_directions": len(self.anchored),
+            "free_directions": int(sum(V.shape[1] for _, V in self.free)),
+        }
 
 
 def trace_bound(f, level: float, structure: NullStructure | None = None) -> TraceBound:
@@ -153,7 +162,8 @@ def trace_bound(f, level: float, structure: NullStructure | None = None) -> Trac
     if s.lambda_min < -NULL_RTOL * max(1.0, float(abs(f.L).max())):
         raise InvalidDataError(
             f"the Laplacian has λ_min = {s.lambda_min:.3g}: the no-capacity certificate needs "
-            "L ⪰ 0 to within round-off; shift it (L + |λ_min|·I) or give a capacity.")
+            "L ⪰ 0 to within round-off; shift it (L + |λ_min|·I) or give a capacity."
+        )
     u = max(float(level), 0.0)
     rho = u / s.lambda_plus if np.isfinite(s.lambda_plus) else 0.0
     P = f.pairs
@@ -205,8 +215,9 @@ def _free_operator(f, free) -> sp.csr_matrix:
             k += 1
     if k == 0:
         return sp.csr_matrix((0, P.m))
-    A = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                      shape=(k * n, P.m))
+    A = sp.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(k * n, P.m)
+    )
     keep = np.flatnonzero(A.getnnz(axis=1))
     return A[keep]
 
@@ -241,8 +252,9 @@ def repair_multipliers(f, beta: np.ndarray, bound: TraceBound) -> tuple[np.ndarr
     return b, residual
 
 
-def certified_lower_bound(f, beta: np.ndarray, level: float, structure: NullStructure | None = None,
-                          spectrum=None) -> dict:
+def certified_lower_bound(
+    f, beta: np.ndarray, level: float, structure: NullStructure | None = None, spectrum=None
+) -> dict:
     """p* ≥ min(u, B̄·min(0, λ_min M(β̃)) − Σh*(β̃)) with its parts (the module's theorem).
 
     ``spectrum``: a callable M ↦ λ_min(M) (an iterative solver's warm-started Lanczos);
@@ -255,5 +267,11 @@ def certified_lower_bound(f, beta: np.ndarray, level: float, structure: NullStru
     lo = (spectrum or lowest_eigenvalue)(M)
     conj = float(np.sum(LOSSES[f.loss].conjugate(bt, f.pairs.t, f.C)))
     dual = tb.B * min(0.0, lo) - conj
-    return {"lower": min(tb.level, dual), "dual": dual, "beta": bt, "lambda_min": lo,
-            "repair_residual": residual, "bound": tb}
+    return {
+        "lower": min(tb.level, dual),
+        "dual": dual,
+        "beta": bt,
+        "lambda_min": lo,
+        "repair_residual": residual,
+        "bound": tb,
+    }

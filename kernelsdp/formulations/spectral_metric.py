@@ -26,15 +26,31 @@ import numpy as np
 from .. import tolerances as tol
 from ..certificate import ESTIMATE, OPTIMALITY, PROOF, Certificate, feasibility_only
 from ..certificate.simple_sets import corrected_quadratic_up
-from ..linalg.rounding import down, gamma, up
-from ..errors import InvalidDataError, InvalidParameterError
-from ..validation import check_int, check_positive
-from ..data.spectral_basis import (EIG_RTOL, SpectralBasis, choose_landmarks, full_basis,
-                               landmark_basis, median_gamma, validate_points_pairs)
-from ..result import KernelFactor
+from ..data.spectral_basis import (
+    EIG_RTOL,
+    SpectralBasis,
+    choose_landmarks,
+    full_basis,
+    landmark_basis,
+    median_gamma,
+    validate_points_pairs,
+)
 from ..declarations import Input
-from .base import (DATASET, N_POINTS, PROBLEM, RATIO, SEED, CvxpyModel, Formulation,
-                   dataset_points, require_keys)
+from ..errors import InvalidDataError, InvalidParameterError
+from ..linalg.rounding import down, gamma, up
+from ..result import KernelFactor
+from ..validation import check_int, check_positive
+from .base import (
+    DATASET,
+    N_POINTS,
+    PROBLEM,
+    RATIO,
+    SEED,
+    CvxpyModel,
+    Formulation,
+    dataset_points,
+    require_keys,
+)
 
 D_FLOOR = 1e-12
 
@@ -59,7 +75,7 @@ class SpectralMetric(Formulation):
         "pairs": "(m, 2) point indices of the constrained pairs",
         "labels": "(m,) +1 similar / -1 dissimilar; only +1 pairs enter J_S",
         "gamma, n_landmarks, n_neighbors (optional)": "RBF width (default 1/median sq. distance), "
-                                                      "landmarks (default: the full version), neighbours (10)",
+        "landmarks (default: the full version), neighbours (10)",
     }
 
     def __post_init__(self) -> None:
@@ -70,28 +86,63 @@ class SpectralMetric(Formulation):
         self.c = float(self.c)
 
     @classmethod
-    def from_basis(cls, coords: np.ndarray, lam: np.ndarray, similar: np.ndarray,
-                   nonneg: bool = False) -> "SpectralMetric":
+    def from_basis(
+        cls, coords: np.ndarray, lam: np.ndarray, similar: np.ndarray, nonneg: bool = False
+    ) -> SpectralMetric:
         """D_S from the basis coordinates of the points in the similar pairs (eq. for d_r)."""
         diff = coords[similar[:, 0]] - coords[similar[:, 1]]
-        return cls(d=np.mean(diff**2, axis=0), c=float(np.sum(np.sqrt(lam))), nonneg=nonneg,
-                   basis=coords)
+        return cls(
+            d=np.mean(diff**2, axis=0), c=float(np.sum(np.sqrt(lam))), nonneg=nonneg, basis=coords
+        )
 
     #: a .npz or a data set (pairs drawn as for NPKL), and the base kernel's options (each
     #: overrides the file's key of the same name)
     INPUTS: ClassVar[tuple[Input, ...]] = (
-        PROBLEM, DATASET, N_POINTS, SEED, RATIO,
-        Input("gamma", float, low=0.0, open_low=True, file_key="gamma",
-              help="RBF width (default 1/median squared distance)"),
-        Input("n_landmarks", int, low=1, unit="points", file_key="n_landmarks",
-              help="landmarks of the approximate basis (default: the full version)"),
-        Input("n_neighbors", int, low=1, file_key="n_neighbors",
-              help="neighbours of each point among the landmarks (default 10)"))
+        PROBLEM,
+        DATASET,
+        N_POINTS,
+        SEED,
+        RATIO,
+        Input(
+            "gamma",
+            float,
+            low=0.0,
+            open_low=True,
+            file_key="gamma",
+            help="RBF width (default 1/median squared distance)",
+        ),
+        Input(
+            "n_landmarks",
+            int,
+            low=1,
+            unit="points",
+            file_key="n_landmarks",
+            help="landmarks of the approximate basis (default: the full version)",
+        ),
+        Input(
+            "n_neighbors",
+            int,
+            low=1,
+            file_key="n_neighbors",
+            help="neighbours of each point among the landmarks (default 10)",
+        ),
+    )
     KERNEL_OPTIONS: ClassVar[tuple[str, ...]] = ("gamma", "n_landmarks", "n_neighbors")
 
     @classmethod
-    def from_points(cls, X, pairs, labels=None, gamma=None, n_landmarks=None, n_neighbors=10,
-                    reg=1e-3, eig_rtol=EIG_RTOL, nonneg=False, seed=0) -> "SpectralMetric":
+    def from_points(
+        cls,
+        X,
+        pairs,
+        labels=None,
+        gamma=None,
+        n_landmarks=None,
+        n_neighbors=10,
+        reg=1e-3,
+        eig_rtol=EIG_RTOL,
+        nonneg=False,
+        seed=0,
+    ) -> SpectralMetric:
         """Basis (full, or with ``n_landmarks``) of the RBF kernel on X, then D_S from the
         similar pairs (label +1; all pairs when ``labels`` is None)."""
         X, P = validate_points_pairs(X, pairs)
@@ -103,9 +154,15 @@ class SpectralMetric(Formulation):
         if len(P) == 0:
             raise InvalidDataError("no similar (+1) pair: J_S is built from similar pairs only.")
         if not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 1:
-            raise InvalidParameterError(f"The 'n_neighbors' parameter of SpectralMetric must be an "
-                                        f"int >= 1. Got {n_neighbors!r} instead.")
-        gamma = median_gamma(X, seed=seed) if gamma is None else check_positive(gamma, "gamma", "SpectralMetric")
+            raise InvalidParameterError(
+                f"The 'n_neighbors' parameter of SpectralMetric must be an "
+                f"int >= 1. Got {n_neighbors!r} instead."
+            )
+        gamma = (
+            median_gamma(X, seed=seed)
+            if gamma is None
+            else check_positive(gamma, "gamma", "SpectralMetric")
+        )
         if n_landmarks is not None:
             check_int(n_landmarks, "n_landmarks", "SpectralMetric")
         if n_landmarks is None:
@@ -118,21 +175,23 @@ class SpectralMetric(Formulation):
         return f
 
     @classmethod
-    def from_npz(cls, arrays, **params) -> "SpectralMetric":
+    def from_npz(cls, arrays, **params) -> SpectralMetric:
         require_keys(arrays, ("X", "pairs", "labels"), cls.name)
         opts = cls.file_values(arrays, {k: v for k, v in params.items() if k in cls.KERNEL_OPTIONS})
         return cls.from_points(arrays["X"], arrays["pairs"], arrays["labels"], **opts)
 
     @classmethod
-    def from_dataset(cls, values) -> "SpectralMetric":
+    def from_dataset(cls, values) -> SpectralMetric:
         """A bundled data set, pairs drawn from its classes by NPKL's protocol (seed 000
         §6.1), the similar ones entering D_S."""
         from ..data.pairs import PairwiseConstraints
+
         X, y = dataset_points(values)
         pairs = PairwiseConstraints.from_labels(y, ratio=values["ratio"], seed=values["seed"])
         opts = {k: values[k] for k in cls.KERNEL_OPTIONS if values.get(k) is not None}
-        return cls.from_points(X, np.column_stack([pairs.i, pairs.j]), pairs.t,
-                               seed=values["seed"], **opts)
+        return cls.from_points(
+            X, np.column_stack([pairs.i, pairs.j]), pairs.t, seed=values["seed"], **opts
+        )
 
     @property
     def n(self) -> int:
@@ -154,15 +213,19 @@ class SpectralMetric(Formulation):
         cons = {"sum": cp.sum(beta) == self.c}
         if self.nonneg:
             cons["nonneg"] = beta >= 0
-        problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(self.d, cp.square(beta)))),
-                             list(cons.values()))
+        problem = cp.Problem(
+            cp.Minimize(cp.sum(cp.multiply(self.d, cp.square(beta)))), list(cons.values())
+        )
         return CvxpyModel(problem, {"beta": beta}, cons)
 
     def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
         beta = np.asarray(model.variables["beta"].value, dtype=float)
-        return {"primal": {"beta": beta}, "kernel": self.kernel(beta),
-                # CVXPY's Lagrangian adds y·(1ᵀβ − c): stationarity 2Dβ + y = 0, so ρ = −y
-                "duals": {"rho": -float(np.ravel(model.constraints["sum"].dual_value)[0])}}
+        return {
+            "primal": {"beta": beta},
+            "kernel": self.kernel(beta),
+            # CVXPY's Lagrangian adds y·(1ᵀβ − c): stationarity 2Dβ + y = 0, so ρ = −y
+            "duals": {"rho": -float(np.ravel(model.constraints["sum"].dual_value)[0])},
+        }
 
     def dual_value(self, rho: float) -> float:
         """g(ρ) = ρc − Σ_r ψ(ρ)/(4 d_r): a lower bound on the optimum for every ρ."""
@@ -174,9 +237,14 @@ class SpectralMetric(Formulation):
         proofs — g(ρ) rounded down, and the value of an exact point of the constraint row
         near β rounded up (:mod:`kernelsdp.certificate.simple_sets`)."""
         beta = np.asarray(result.primal["beta"], dtype=float)
-        measures = {"equality_violation": abs(beta.sum() - self.c) / max(abs(self.c), 1e-300),
-                    "negativity": (float(np.max(np.maximum(-beta, 0.0))) / max(abs(self.c), 1e-300)
-                                   if self.nonneg else 0.0)}
+        measures = {
+            "equality_violation": abs(beta.sum() - self.c) / max(abs(self.c), 1e-300),
+            "negativity": (
+                float(np.max(np.maximum(-beta, 0.0))) / max(abs(self.c), 1e-300)
+                if self.nonneg
+                else 0.0
+            ),
+        }
         upper, why = corrected_quadratic_up(self.d, beta, self.c, self.nonneg)
         up_label = PROOF if not why else ESTIMATE
         rho = result.duals.get("rho")
@@ -184,19 +252,32 @@ class SpectralMetric(Formulation):
             return feasibility_only(tol, measures, upper, label=up_label, why=why)
         nu = 2 * self.d * beta - rho
         if self.nonneg:  # ν ≥ 0 and ν_r β_r = 0
-            stat = max(float(np.max(np.maximum(-nu, 0.0))),
-                       float(np.max(np.abs(nu * beta))) / max(self.c, 1e-300))
+            stat = max(
+                float(np.max(np.maximum(-nu, 0.0))),
+                float(np.max(np.abs(nu * beta))) / max(self.c, 1e-300),
+            )
         else:
             stat = float(np.max(np.abs(nu)))
         measures["stationarity"] = stat / max(abs(rho), 1e-300)
         rho = float(rho)
         lower = self.dual_value(rho)
-        psi = max(rho, 0.0) ** 2 if self.nonneg else rho ** 2
-        err = gamma(self.d.size + 6) * (abs(rho * self.c) + psi * float(np.sum(1.0 / (4.0 * self.d))))
-        return Certificate(OPTIMALITY, tol, down(lower - up(err)), upper, PROOF, measures,
-                           ("stationarity",), note="lower bound: the dual function g(ρ)",
-                           upper_label=up_label, upper_why=why,
-                           scale=float(np.sum(self.d * beta * beta)))
+        psi = max(rho, 0.0) ** 2 if self.nonneg else rho**2
+        err = gamma(self.d.size + 6) * (
+            abs(rho * self.c) + psi * float(np.sum(1.0 / (4.0 * self.d)))
+        )
+        return Certificate(
+            OPTIMALITY,
+            tol,
+            down(lower - up(err)),
+            upper,
+            PROOF,
+            measures,
+            ("stationarity",),
+            note="lower bound: the dual function g(ρ)",
+            upper_label=up_label,
+            upper_why=why,
+            scale=float(np.sum(self.d * beta * beta)),
+        )
 
     def kernel(self, beta) -> KernelFactor | None:
         return None if self.basis is None else KernelFactor(self.basis * np.asarray(beta)[None])

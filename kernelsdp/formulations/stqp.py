@@ -28,23 +28,36 @@ certified optimum.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-import itertools
-
-from ..certificate import (ESTIMATE, OPTIMALITY, PROOF, Certificate, conic_certificate,
-                           solve_canonical)
+from ..certificate import (
+    ESTIMATE,
+    OPTIMALITY,
+    PROOF,
+    Certificate,
+    conic_certificate,
+    solve_canonical,
+)
 from ..certificate.simple_sets import corrected_quadratic_up
-from ..linalg.rounding import down
-from ..errors import InvalidDataError, TooLargeError
-from ..validation import check_choice
-from ..relaxations import QCQP, relax, to_simplex
 from ..declarations import Input, parameter
-from .base import (DATASET, N_POINTS, PROBLEM, SEED, WITH_DATASET, CvxpyModel, Formulation,
-                   require_keys)
+from ..errors import InvalidDataError, TooLargeError
+from ..linalg.rounding import down
+from ..relaxations import QCQP, relax, to_simplex
+from ..validation import check_choice
+from .base import (
+    DATASET,
+    N_POINTS,
+    PROBLEM,
+    SEED,
+    WITH_DATASET,
+    CvxpyModel,
+    Formulation,
+    require_keys,
+)
 
 #: a face solution counts as interior when all its entries exceed this
 FACE_TOL = 1e-12
@@ -64,24 +77,48 @@ def elementwise_positive(Z: np.ndarray) -> bool:
 
 
 #: how a StQP is built from a data set: the N-cut surrogate of seed 003 (ncut_mkl.py)
-N_EXAMPLES = Input("n_examples", int, default=10, low=2, only_with="dataset", group=WITH_DATASET,
-                   help="random training examples (subsets of points) of the N-cut ratios")
-EXAMPLE_SIZE = Input("example_size", int, default=40, low=2, unit="points",
-                     only_with="dataset", group=WITH_DATASET, help="points per example")
+N_EXAMPLES = Input(
+    "n_examples",
+    int,
+    default=10,
+    low=2,
+    only_with="dataset",
+    group=WITH_DATASET,
+    help="random training examples (subsets of points) of the N-cut ratios",
+)
+EXAMPLE_SIZE = Input(
+    "example_size",
+    int,
+    default=40,
+    low=2,
+    unit="points",
+    only_with="dataset",
+    group=WITH_DATASET,
+    help="points per example",
+)
 
 
 @dataclass
 class StQP(Formulation):
     Q: np.ndarray
-    relaxation: str = parameter("sdp1", "the convex lifting solved by a conic solver "
-                                "(docs/ncut_stqp.md §2)", BOUNDED_LIFTINGS)
+    relaxation: str = parameter(
+        "sdp1",
+        "the convex lifting solved by a conic solver (docs/ncut_stqp.md §2)",
+        BOUNDED_LIFTINGS,
+    )
 
     name: ClassVar[str] = "stqp"
     relaxed_model: ClassVar[bool] = True
     NPZ_KEYS: ClassVar[dict[str, str]] = {"Q": "(d, d) matrix (symmetrised as (Q + Qᵀ)/2)"}
     #: a Q file, or the N-cut surrogate's Q from a data set (seed 003, ncut_mkl.py)
-    INPUTS: ClassVar[tuple[Input, ...]] = (PROBLEM, DATASET, N_POINTS, SEED, N_EXAMPLES,
-                                           EXAMPLE_SIZE)
+    INPUTS: ClassVar[tuple[Input, ...]] = (
+        PROBLEM,
+        DATASET,
+        N_POINTS,
+        SEED,
+        N_EXAMPLES,
+        EXAMPLE_SIZE,
+    )
 
     def __post_init__(self) -> None:
         Q = np.asarray(self.Q, dtype=float)
@@ -93,13 +130,14 @@ class StQP(Formulation):
         self.relaxation = check_choice(self.relaxation, "relaxation", self.name, BOUNDED_LIFTINGS)
 
     @classmethod
-    def from_dataset(cls, values) -> "StQP":
+    def from_dataset(cls, values) -> StQP:
         """The Q of N-cut kernel learning on a bundled data set (:class:`NCutMKL`)."""
         from .ncut_mkl import NCutMKL
+
         return cls(Q=NCutMKL.from_dataset(values).Q, **cls.given_parameters(values))
 
     @classmethod
-    def from_npz(cls, arrays, **params) -> "StQP":
+    def from_npz(cls, arrays, **params) -> StQP:
         require_keys(arrays, ("Q",), cls.name)
         return cls(Q=arrays["Q"], **{k: v for k, v in params.items() if v is not None})
 
@@ -125,8 +163,12 @@ class StQP(Formulation):
 
     def build(self) -> CvxpyModel:
         rel = relax(self.original(), self.relaxation)
-        return CvxpyModel(rel.problem, {"Y": rel.Y},
-                          {k: v[0] for k, v in rel.constraints.items() if v}, relaxation=rel)
+        return CvxpyModel(
+            rel.problem,
+            {"Y": rel.Y},
+            {k: v[0] for k, v in rel.constraints.items() if v},
+            relaxation=rel,
+        )
 
     def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
         """Round back to the simplex (each scheme, polished on its face) and report; the point
@@ -134,11 +176,17 @@ class StQP(Formulation):
         rel = model.relaxation
         rec = rel.recover(feasible=to_simplex, refine=self.polish, current=True)
         alpha, rep = rec.best.x, rec.report
-        return {"objective": self.objective(alpha), "primal": {"alpha": alpha},
-                "info": {"tightness": rep.to_dict(), "rank": rep.rank,
-                         "rounding": rep.rounding, "relaxation": self.relaxation,
-                         "theorem1_condition": elementwise_positive(
-                             rel.lifted_matrix(current=True))}}
+        return {
+            "objective": self.objective(alpha),
+            "primal": {"alpha": alpha},
+            "info": {
+                "tightness": rep.to_dict(),
+                "rank": rep.rank,
+                "rounding": rep.rounding,
+                "relaxation": self.relaxation,
+                "theorem1_condition": elementwise_positive(rel.lifted_matrix(current=True)),
+            },
+        }
 
     # ----- faces --------------------------------------------------------------------------
     def face_point(self, support) -> np.ndarray | None:
@@ -174,9 +222,11 @@ class StQP(Formulation):
         stationary; a face whose system is singular attains its value on a smaller face."""
         d = self.d
         if d > EXACT_MAX_D:
-            raise TooLargeError(f"the exact StQP oracle enumerates 2^d faces; d = {d} exceeds "
-                                f"its limit d <= {EXACT_MAX_D}. Use --solver local or a conic "
-                                "solver (SDP1 bound + rounding).")
+            raise TooLargeError(
+                f"the exact StQP oracle enumerates 2^d faces; d = {d} exceeds "
+                f"its limit d <= {EXACT_MAX_D}. Use --solver local or a conic "
+                "solver (SDP1 bound + rounding)."
+            )
         best, best_val, faces = None, np.inf, 0
         for k in range(1, d + 1):
             for S in itertools.combinations(range(d), k):
@@ -193,8 +243,10 @@ class StQP(Formulation):
         minimum (d ≤ EXACT_MAX_D) is exact in exact arithmetic, but its 2^d linear solves
         round without a bound: it is an estimate, used only where no proof is at hand."""
         a = np.asarray(result.primal["alpha"], dtype=float)
-        measures = {"simplex_violation": max(abs(a.sum() - 1.0), max(0.0, -float(a.min()))),
-                    "kkt_violation": self.kkt_violation(a)}
+        measures = {
+            "simplex_violation": max(abs(a.sum() - 1.0), max(0.0, -float(a.min()))),
+            "kkt_violation": self.kkt_violation(a),
+        }
         upper, why = corrected_quadratic_up(self.Q, a, 1.0, nonneg=True)
         up_label = PROOF if not why else ESTIMATE
         proofs, estimates = self._lower_bounds(result, tol)
@@ -205,13 +257,33 @@ class StQP(Formulation):
             (lower, how), label = max(estimates), ESTIMATE
             lo_why = how + ": not a proof in floating point"
         else:
-            return Certificate(OPTIMALITY, tol, None, upper, ESTIMATE, measures,
-                               ("kkt_violation",), note="no lower bound could be certified",
-                               upper_label=up_label, upper_why=why,
-                               lower_why="no lower bound")
-        return Certificate(OPTIMALITY, tol, lower, upper, label, measures, ("kkt_violation",),
-                           note="lower bound: " + how, upper_label=up_label, upper_why=why,
-                           lower_why=lo_why, scale=float(np.abs(a) @ np.abs(self.Q) @ np.abs(a)))
+            return Certificate(
+                OPTIMALITY,
+                tol,
+                None,
+                upper,
+                ESTIMATE,
+                measures,
+                ("kkt_violation",),
+                note="no lower bound could be certified",
+                upper_label=up_label,
+                upper_why=why,
+                lower_why="no lower bound",
+            )
+        return Certificate(
+            OPTIMALITY,
+            tol,
+            lower,
+            upper,
+            label,
+            measures,
+            ("kkt_violation",),
+            note="lower bound: " + how,
+            upper_label=up_label,
+            upper_why=why,
+            lower_why=lo_why,
+            scale=float(np.abs(a) @ np.abs(self.Q) @ np.abs(a)),
+        )
 
     def _lower_bounds(self, result, tol: float) -> tuple[list, list]:
         """([(bound, how)] proven, [(bound, how)] estimates)."""

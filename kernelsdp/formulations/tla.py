@@ -42,26 +42,40 @@ from typing import Any, ClassVar
 import cvxpy as cp
 import numpy as np
 
-from ..certificate import ESTIMATE, OPTIMALITY, PROOF, Certificate, feasibility_only
-from .tla_proof import lmtl_lower, lmtl_upper, mwc_ends
+from ..certificate import ESTIMATE, OPTIMALITY, Certificate, feasibility_only
 from ..data.ramps import RampBasis, kernel_gram, label_alignment, validate_labels
+from ..declarations import Input, parameter
 from ..errors import InvalidParameterError, TooLargeError
-from ..validation import check_choice
 from ..relaxations import QCQP, numerical_rank, relax
 from ..tolerances import EIG_ZERO_RTOL
-from ..declarations import Input, parameter
-from .base import (DATASET, N_POINTS, PROBLEM, SEED, CvxpyModel, Formulation, dataset_points,
-                   require_keys, scalar_key)
+from ..validation import check_choice
+from .base import (
+    DATASET,
+    N_POINTS,
+    PROBLEM,
+    SEED,
+    CvxpyModel,
+    Formulation,
+    dataset_points,
+    require_keys,
+    scalar_key,
+)
+from .tla_proof import lmtl_lower, lmtl_upper, mwc_ends
 
 #: NC-TLA and LMTL hold an n-sized PSD block; above this n they are refused.
 BLOCK_MAX_N = 400
 SIGN_TOL = 1e-6
 
-_NPZ = {"X": "(n, D) training points", "y": "(n,) labels ±1",
-        "ramps (optional)": "ramps per feature J (default 10; flag --ramps)"}
+_NPZ = {
+    "X": "(n, D) training points",
+    "y": "(n,) labels ±1",
+    "ramps (optional)": "ramps per feature J (default 10; flag --ramps)",
+}
 
 
-def mixture_kernel(basis, M: np.ndarray, XA: np.ndarray, XB: np.ndarray | None = None) -> np.ndarray:
+def mixture_kernel(
+    basis, M: np.ndarray, XA: np.ndarray, XB: np.ndarray | None = None
+) -> np.ndarray:
     """Σ_ij M_ij φ_i(XA) φ_j(XB)ᵀ (for evaluation on modest n)."""
     FA = basis(XA)
     FB = FA if XB is None else basis(XB)
@@ -75,9 +89,14 @@ def weights_report(m: np.ndarray, M: np.ndarray) -> dict[str, Any]:
     v = vecs[:, -1] * np.sqrt(max(vals[-1], 0.0))
     v = v if v.sum() >= 0 else -v
     scale = max(float(np.abs(v).max()), 1e-300)
-    return {"rank_M": rank, "M_minus_mmT": float(np.linalg.norm(M - np.outer(m, m))),
-            "weights": [float(x) for x in v], "negative_weights": int(np.sum(v < -SIGN_TOL * scale)),
-            "monotone": bool(np.all(v >= -SIGN_TOL * scale)), "norm_m": float(np.linalg.norm(m))}
+    return {
+        "rank_M": rank,
+        "M_minus_mmT": float(np.linalg.norm(M - np.outer(m, m))),
+        "weights": [float(x) for x in v],
+        "negative_weights": int(np.sum(v < -SIGN_TOL * scale)),
+        "monotone": bool(np.all(v >= -SIGN_TOL * scale)),
+        "norm_m": float(np.linalg.norm(m)),
+    }
 
 
 @dataclass
@@ -89,9 +108,18 @@ class _TLA(Formulation):
     NPZ_KEYS: ClassVar[dict[str, str]] = _NPZ
     #: a .npz or a data set (one class against the rest), and the number of ramps
     INPUTS: ClassVar[tuple[Input, ...]] = (
-        PROBLEM, DATASET, N_POINTS, SEED,
-        Input("ramps", int, low=1, file_key="ramps",
-              help="ramps per feature J (default 10; overrides the file's)"))
+        PROBLEM,
+        DATASET,
+        N_POINTS,
+        SEED,
+        Input(
+            "ramps",
+            int,
+            low=1,
+            file_key="ramps",
+            help="ramps per feature J (default 10; overrides the file's)",
+        ),
+    )
     #: whether the lifted point must satisfy 1ᵀm ≤ 1 and tr M ≤ 1 (not in NC-TLA, eq. 11)
     BOUNDED_MIXING: ClassVar[bool] = True
 
@@ -146,27 +174,35 @@ class _TLA(Formulation):
 @dataclass
 class MWCTLA(_TLA):
     tightened: bool = parameter(False, "add the DNN cut M >= 0 (the same as --relaxation dnn)")
-    relaxation: str | None = parameter(None, "shor (eq. 13 as printed) or dnn (tightened)",
-                                       ("shor", "dnn"))
+    relaxation: str | None = parameter(
+        None, "shor (eq. 13 as printed) or dnn (tightened)", ("shor", "dnn")
+    )
     name: ClassVar[str] = "mwc-tla"
 
     def __post_init__(self) -> None:
         if self.tightened and self.relaxation == "shor":
-            raise InvalidParameterError("mwc-tla: tightened means relaxation 'dnn'; got "
-                                        "tightened with relaxation 'shor'.")
+            raise InvalidParameterError(
+                "mwc-tla: tightened means relaxation 'dnn'; got tightened with relaxation 'shor'."
+            )
         if self.relaxation is None:
             self.relaxation = "dnn" if self.tightened else "shor"
         self.relaxation = check_choice(self.relaxation, "relaxation", self.name, ("shor", "dnn"))
         self.tightened = self.relaxation == "dnn"
 
     @classmethod
-    def from_data(cls, X, y, J: int = 10, basis=None, tightened: bool = False,
-                  relaxation: str | None = None) -> "MWCTLA":
+    def from_data(
+        cls, X, y, J: int = 10, basis=None, tightened: bool = False, relaxation: str | None = None
+    ) -> MWCTLA:
         X = np.asarray(X, dtype=float)
         y = validate_labels(y, len(X))
         basis = basis or RampBasis.fit(X, J)
-        return cls(Q=label_alignment(basis, X, y), basis=basis, n_points=len(X),
-                   tightened=tightened, relaxation=relaxation)
+        return cls(
+            Q=label_alignment(basis, X, y),
+            basis=basis,
+            n_points=len(X),
+            tightened=tightened,
+            relaxation=relaxation,
+        )
 
     @property
     def psd_dim(self) -> int:
@@ -180,8 +216,13 @@ class MWCTLA(_TLA):
         reported as ⟨M, Q⟩ with the unscaled Q."""
         J = self.n
         scale = max(float(np.abs(self.Q).max()), 1e-300)
-        return QCQP.build(-self.Q / scale, G=np.ones((1, J)), h=[1.0],
-                          inequalities=[(np.eye(J), None, -1.0)], nonneg=True)
+        return QCQP.build(
+            -self.Q / scale,
+            G=np.ones((1, J)),
+            h=[1.0],
+            inequalities=[(np.eye(J), None, -1.0)],
+            nonneg=True,
+        )
 
     def objective(self, M) -> float:
         return float(np.sum(self.Q * np.asarray(M)))
@@ -200,9 +241,19 @@ class MWCTLA(_TLA):
         (lo, lo_lab, lo_why), (top, up_lab, up_why) = mwc_ends(self.Q, M, m)
         if self.tightened:  # M ≥ 0 entrywise is not proven for the factor
             lo_lab, lo_why = ESTIMATE, "the tightened model's M ≥ 0 is not proven"
-        return Certificate(OPTIMALITY, tol, lo, top, lo_lab, measures, (),  # (m, M)'s own
-                           note="upper bound λ_max(Q)₊ (M ⪰ 0, tr M ≤ 1)",
-                           upper_label=up_lab, lower_why=lo_why, upper_why=up_why)
+        return Certificate(
+            OPTIMALITY,
+            tol,
+            lo,
+            top,
+            lo_lab,
+            measures,
+            (),  # (m, M)'s own
+            note="upper bound λ_max(Q)₊ (M ⪰ 0, tr M ≤ 1)",
+            upper_label=up_lab,
+            lower_why=lo_why,
+            upper_why=up_why,
+        )
 
     def build(self) -> CvxpyModel:
         rel = relax(self.original(), self.relaxation)
@@ -211,8 +262,11 @@ class MWCTLA(_TLA):
     def from_cvxpy(self, model: CvxpyModel) -> dict[str, Any]:
         m, M = model.relaxation.solution()
         rep = weights_report(m, M)
-        return {"objective": self.objective(M), "primal": {"m": m, "M": M},
-                "info": {**rep, "tightened": self.tightened}}
+        return {
+            "objective": self.objective(M),
+            "primal": {"m": m, "M": M},
+            "info": {**rep, "tightened": self.tightened},
+        }
 
 
 @dataclass
@@ -272,8 +326,10 @@ class NCTLA(_TLA):
         cert = super().certificate(result, tol)
         if result.info.get("reduction") == "schur" and result.canonical is not None:
             M = np.asarray(result.primal["M"], dtype=float)
-            extra = {"psd_M": float(max(0.0, -np.linalg.eigvalsh((M + M.T) / 2)[0])),
-                     "kernel_norm_violation": max(0.0, self.kernel_norm(M) - 1.0)}
+            extra = {
+                "psd_M": float(max(0.0, -np.linalg.eigvalsh((M + M.T) / 2)[0])),
+                "kernel_norm_violation": max(0.0, self.kernel_norm(M) - 1.0),
+            }
             cert = replace(cert, measures={**cert.measures, **extra})
         return cert
 
@@ -284,8 +340,13 @@ class NCTLA(_TLA):
         m, M = Y[1:, 0], Y[1:, 1:]
         A = cp.Variable((n, n), symmetric=True)
         K = self._KM(M)
-        cons = [Y >> 0, Y[0, 0] == 1, m >= 0, cp.trace(A) <= 1,
-                cp.bmat([[A, K], [K, np.eye(n)]]) >> 0]
+        cons = [
+            Y >> 0,
+            Y[0, 0] == 1,
+            m >= 0,
+            cp.trace(A) <= 1,
+            cp.bmat([[A, K], [K, np.eye(n)]]) >> 0,
+        ]
         prob = cp.Problem(cp.Maximize(cp.sum(cp.multiply(self.Q, M))), cons)
         return CvxpyModel(prob, {"Y": Y}, {})
 
@@ -359,20 +420,34 @@ class LMTL(NCTLA):
         feasibility."""
         if result.canonical is not None or "alpha" not in result.duals:
             return _TLA.certificate(self, result, tol)
-        M, a = np.asarray(result.primal["M"], dtype=float), np.asarray(result.duals["alpha"], dtype=float)
+        M, a = (
+            np.asarray(result.primal["M"], dtype=float),
+            np.asarray(result.duals["alpha"], dtype=float),
+        )
         scale = 1.0 + float(np.abs(a).sum())
-        measures = {"psd_M": float(max(0.0, -np.linalg.eigvalsh((M + M.T) / 2)[0])),
-                    "trace_violation": float(max(0.0, np.trace(M) - 1.0)),
-                    "alpha_box": float(max(0.0, -a.min(), a.max() - self.C)) / scale,
-                    "alpha_equality": abs(float(self.y @ a)) / scale}
+        measures = {
+            "psd_M": float(max(0.0, -np.linalg.eigvalsh((M + M.T) / 2)[0])),
+            "trace_violation": float(max(0.0, np.trace(M) - 1.0)),
+            "alpha_box": float(max(0.0, -a.min(), a.max() - self.C)) / scale,
+            "alpha_equality": abs(float(self.y @ a)) / scale,
+        }
         aM = np.asarray(result.primal.get("alpha_M", a), dtype=float)  # the α that built w
         lo, lo_lab, lo_why = lmtl_lower(self, a)
         hi, up_lab, up_why = lmtl_upper(self, M, aM)
-        return Certificate(OPTIMALITY, tol, lo, hi, lo_lab, measures,
-                           ("alpha_box", "alpha_equality"),  # the duals: reported; M's judged
-                           note="SVM dual bound (α) and SVM primal bound (M)",
-                           upper_label=up_lab, lower_why=lo_why, upper_why=up_why,
-                           scale=2 * float(np.sum(np.abs(a))))
+        return Certificate(
+            OPTIMALITY,
+            tol,
+            lo,
+            hi,
+            lo_lab,
+            measures,
+            ("alpha_box", "alpha_equality"),  # the duals: reported; M's judged
+            note="SVM dual bound (α) and SVM primal bound (M)",
+            upper_label=up_lab,
+            lower_why=lo_why,
+            upper_why=up_why,
+            scale=2 * float(np.sum(np.abs(a))),
+        )
 
     def build(self) -> CvxpyModel:
         J, n, y = self.n, self.n_points, self.y
@@ -384,8 +459,14 @@ class LMTL(NCTLA):
         YKY = cp.multiply(np.outer(y, y), self._KM(M))
         u = cp.reshape(1 + v - delta + lam * y, (n, 1), order="F")
         corner = cp.reshape(t - 2 * self.C * cp.sum(delta), (1, 1), order="F")
-        cons = [Y >> 0, Y[0, 0] == 1, m >= 0, cp.sum(m) <= 1, cp.trace(M) <= 1,
-                cp.bmat([[YKY, u], [u.T, corner]]) >> 0]
+        cons = [
+            Y >> 0,
+            Y[0, 0] == 1,
+            m >= 0,
+            cp.sum(m) <= 1,
+            cp.trace(M) <= 1,
+            cp.bmat([[YKY, u], [u.T, corner]]) >> 0,
+        ]
         prob = cp.Problem(cp.Minimize(t), cons)
         return CvxpyModel(prob, {"Y": Y, "t": t}, {})
 
@@ -397,7 +478,7 @@ class KA(_TLA):
     name: ClassVar[str] = "ka"
 
     @classmethod
-    def from_data(cls, X, y, J: int = 10, basis=None) -> "KA":
+    def from_data(cls, X, y, J: int = 10, basis=None) -> KA:
         X = np.asarray(X, dtype=float)
         y = validate_labels(y, len(X))
         basis = basis or RampBasis.fit(X, J)
@@ -417,8 +498,10 @@ class KA(_TLA):
 
     def feasibility(self, m, M=None) -> dict[str, float]:
         m = np.asarray(m, dtype=float)
-        return {"negativity_m": float(max(0.0, -m.min())),
-                "quadratic_violation": float(max(0.0, m @ self.S @ m - 1.0))}
+        return {
+            "negativity_m": float(max(0.0, -m.min())),
+            "quadratic_violation": float(max(0.0, m @ self.S @ m - 1.0)),
+        }
 
     def _sigma(self) -> float:
         return max(float(np.abs(self.S).max()), 1e-300)
@@ -454,8 +537,10 @@ def _best_bias_hinge(s: np.ndarray, y: np.ndarray) -> float:
 def _refuse(name: str, n: int, block: int) -> None:
     if n > BLOCK_MAX_N:
         t = block * (block + 1) // 2
-        raise TooLargeError(f"{name} holds a {block}×{block} semidefinite block for n = {n} points: "
-                            f"an interior-point solve needs about {48 * t * t / 2**30:.0f} GiB and a "
-                            f"first-order one about {80 * block * block / 2**30:.1f} GiB plus "
-                            f"O({block}³) work per iteration; limit n <= {BLOCK_MAX_N}. Use mwc-tla, "
-                            "whose size depends on the number of ramps only.")
+        raise TooLargeError(
+            f"{name} holds a {block}×{block} semidefinite block for n = {n} points: "
+            f"an interior-point solve needs about {48 * t * t / 2**30:.0f} GiB and a "
+            f"first-order one about {80 * block * block / 2**30:.1f} GiB plus "
+            f"O({block}³) work per iteration; limit n <= {BLOCK_MAX_N}. Use mwc-tla, "
+            "whose size depends on the number of ramps only."
+        )

@@ -48,9 +48,13 @@ def mwc_ends(Q: np.ndarray, M: np.ndarray, m: np.ndarray) -> tuple:
     QR = Q @ R
     value = float(np.sum(R * QR))
     err = gamma(Q.shape[0] * max(R.shape[1], 1) + Q.shape[0]) * float(
-        np.sum(np.abs(R) * (np.abs(Q) @ np.abs(R))))
-    lo = (down(value - up(err)), PROOF, "") if not np.any(np.asarray(m)) else (
-        value, ESTIMATE, "m ≠ 0: the lifted point is not proven feasible")
+        np.sum(np.abs(R) * (np.abs(Q) @ np.abs(R)))
+    )
+    lo = (
+        (down(value - up(err)), PROOF, "")
+        if not np.any(np.asarray(m))
+        else (value, ESTIMATE, "m ≠ 0: the lifted point is not proven feasible")
+    )
     top, proof, why = lambda_max_up(Q)
     return lo, (max(top, 0.0), PROOF if proof else ESTIMATE, why)
 
@@ -81,7 +85,8 @@ def lmtl_lower(f, alpha: np.ndarray) -> tuple[float, str, str]:
     G_err = gamma(f.n_points) * np.einsum("njd,n->dj", np.abs(f.F), np.abs(ya))
     GtG = G.T @ G
     E = np.abs(G_err).T @ (np.abs(G) + np.abs(G_err)) * 2 + gamma(G.shape[0]) * (
-        np.abs(G).T @ np.abs(G))
+        np.abs(G).T @ np.abs(G)
+    )
     v = verified_min_eig(-GtG, E)
     if not v.proof:
         return f.svm_dual_bound(alpha), ESTIMATE, v.note
@@ -97,9 +102,11 @@ def lmtl_upper(f, M: np.ndarray, alpha_M: np.ndarray) -> tuple[float, str, str]:
     B_abs = np.einsum("njd,jk->nkd", np.abs(f.F), np.abs(R)).reshape(f.n_points, -1)
     w = B.T @ (f.y * np.asarray(alpha_M, dtype=float))
     s = B @ w
-    s_err = (gamma(R.shape[0]) * B_abs @ np.abs(w) + gamma(w.size) * np.abs(B) @ np.abs(w))
+    s_err = gamma(R.shape[0]) * B_abs @ np.abs(w) + gamma(w.size) * np.abs(B) @ np.abs(w)
     b = _best_bias(s, f.y)
-    worst = np.maximum(0.0, 1 - f.y * (s + b) + s_err + 4 * UNIT_ROUNDOFF * (np.abs(s) + abs(b) + 1))
+    worst = np.maximum(
+        0.0, 1 - f.y * (s + b) + s_err + 4 * UNIT_ROUNDOFF * (np.abs(s) + abs(b) + 1)
+    )
     return up(sum_up(w * w) + up(2 * f.C * sum_up(worst))), PROOF, ""
 
 

@@ -68,10 +68,12 @@ class Anderson:
             np.subtract(f, self.f_prev, out=dF, casting="same_kind")
             np.subtract(g, self.g_prev, out=dG, casting="same_kind")
             self.filled = min(self.filled + 1, self.memory)
-            row = _rows_dot(self.dF[:self.filled], dF) if self.mixed else self.dF[:self.filled] @ dF
-            self.gram[self.head, :self.filled] = row
-            self.gram[:self.filled, self.head] = row
-            self.cross[:self.filled] += row  # ΔF_iᵀ f = ΔF_iᵀ f_prev + ΔF_iᵀ ΔF_new
+            row = (
+                _rows_dot(self.dF[: self.filled], dF) if self.mixed else self.dF[: self.filled] @ dF
+            )
+            self.gram[self.head, : self.filled] = row
+            self.gram[: self.filled, self.head] = row
+            self.cross[: self.filled] += row  # ΔF_iᵀ f = ΔF_iᵀ f_prev + ΔF_iᵀ ΔF_new
             self.cross[self.head] = float(_rows_dot(dF, f)) if self.mixed else float(dF @ f)
             self.head = (self.head + 1) % self.memory
         self.f, self.f_prev = self.f_prev, f  # f becomes the previous residual, no copy
@@ -98,6 +100,7 @@ def _rows_dot(a: np.ndarray, b: np.ndarray):
     """a·b accumulated in float64 (a: rows or one vector, b: a vector) a block of columns
     at a time: a float32 BLAS dot over tens of millions of entries would lose digits the
     normal equations need."""
-    return sum(a[..., s:s + BLOCK].astype(np.float64)
-               @ b[s:s + BLOCK].astype(np.float64, copy=False)
-               for s in range(0, b.size, BLOCK))
+    return sum(
+        a[..., s : s + BLOCK].astype(np.float64) @ b[s : s + BLOCK].astype(np.float64, copy=False)
+        for s in range(0, b.size, BLOCK)
+    )

@@ -79,9 +79,14 @@ def gershgorin(M, which: str, lowrank: np.ndarray | None = None, coef: float = 0
     return float(np.max(d + radius)) + max(0.0, extra)
 
 
-def extreme_eigenvalue(M, which: str = "SA", lowrank: np.ndarray | None = None,
-                       coef: float = 0.0, v0: np.ndarray | None = None,
-                       tol: float = ARPACK_TOL) -> Extreme:
+def extreme_eigenvalue(
+    M,
+    which: str = "SA",
+    lowrank: np.ndarray | None = None,
+    coef: float = 0.0,
+    v0: np.ndarray | None = None,
+    tol: float = ARPACK_TOL,
+) -> Extreme:
     """λ_min (``which='SA'``) or λ_max (``'LA'``) of the symmetric M + coef·UUᵀ.
 
     ``M`` is sparse or dense (n × n); ``lowrank`` is U (n × r) or None.

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -142,28 +142,46 @@ class EigenBudget:
     def check(self) -> None:
         t = self.elapsed()
         if self.time_limit is not None and t > self.time_limit:
-            raise EigenStop(Termination.TIME_LIMIT, f"the eigen-solve passed its time limit of "
-                            f"{self.time_limit:g} s after {self.products} products with A")
+            raise EigenStop(
+                Termination.TIME_LIMIT,
+                f"the eigen-solve passed its time limit of "
+                f"{self.time_limit:g} s after {self.products} products with A",
+            )
         if self.max_products is not None and self.products >= self.max_products:
-            raise EigenStop(Termination.ITERATION_LIMIT, f"the eigen-solve used its "
-                            f"{self.max_products} products with A without converging")
+            raise EigenStop(
+                Termination.ITERATION_LIMIT,
+                f"the eigen-solve used its {self.max_products} products with A without converging",
+            )
         if self.progress is not None and t - self._shown >= self.every:
             self._shown = t
-            self.progress({"iteration": self.products, "primal": None, "dual": None,
-                           "relative_gap": None, "time_s": t})
+            self.progress(
+                {
+                    "iteration": self.products,
+                    "primal": None,
+                    "dual": None,
+                    "relative_gap": None,
+                    "time_s": t,
+                }
+            )
 
     def operator(self, A) -> spla.LinearOperator:
         """A as an operator that counts its products and stops at the limits."""
+
         def matmat(X):
             self.products += 1 if X.ndim == 1 else X.shape[1]
             self.check()
             return A @ X
+
         return spla.LinearOperator(A.shape, matvec=matmat, matmat=matmat, dtype=float)
 
 
-def positive_eigenpairs(A, method: str = "auto", k0: int | None = None,
-                        v0: np.ndarray | None = None,
-                        budget: EigenBudget | None = None) -> PositivePart:
+def positive_eigenpairs(
+    A,
+    method: str = "auto",
+    k0: int | None = None,
+    v0: np.ndarray | None = None,
+    budget: EigenBudget | None = None,
+) -> PositivePart:
     """All eigenpairs of the symmetric matrix A with positive eigenvalue.
 
     ``method``: ``auto`` (dense for n ≤ DENSE_ALWAYS_N, else ``probe``), ``probe`` (one
@@ -198,8 +216,10 @@ def positive_eigenpairs(A, method: str = "auto", k0: int | None = None,
         if est > n / SPARSE_FRACTION:
             if dense_bytes(n) <= DENSE_MEMORY_LIMIT:
                 return _dense_part(A, info)
-            info["note"] = (f"dense eigh would need {dense_bytes(n) / 2**30:.1f} GiB; "
-                            "using ARPACK although the positive part is large")
+            info["note"] = (
+                f"dense eigh would need {dense_bytes(n) / 2**30:.1f} GiB; "
+                "using ARPACK although the positive part is large"
+            )
         return _arpack(A, op, max(2 * k, int(min(1.3 * est, n / 4)) + 16), v0, info)
     return _arpack(A, op, k0 or PROBE_BLOCK, v0, info)
 
@@ -218,8 +238,10 @@ def _eigsh(A, k: int, v0):
         try:
             return spla.eigsh(A, k=k, which="LA", v0=v0, ncv=min(n - 1, max(2 * k + 1, 20)))
         except spla.ArpackNoConvergence as exc:
-            raise EigenStop(Termination.NUMERICAL_ERROR, f"ARPACK did not converge on {k} "
-                            f"eigenpairs ({len(exc.eigenvalues)} converged)") from None
+            raise EigenStop(
+                Termination.NUMERICAL_ERROR,
+                f"ARPACK did not converge on {k} eigenpairs ({len(exc.eigenvalues)} converged)",
+            ) from None
 
 
 def _arpack(A, op, k: int, v0, info: dict) -> PositivePart:
@@ -234,7 +256,9 @@ def _arpack(A, op, k: int, v0, info: dict) -> PositivePart:
         if w.min() <= EIG_ZERO_RTOL * scale or k >= n - 2:
             break
         if dense_bytes(n) <= DENSE_MEMORY_LIMIT and 2 * k > n / 4:
-            info["note"] = f"ARPACK block reached {k} with all eigenvalues positive; switched to dense eigh"
+            info["note"] = (
+                f"ARPACK block reached {k} with all eigenvalues positive; switched to dense eigh"
+            )
             return _dense_part(A, info)
         k *= 2
     w, V = _positive(w, V, scale)

@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 #: unit roundoff of IEEE double precision (rounding to nearest)
-UNIT_ROUNDOFF = 2.0 ** -53
+UNIT_ROUNDOFF = 2.0**-53
 #: relative slack for the last few operations that assemble a bound
 _SLACK = 16 * UNIT_ROUNDOFF
 

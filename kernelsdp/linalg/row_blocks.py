@@ -27,7 +27,7 @@ def _pool(workers: int) -> ThreadPoolExecutor:
     """The process's pool, made anew in a forked child (whose copy has no live threads and
     would never run what is submitted to it)."""
     global _POOL, _POOL_PID
-    if _POOL is None or _POOL_PID != os.getpid() or _POOL._max_workers < workers:  # noqa: SLF001
+    if _POOL is None or os.getpid() != _POOL_PID or _POOL._max_workers < workers:
         _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kernelsdp-rows")
         _POOL_PID = os.getpid()
     return _POOL
@@ -56,8 +56,10 @@ class RowBlocks:
         self.blocks = []
         for lo, hi in zip(self.bounds[:-1], self.bounds[1:]):
             a, b = A.indptr[lo], A.indptr[hi]
-            blk = sp.csr_matrix((A.data[a:b], A.indices[a:b], A.indptr[lo:hi + 1] - a),
-                                shape=(hi - lo, A.shape[1]))
+            blk = sp.csr_matrix(
+                (A.data[a:b], A.indices[a:b], A.indptr[lo : hi + 1] - a),
+                shape=(hi - lo, A.shape[1]),
+            )
             blk.data = A.data[a:b]  # the constructor copies (SciPy 1.17); the view is the point
             self.blocks.append(blk)
 
@@ -68,7 +70,7 @@ class RowBlocks:
             return out
 
         def one(k: int) -> None:
-            out[self.bounds[k]:self.bounds[k + 1]] = self.blocks[k] @ Y
+            out[self.bounds[k] : self.bounds[k + 1]] = self.blocks[k] @ Y
 
         list(_pool(len(self.blocks)).map(one, range(len(self.blocks))))
         return out

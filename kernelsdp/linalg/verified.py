@@ -99,9 +99,12 @@ def _dense_residual_bound(A: np.ndarray, mu: float) -> float | None:
         return None
     R = S - L @ L.T
     absL = np.abs(L)
-    rows = (np.abs(R).sum(axis=1) * (1 + gamma(n))
-            + gamma(n + 3) * (np.abs(S).sum(axis=1) + absL @ (absL.T @ np.ones(n))
-                              + np.abs(R).sum(axis=1)) * (1 + gamma(n)) ** 2)
+    rows = (
+        np.abs(R).sum(axis=1) * (1 + gamma(n))
+        + gamma(n + 3)
+        * (np.abs(S).sum(axis=1) + absL @ (absL.T @ np.ones(n)) + np.abs(R).sum(axis=1))
+        * (1 + gamma(n)) ** 2
+    )
     return up(float(np.max(rows)))
 
 
@@ -137,6 +140,7 @@ def _estimate(A) -> float:
     """λ_min: dense LAPACK up to ``linalg.extreme.DENSE_MAX_N``, Lanczos above (its value is
     only the shift's starting point: a wrong one costs tightness, never validity)."""
     from .extreme import DENSE_MAX_N, extreme_eigenvalue
+
     if sp.issparse(A):
         if A.shape[0] <= DENSE_MAX_N:
             return float(np.linalg.eigvalsh(A.toarray())[0])
@@ -150,12 +154,13 @@ def _shifts(est: float, scale: float, n: int, at_least: float | None) -> list[fl
     if at_least is not None and est > at_least:
         out.append(at_least + (est - at_least) / 2)
     eta = max(gamma(n + 3) * scale * 4, abs(est) * 1e-12, 1e-300)
-    out += [est - eta * 64.0 ** t for t in range(SHIFT_TRIES)]
+    out += [est - eta * 64.0**t for t in range(SHIFT_TRIES)]
     return out
 
 
-def verified_min_eig(A, extra=0.0, estimate: float | None = None,
-                     at_least: float | None = None) -> VerifiedEig:
+def verified_min_eig(
+    A, extra=0.0, estimate: float | None = None, at_least: float | None = None
+) -> VerifiedEig:
     """A lower bound on λ_min of the symmetric matrix A (dense or sparse), proven when it
     can be (see the module docstring), for every matrix A + E with ‖E‖₂ ≤ ``extra`` (a
     float) or |E| ≤ ``extra`` entrywise (a dense array: then exact zero rows of both are
@@ -173,8 +178,7 @@ def verified_min_eig(A, extra=0.0, estimate: float | None = None,
         if live.size < n:
             sub = A[live][:, live] if sp.issparse(A) else A[np.ix_(live, live)]
             r = verified_min_eig(sub, Emat[np.ix_(live, live)], None, at_least)
-            return VerifiedEig(min(r.lower, 0.0), r.proof, r.method, r.note,
-                               min(r.estimate, 0.0))
+            return VerifiedEig(min(r.lower, 0.0), r.proof, r.method, r.note, min(r.estimate, 0.0))
         extra = abs_row_sum_max(Emat)
     live = _nonzero_rows(A)
     if live.size < n:  # exact zero rows: λ_min(A) = min(0, λ_min of the rest), exactly
@@ -193,14 +197,20 @@ def verified_min_eig(A, extra=0.0, estimate: float | None = None,
     dense_ok = n <= DENSE_VERIFY_MAX_N
     est = _estimate(A) if estimate is None else float(estimate)
     if not (sparse_ok or dense_ok):
-        return VerifiedEig(est, False, "estimate", f"n = {n:,} above the verified limits (dense "
-                           f"{DENSE_VERIFY_MAX_N:,}, sparse {SPARSE_VERIFY_MAX_N:,})", est)
+        return VerifiedEig(
+            est,
+            False,
+            "estimate",
+            f"n = {n:,} above the verified limits (dense "
+            f"{DENSE_VERIFY_MAX_N:,}, sparse {SPARSE_VERIFY_MAX_N:,})",
+            est,
+        )
     if not math.isfinite(est):
         return VerifiedEig(-math.inf, False, "none", "no finite estimate of λ_min")
     shifts = _shifts(est, scale, n, at_least)
     why = "Cholesky of A − μI failed at every shift"
     if sparse_ok and n > DENSE_SPARSE_SWITCH:  # sparse LDLᵀ first, dense only if its fill
-        for mu in shifts:                       # is refused and n is small enough
+        for mu in shifts:  # is refused and n is small enough
             err, why = _sparse_residual_bound(A, mu)
             if err is not None:
                 return VerifiedEig(down(mu - up(err + extra)), True, "ldlt", estimate=est)

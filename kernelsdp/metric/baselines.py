@@ -18,7 +18,9 @@ from sklearn.utils.validation import check_is_fitted
 RCA_RIDGE = 1e-6
 
 
-def class_separation(Y: np.ndarray, labels: np.ndarray, max_points: int = 3000, seed: int = 0) -> float:
+def class_separation(
+    Y: np.ndarray, labels: np.ndarray, max_points: int = 3000, seed: int = 0
+) -> float:
     """J = d_B / d_W over all pairs of (a sample of) the embedded points Y."""
     labels = np.asarray(labels)
     if len(Y) > max_points:

@@ -44,14 +44,17 @@ def implied_box(q: QCQP) -> tuple[np.ndarray, np.ndarray]:
         return q.cache["implied_box"]
     lo, hi = q.lb.copy(), q.ub.copy()
     if q.A is not None or q.G is not None:
-        bounds = [(None if not np.isfinite(a) else a, None if not np.isfinite(b) else b)
-                  for a, b in zip(q.lb, q.ub)]
+        bounds = [
+            (None if not np.isfinite(a) else a, None if not np.isfinite(b) else b)
+            for a, b in zip(q.lb, q.ub)
+        ]
         for i in range(q.d):
             for sign in (1.0, -1.0):
                 c = np.zeros(q.d)
                 c[i] = sign
-                res = linprog(c, A_ub=q.G, b_ub=q.h, A_eq=q.A, b_eq=q.b, bounds=bounds,
-                              method="highs")
+                res = linprog(
+                    c, A_ub=q.G, b_ub=q.h, A_eq=q.A, b_eq=q.b, bounds=bounds, method="highs"
+                )
                 if res.status == 2:  # infeasible: nothing to imply
                     q.cache["implied_box"] = (q.lb.copy(), q.ub.copy())
                     return q.cache["implied_box"]
@@ -110,7 +113,8 @@ def _quadratic_cover(q: QCQP, U: np.ndarray) -> bool:
     """Some quadratic constraint bounds the uncovered coordinates: P[U, U] ≻ 0 (or ≺ 0 for
     an equality)."""
     return any(_definite(c.P, U) for c in q.inequalities) or any(
-        _definite(c.P, U) or _definite(-c.P, U) for c in q.equalities)
+        _definite(c.P, U) or _definite(-c.P, U) for c in q.equalities
+    )
 
 
 def _names(U: np.ndarray) -> str:
@@ -118,8 +122,9 @@ def _names(U: np.ndarray) -> str:
     return shown + (f" and {U.size - 4} more" if U.size > 4 else "")
 
 
-def unbounded_reason(q: QCQP, diagonal: np.ndarray, label: str, advice: str,
-                     psd: bool = True) -> str | None:
+def unbounded_reason(
+    q: QCQP, diagonal: np.ndarray, label: str, advice: str, psd: bool = True
+) -> str | None:
     """None when a model with these X_ii bounds is bounded (the tests above), else
     "<label>: no bound on x[i], …; <advice>".  Without Y ⪰ 0 (``psd=False``, an LP) only
     the X_ii bounds and an objective free of the uncovered variables count."""

@@ -30,8 +30,11 @@ def bound_vector(v, d: int, default: float, what: str) -> np.ndarray:
     """A bound given as a number or d numbers, as d numbers (missing: ``default``)."""
     if v is None:
         return np.full(d, default)
-    out = np.broadcast_to(np.asarray(v, dtype=float), (d,)).copy() if np.ndim(v) == 0 else \
-        np.asarray(v, dtype=float).ravel()
+    out = (
+        np.broadcast_to(np.asarray(v, dtype=float), (d,)).copy()
+        if np.ndim(v) == 0
+        else np.asarray(v, dtype=float).ravel()
+    )
     if out.shape != (d,) or np.any(np.isnan(out)):
         raise InvalidDataError(f"{what} must be a number or {d} numbers (±inf allowed).")
     return out
@@ -40,8 +43,9 @@ def bound_vector(v, d: int, default: float, what: str) -> np.ndarray:
 def _the_variable(exprs) -> cp.Variable:
     vs = {v.id: v for e in exprs for v in e.variables()}
     if len(vs) != 1:
-        raise InvalidDataError(f"the objective and constraints must be in one CVXPY vector "
-                               f"variable; found {len(vs)}.")
+        raise InvalidDataError(
+            f"the objective and constraints must be in one CVXPY vector variable; found {len(vs)}."
+        )
     x = next(iter(vs.values()))
     if x.ndim > 2 or (x.ndim == 2 and min(x.shape) != 1):
         raise InvalidDataError(f"the CVXPY variable must be a vector; got shape {x.shape}.")
@@ -61,8 +65,10 @@ def _grad(expr, x, point: np.ndarray, k: int) -> np.ndarray:
 def quadratics_of(expr, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(P, q, r) of each scalar entry of expr: shapes (k, d, d), (k, d), (k,)."""
     if not (expr.is_quadratic() or expr.is_affine()):
-        raise InvalidDataError(f"{expr} is not a quadratic in {x.name()} (CVXPY reads its "
-                               "curvature as neither affine nor quadratic).")
+        raise InvalidDataError(
+            f"{expr} is not a quadratic in {x.name()} (CVXPY reads its "
+            "curvature as neither affine nor quadratic)."
+        )
     d, k = int(x.size), int(expr.size)
     saved = x.value
     try:
@@ -89,11 +95,17 @@ def _check(expr, x, P, q, r) -> None:
         x.value = z.reshape(x.shape)
         got = np.asarray(expr.value, dtype=float).ravel()
         want = np.einsum("i,kij,j->k", z, P, z) + q @ z + r
-        scale = 1.0 + np.abs(np.einsum("i,kij,j->k", np.abs(z), np.abs(P), np.abs(z))) \
-            + np.abs(q) @ np.abs(z) + np.abs(r)
+        scale = (
+            1.0
+            + np.abs(np.einsum("i,kij,j->k", np.abs(z), np.abs(P), np.abs(z)))
+            + np.abs(q) @ np.abs(z)
+            + np.abs(r)
+        )
         if not np.all(np.abs(got - want) <= EXTRACTION_RTOL * scale):
-            raise InvalidDataError(f"{expr} is not a quadratic polynomial in {x.name()}: its "
-                                   "value differs from its second-order expansion.")
+            raise InvalidDataError(
+                f"{expr} is not a quadratic polynomial in {x.name()}: its "
+                "value differs from its second-order expansion."
+            )
 
 
 def _constraint_parts(con, x):
@@ -103,8 +115,10 @@ def _constraint_parts(con, x):
     elif isinstance(con, cp.constraints.Equality):
         sense = "eq"
     else:
-        raise InvalidDataError(f"constraint {con} is not a comparison (<=, >=, ==) of "
-                               "quadratics; the QCQP takes only those.")
+        raise InvalidDataError(
+            f"constraint {con} is not a comparison (<=, >=, ==) of "
+            "quadratics; the QCQP takes only those."
+        )
     return (sense, *quadratics_of(con.expr, x))
 
 

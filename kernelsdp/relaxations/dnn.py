@@ -26,8 +26,9 @@ class DNN(Lifting):
         return None if qcqp.nonneg else "needs x >= 0 (lb >= 0 on every variable)"
 
     def bounded(self, qcqp: QCQP) -> str | None:
-        return bd.unbounded_reason(qcqp, bd.dnn_diagonal(qcqp), self.label,
-                                   "add bounds (lb=, ub=) or use shor+rlt")
+        return bd.unbounded_reason(
+            qcqp, bd.dnn_diagonal(qcqp), self.label, "add bounds (lb=, ub=) or use shor+rlt"
+        )
 
     def apply(self, qcqp: QCQP) -> Relaxation:
         return shor_family(qcqp, self.name, psd=True, dnn=True, diagonal=bd.dnn_diagonal(qcqp))

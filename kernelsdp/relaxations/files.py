@@ -30,13 +30,24 @@ from .qcqp import QCQP
 #: the keys of a QCQP .npz file (``kernelsdp relax --help`` prints them)
 NPZ_KEYS = {
     "P": "(d, d) objective matrix, symmetric: xᵀPx + qᵀx + r (required)",
-    "q": "(d,) linear term", "r": "() constant term",
-    "lb": "() or (d,) lower bounds (-inf allowed)", "ub": "() or (d,) upper bounds (inf allowed)",
-    "A": "(k, d)", "b": "(k,): A x = b", "G": "(m, d)", "h": "(m,): G x <= h",
-    "Pi": "(p, d, d)", "qi": "(p, d)", "ri": "(p,): xᵀPᵢx + qᵢᵀx + rᵢ <= 0",
-    "Pe": "(s, d, d)", "qe": "(s, d)", "re": "(s,): quadratic equalities",
-    "binary": "indices of {0, 1} variables", "spin": "indices of ±1 variables",
-    "maximize": "() 1 for a maximisation (default 0)"}
+    "q": "(d,) linear term",
+    "r": "() constant term",
+    "lb": "() or (d,) lower bounds (-inf allowed)",
+    "ub": "() or (d,) upper bounds (inf allowed)",
+    "A": "(k, d)",
+    "b": "(k,): A x = b",
+    "G": "(m, d)",
+    "h": "(m,): G x <= h",
+    "Pi": "(p, d, d)",
+    "qi": "(p, d)",
+    "ri": "(p,): xᵀPᵢx + qᵢᵀx + rᵢ <= 0",
+    "Pe": "(s, d, d)",
+    "qe": "(s, d)",
+    "re": "(s,): quadratic equalities",
+    "binary": "indices of {0, 1} variables",
+    "spin": "indices of ±1 variables",
+    "maximize": "() 1 for a maximisation (default 0)",
+}
 
 
 def _triples(arrays, P: str, q: str, r: str, d: int) -> list[tuple]:
@@ -62,22 +73,38 @@ def read_npz(path: str, maximize: bool | None = None) -> QCQP:
         raise InvalidDataError(f"{path}: not a readable .npz file ({exc}).") from None
     unknown = sorted(set(arrays) - set(NPZ_KEYS))
     if unknown or "P" not in arrays:
-        raise InvalidDataError(f"{path}: " + (f"unknown keys {unknown}; " if unknown else
-                                              "no key 'P'; ") + f"keys are {', '.join(NPZ_KEYS)}.")
+        raise InvalidDataError(
+            f"{path}: "
+            + (f"unknown keys {unknown}; " if unknown else "no key 'P'; ")
+            + f"keys are {', '.join(NPZ_KEYS)}."
+        )
     P = np.asarray(arrays["P"], dtype=float)
     d = P.shape[0] if P.ndim == 2 else 0
     try:
         ineq = _triples(arrays, "Pi", "qi", "ri", d)
         eq = _triples(arrays, "Pe", "qe", "re", d)
     except ValueError as exc:
-        raise InvalidDataError(f"{path}: quadratic constraints of the wrong shape "
-                               f"({exc}).") from None
+        raise InvalidDataError(
+            f"{path}: quadratic constraints of the wrong shape ({exc})."
+        ) from None
     get = arrays.get
     sense = bool(np.asarray(get("maximize", 0)).item()) if maximize is None else maximize
-    return QCQP.build(P, get("q"), float(np.asarray(get("r", 0.0)).item()), inequalities=ineq,
-                      equalities=eq, A=get("A"), b=get("b"), G=get("G"), h=get("h"),
-                      lb=get("lb"), ub=get("ub"), binary=get("binary"), spin=get("spin"),
-                      maximize=sense)
+    return QCQP.build(
+        P,
+        get("q"),
+        float(np.asarray(get("r", 0.0)).item()),
+        inequalities=ineq,
+        equalities=eq,
+        A=get("A"),
+        b=get("b"),
+        G=get("G"),
+        h=get("h"),
+        lb=get("lb"),
+        ub=get("ub"),
+        binary=get("binary"),
+        spin=get("spin"),
+        maximize=sense,
+    )
 
 
 def read_boxqp(path: str, maximize: bool = False) -> QCQP:
@@ -94,9 +121,11 @@ def read_boxqp(path: str, maximize: bool = False) -> QCQP:
         raise InvalidDataError(f"{path}: the first number must be the dimension n >= 1.")
     n = int(values[0])
     if values.size != 1 + n + n * n:
-        raise InvalidDataError(f"{path}: n = {n} needs {n} entries of c and {n * n} of Q "
-                               f"({1 + n + n * n} numbers); found {values.size}.")
-    c, Q = values[1:1 + n], values[1 + n:].reshape(n, n)
+        raise InvalidDataError(
+            f"{path}: n = {n} needs {n} entries of c and {n * n} of Q "
+            f"({1 + n + n * n} numbers); found {values.size}."
+        )
+    c, Q = values[1 : 1 + n], values[1 + n :].reshape(n, n)
     return QCQP.build(Q / 2, c, 0.0, lb=0.0, ub=1.0, maximize=maximize)
 
 

@@ -33,8 +33,16 @@ from ..errors import InvalidParameterError, UnknownNameError
 from .qcqp import QCQP
 
 #: constraint groups that are constraints of the QCQP itself (their duals are its multipliers)
-QCQP_GROUPS = ("quadratic_inequalities", "quadratic_equalities", "linear_equalities",
-               "linear_inequalities", "lower_bounds", "upper_bounds", "binary", "spin")
+QCQP_GROUPS = (
+    "quadratic_inequalities",
+    "quadratic_equalities",
+    "linear_equalities",
+    "linear_inequalities",
+    "lower_bounds",
+    "upper_bounds",
+    "binary",
+    "spin",
+)
 
 
 @dataclass
@@ -69,8 +77,9 @@ class Relaxation:
     solved: Solved | None = None
 
     # ----- one solve, certified ---------------------------------------------------------------
-    def solve(self, solver: str = "clarabel", time_limit: float | None = None,
-              **options) -> Relaxation:
+    def solve(
+        self, solver: str = "clarabel", time_limit: float | None = None, **options
+    ) -> Relaxation:
         """Solve the lifted model with the named CVXPY conic solver (clarabel, scs, mosek, …)
         through the canonical path (:func:`kernelsdp.certificate.solve_canonical`) and
         certify the answer at ``CERTIFY_TOL``; ``options`` are the solver's own CVXPY
@@ -79,10 +88,13 @@ class Relaxation:
         from .. import tolerances
         from ..certificate import conic_certificate, no_point, solve_canonical
         from ..certificate.backends import backend, option_names
+
         name = solver.upper()
         if name not in cp.installed_solvers():
-            raise UnknownNameError(f"unknown or uninstalled solver {solver!r} for a relaxation; "
-                                   f"installed: {', '.join(s.lower() for s in cp.installed_solvers())}.")
+            raise UnknownNameError(
+                f"unknown or uninstalled solver {solver!r} for a relaxation; "
+                f"installed: {', '.join(s.lower() for s in cp.installed_solvers())}."
+            )
         opts = {**backend(name).defaults, **option_names(name, time_limit=time_limit), **options}
         t0 = time.perf_counter()
         try:
@@ -98,10 +110,22 @@ class Relaxation:
             value = None if sol.x is None else sol.form.sense * sol.form.objective(sol.x)
         usable = sol is not None and sol.x is not None and self.Y.value is not None
         Y = np.array(self.Y.value, dtype=float) if usable else None
-        duals = {k: [None if c.dual_value is None else np.array(c.dual_value, dtype=float)
-                     for c in group] for k, group in self.constraints.items()}
-        self.solved = Solved(solver.lower(), status, value, cert, Y, duals, elapsed,
-                             0.0 if sol is None else sol.solve_time_s)
+        duals = {
+            k: [
+                None if c.dual_value is None else np.array(c.dual_value, dtype=float) for c in group
+            ]
+            for k, group in self.constraints.items()
+        }
+        self.solved = Solved(
+            solver.lower(),
+            status,
+            value,
+            cert,
+            Y,
+            duals,
+            elapsed,
+            0.0 if sol is None else sol.solve_time_s,
+        )
         return self
 
     @property
@@ -137,13 +161,15 @@ class Relaxation:
         x = √diag Z and X = Z."""
         Y = self.lifted_matrix(current)
         if Y is None:
-            raise InvalidParameterError(f"relaxation {self.name!r} has no lifted point: "
-                                        "call solve() first (or its solver returned none).")
+            raise InvalidParameterError(
+                f"relaxation {self.name!r} has no lifted point: "
+                "call solve() first (or its solver returned none)."
+            )
         Y = (Y + Y.T) / 2
         if self.homogeneous:
             return np.sqrt(np.maximum(np.diag(Y), 0.0)), Y
         d = self.qcqp.d
-        return Y[1:d + 1, 0].copy(), Y[1:d + 1, 1:d + 1].copy()
+        return Y[1 : d + 1, 0].copy(), Y[1 : d + 1, 1 : d + 1].copy()
 
     def multipliers(self) -> dict[str, np.ndarray]:
         """The QCQP's Lagrange multipliers read from the lifted duals of the last solve:
@@ -158,22 +184,42 @@ class Relaxation:
         return out
 
     # ----- back to the QCQP -------------------------------------------------------------------
-    def recover(self, *, draws: int = 64, seed: int = 0, polish: bool = True, keep: int = 8,
-                feasible: Callable | None = None, refine: Callable | None = None,
-                current: bool = False):
+    def recover(
+        self,
+        *,
+        draws: int = 64,
+        seed: int = 0,
+        polish: bool = True,
+        keep: int = 8,
+        feasible: Callable | None = None,
+        refine: Callable | None = None,
+        current: bool = False,
+    ):
         """Points of the QCQP from the lifted point (:func:`.recovery.recover`): the last
         :meth:`solve`'s, after a Clarabel solve if there was none; ``current=True`` rounds
         what ``Y`` holds now (a solve run elsewhere, e.g. by a formulation's solver)."""
         from .recovery import recover
+
         if self.solved is None and not current:
             self.solve()
-        return recover(self, draws=draws, seed=seed, polish=polish, keep=keep,
-                       feasible=feasible, refine=refine, current=current)
+        return recover(
+            self,
+            draws=draws,
+            seed=seed,
+            polish=polish,
+            keep=keep,
+            feasible=feasible,
+            refine=refine,
+            current=current,
+        )
 
     def invert(self, feasible: Callable | None = None, polish: Callable | None = None):
         """(point, value, tightness report): :meth:`recover`'s best point, for callers of the
         first version (``polish`` there is a problem-specific refinement)."""
         rec = self.recover(feasible=feasible, refine=polish)
         best = rec.best
-        return (None if best is None else best.x), (None if best is None else best.value), \
-            rec.report
+        return (
+            (None if best is None else best.x),
+            (None if best is None else best.value),
+            rec.report,
+        )

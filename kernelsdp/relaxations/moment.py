@@ -53,8 +53,9 @@ class Monomials:
         self.d = d
         self.weights = BASE ** np.arange(d, dtype=np.int64)
         groups = [list(combinations_with_replacement(range(d), k)) for k in range(5)]
-        self.codes = np.array([sum(int(self.weights[i]) for i in c) for g in groups for c in g],
-                              dtype=np.int64)
+        self.codes = np.array(
+            [sum(int(self.weights[i]) for i in c) for g in groups for c in g], dtype=np.int64
+        )
         self.count = np.cumsum([len(g) for g in groups])  # monomials of degree ≤ k
         self._order = np.argsort(self.codes)
         self._sorted = self.codes[self._order]
@@ -104,8 +105,7 @@ def shifted(mono: Monomials, h: tuple[np.ndarray, np.ndarray], degree: int) -> s
     alphas = mono.basis(4 - degree)
     a, t = np.meshgrid(np.arange(alphas.size), np.arange(codes.size), indexing="ij")
     cols = mono.index((alphas[a] + codes[t]).ravel())
-    return sp.csr_matrix((coef[t.ravel()], (a.ravel(), cols)),
-                         shape=(alphas.size, mono.codes.size))
+    return sp.csr_matrix((coef[t.ravel()], (a.ravel(), cols)), shape=(alphas.size, mono.codes.size))
 
 
 def _polynomials(q: QCQP, mono: Monomials):
@@ -140,9 +140,13 @@ def _a_priori(q: QCQP, mono: Monomials, M) -> tuple[dict, dict]:
     fin = np.flatnonzero(np.isfinite(diag))
     if not fin.size:
         return {}, {}
-    return ({"a_priori_diagonal": [cp.diag(M)[fin] <= outwards(diag[fin])]},
-            {"a_priori_diagonal": f"M_aa = L(x^2α) <= Π max(l², u²)^α for {fin.size} of "
-                                  f"{diag.size} diagonal entries (a trace bound on M₂)"})
+    return (
+        {"a_priori_diagonal": [cp.diag(M)[fin] <= outwards(diag[fin])]},
+        {
+            "a_priori_diagonal": f"M_aa = L(x^2α) <= Π max(l², u²)^α for {fin.size} of "
+            f"{diag.size} diagonal entries (a trace bound on M₂)"
+        },
+    )
 
 
 def moment2(q: QCQP) -> Relaxation:
@@ -154,12 +158,13 @@ def moment2(q: QCQP) -> Relaxation:
     y = cp.Variable(m, name="y")
     a, b = np.triu_indices(s)
     cons: dict[str, list] = {
-        "homogenising": [y[0] == 1], "psd": [M >> 0],
-        "moment_structure": [cp.vec(M, order="F")[a + s * b] == y[mono.index(b2[a] + b2[b])]]}
+        "homogenising": [y[0] == 1],
+        "psd": [M >> 0],
+        "moment_structure": [cp.vec(M, order="F")[a + s * b] == y[mono.index(b2[a] + b2[b])]],
+    }
     ineq, eq = _polynomials(q, mono)
     n = q.d + 1
-    cons["localizing"] = [cp.reshape(localizing(mono, g) @ y, (n, n), order="F") >> 0
-                          for g in ineq]
+    cons["localizing"] = [cp.reshape(localizing(mono, g) @ y, (n, n), order="F") >> 0 for g in ineq]
     if eq:
         cons["moment_equalities"] = [sp.vstack([shifted(mono, h, k) for h, k in eq]) @ y == 0]
     if q.linear_rows()[0].shape[0]:
@@ -183,8 +188,10 @@ class Moment2(Lifting):
         d = qcqp.d
         if d > MOMENT_MAX_D:
             s = comb(d + 2, 2)
-            return (f"takes at most {MOMENT_MAX_D} variables (its moment matrix is "
-                    f"{s}×{s} here, {comb(d + 4, 4)} moments); use shor+rlt")
+            return (
+                f"takes at most {MOMENT_MAX_D} variables (its moment matrix is "
+                f"{s}×{s} here, {comb(d + 4, 4)} moments); use shor+rlt"
+            )
         return None
 
     def bounded(self, qcqp: QCQP) -> str | None:

@@ -33,17 +33,29 @@ def _slsqp_constraints(q: QCQP, x0: np.ndarray, free: np.ndarray) -> list[dict]:
 
     cons = []
     if q.A is not None:
-        cons.append({"type": "eq", "fun": lambda z: q.A @ full(z) - q.b,
-                     "jac": lambda z: q.A[:, free]})
+        cons.append(
+            {"type": "eq", "fun": lambda z: q.A @ full(z) - q.b, "jac": lambda z: q.A[:, free]}
+        )
     if q.G is not None:
-        cons.append({"type": "ineq", "fun": lambda z: q.h - q.G @ full(z),
-                     "jac": lambda z: -q.G[:, free]})
+        cons.append(
+            {"type": "ineq", "fun": lambda z: q.h - q.G @ full(z), "jac": lambda z: -q.G[:, free]}
+        )
     for c in q.inequalities:
-        cons.append({"type": "ineq", "fun": lambda z, c=c: -c(full(z)),
-                     "jac": lambda z, c=c: -c.gradient(full(z))[free]})
+        cons.append(
+            {
+                "type": "ineq",
+                "fun": lambda z, c=c: -c(full(z)),
+                "jac": lambda z, c=c: -c.gradient(full(z))[free],
+            }
+        )
     for c in q.equalities:
-        cons.append({"type": "eq", "fun": lambda z, c=c: c(full(z)),
-                     "jac": lambda z, c=c: c.gradient(full(z))[free]})
+        cons.append(
+            {
+                "type": "eq",
+                "fun": lambda z, c=c: c(full(z)),
+                "jac": lambda z, c=c: c.gradient(full(z))[free],
+            }
+        )
     return cons
 
 
@@ -61,11 +73,15 @@ def continuous_polish(q: QCQP, x0: np.ndarray) -> np.ndarray:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = minimize(lambda z: s * q.value(full(z)), x0[free],
-                       jac=lambda z: s * q.objective.gradient(full(z))[free], method="SLSQP",
-                       bounds=Bounds(q.lb[free], q.ub[free]),
-                       constraints=_slsqp_constraints(q, x0, free),
-                       options={"maxiter": SLSQP_MAXITER, "ftol": SLSQP_FTOL})
+        res = minimize(
+            lambda z: s * q.value(full(z)),
+            x0[free],
+            jac=lambda z: s * q.objective.gradient(full(z))[free],
+            method="SLSQP",
+            bounds=Bounds(q.lb[free], q.ub[free]),
+            constraints=_slsqp_constraints(q, x0, free),
+            options={"maxiter": SLSQP_MAXITER, "ftol": SLSQP_FTOL},
+        )
     if not np.all(np.isfinite(res.x)):
         return x0
     return np.clip(full(res.x), q.lb, q.ub)

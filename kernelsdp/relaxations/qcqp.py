@@ -60,8 +60,10 @@ def _square_symmetric(P, d: int | None, what: str) -> np.ndarray:
         raise InvalidDataError(f"{what}: P has NaN or infinite entries.")
     asym = float(np.max(np.abs(P - P.T), initial=0.0))
     if asym > SYMMETRY_RTOL * max(1.0, float(np.max(np.abs(P), initial=0.0))):
-        raise InvalidDataError(f"{what}: P is not symmetric (max |P - Pᵀ| = {asym:.3g}); "
-                               "pass (P + Pᵀ)/2, which has the same xᵀPx.")
+        raise InvalidDataError(
+            f"{what}: P is not symmetric (max |P - Pᵀ| = {asym:.3g}); "
+            "pass (P + Pᵀ)/2, which has the same xᵀPx."
+        )
     return (P + P.T) / 2
 
 
@@ -84,8 +86,10 @@ def _linear(M, v, d: int, what: str):
     M = np.atleast_2d(np.asarray(M, dtype=float))
     v = np.asarray(v, dtype=float).ravel()
     if M.ndim != 2 or M.shape[1] != d or v.shape != (M.shape[0],):
-        raise InvalidDataError(f"{what}: expected a (k, {d}) matrix and k right-hand sides; "
-                               f"got {M.shape} and {v.shape}.")
+        raise InvalidDataError(
+            f"{what}: expected a (k, {d}) matrix and k right-hand sides; "
+            f"got {M.shape} and {v.shape}."
+        )
     if not (np.all(np.isfinite(M)) and np.all(np.isfinite(v))):
         raise InvalidDataError(f"{what}: NaN or infinite entries.")
     return M, v
@@ -110,19 +114,25 @@ def _indices(v, d: int, what: str) -> np.ndarray:
 def _declared_box(lb, ub, binary, spin):
     """Narrow the box by the declarations; refuse an empty one."""
     if np.intersect1d(binary, spin).size:
-        raise InvalidDataError("a variable is declared both binary and ±1: "
-                               f"{np.intersect1d(binary, spin).tolist()}.")
+        raise InvalidDataError(
+            f"a variable is declared both binary and ±1: {np.intersect1d(binary, spin).tolist()}."
+        )
     for idx, (lo, hi), kind in ((binary, (0.0, 1.0), "binary"), (spin, (-1.0, 1.0), "±1")):
         for i in idx:
             if not (lb[i] <= lo <= ub[i] or lb[i] <= hi <= ub[i]):
-                raise InvalidDataError(f"empty box: x[{i}] is {kind} but its bounds "
-                                       f"[{lb[i]:g}, {ub[i]:g}] hold neither {lo:g} nor {hi:g}.")
+                raise InvalidDataError(
+                    f"empty box: x[{i}] is {kind} but its bounds "
+                    f"[{lb[i]:g}, {ub[i]:g}] hold neither {lo:g} nor {hi:g}."
+                )
             lb[i], ub[i] = max(lb[i], lo), min(ub[i], hi)
     bad = np.flatnonzero((lb > ub) | (lb == np.inf) | (ub == -np.inf))
     if bad.size:
         i = int(bad[0])
-        raise InvalidDataError(f"empty box: lb[{i}] = {lb[i]:g} > ub[{i}] = {ub[i]:g}"
-                               + (f" ({bad.size} variables in all)" if bad.size > 1 else "") + ".")
+        raise InvalidDataError(
+            f"empty box: lb[{i}] = {lb[i]:g} > ub[{i}] = {ub[i]:g}"
+            + (f" ({bad.size} variables in all)" if bad.size > 1 else "")
+            + "."
+        )
     return lb, ub
 
 
@@ -168,26 +178,62 @@ class QCQP:
         return np.union1d(self.binary, self.spin).astype(int)
 
     @classmethod
-    def build(cls, P, q=None, r=0.0, *, inequalities=(), equalities=(), A=None, b=None,
-              G=None, h=None, lb=None, ub=None, binary=None, spin=None, nonneg=False,
-              maximize=False, constraints=()) -> QCQP:
+    def build(
+        cls,
+        P,
+        q=None,
+        r=0.0,
+        *,
+        inequalities=(),
+        equalities=(),
+        A=None,
+        b=None,
+        G=None,
+        h=None,
+        lb=None,
+        ub=None,
+        binary=None,
+        spin=None,
+        nonneg=False,
+        maximize=False,
+        constraints=(),
+    ) -> QCQP:
         """Validate the data of min (max) xᵀPx + qᵀx + r; quadratic constraints are (P, q, r)
         triples meaning xᵀPx + qᵀx + r ≤ 0 (= 0); ``lb``/``ub`` are numbers or vectors;
         ``binary``/``spin`` are True (every variable) or indices; ``nonneg=True`` is lb = 0.
         ``P`` may instead be a CVXPY expression in one vector variable, with ``constraints``
         CVXPY constraints in the same variable (:func:`.cvxpy_input.from_cvxpy`)."""
         import cvxpy as cp
+
         if isinstance(P, cp.Expression):
             if q is not None or r != 0.0:
-                raise InvalidDataError("a CVXPY objective carries its own linear and constant "
-                                       "terms: do not pass q or r with it.")
-            return cls.build(**build_arguments(
-                P, constraints, maximize=maximize, inequalities=inequalities,
-                equalities=equalities, A=A, b=b, G=G, h=h, lb=lb, ub=ub, binary=binary,
-                spin=spin, nonneg=nonneg))
+                raise InvalidDataError(
+                    "a CVXPY objective carries its own linear and constant "
+                    "terms: do not pass q or r with it."
+                )
+            return cls.build(
+                **build_arguments(
+                    P,
+                    constraints,
+                    maximize=maximize,
+                    inequalities=inequalities,
+                    equalities=equalities,
+                    A=A,
+                    b=b,
+                    G=G,
+                    h=h,
+                    lb=lb,
+                    ub=ub,
+                    binary=binary,
+                    spin=spin,
+                    nonneg=nonneg,
+                )
+            )
         if constraints:
-            raise InvalidDataError("constraints= takes CVXPY constraints, with a CVXPY "
-                                   "objective; with matrices use A, b, G, h, inequalities.")
+            raise InvalidDataError(
+                "constraints= takes CVXPY constraints, with a CVXPY "
+                "objective; with matrices use A, b, G, h, inequalities."
+            )
         P0 = _square_symmetric(P, None, "objective")
         d = P0.shape[0]
         if d < 1:
@@ -200,10 +246,20 @@ class QCQP:
         lb, ub = _declared_box(lb, ub, binary, spin)
         A, b = _linear(A, b, d, "A x = b")
         G, h = _linear(G, h, d, "G x <= h")
-        return cls(_quadratic(P0, q, r, d, "objective"),
-                   [_quadratic(*c, d, f"inequality {k}") for k, c in enumerate(inequalities)],
-                   [_quadratic(*c, d, f"equality {k}") for k, c in enumerate(equalities)],
-                   A, b, G, h, lb, ub, binary, spin, bool(maximize))
+        return cls(
+            _quadratic(P0, q, r, d, "objective"),
+            [_quadratic(*c, d, f"inequality {k}") for k, c in enumerate(inequalities)],
+            [_quadratic(*c, d, f"equality {k}") for k, c in enumerate(equalities)],
+            A,
+            b,
+            G,
+            h,
+            lb,
+            ub,
+            binary,
+            spin,
+            bool(maximize),
+        )
 
     # ----- points ---------------------------------------------------------------------------
     def value(self, x: np.ndarray) -> float:
@@ -216,13 +272,15 @@ class QCQP:
     def violations(self, x: np.ndarray) -> dict[str, float]:
         """The largest violation of each kind of constraint at x (0 when satisfied)."""
         x = np.asarray(x, dtype=float)
-        out = {"quadratic_inequalities": max([max(0.0, c(x)) for c in self.inequalities],
-                                             default=0.0),
-               "quadratic_equalities": max([abs(c(x)) for c in self.equalities], default=0.0),
-               "bounds": float(max(np.max(self.lb - x, initial=0.0),
-                                   np.max(x - self.ub, initial=0.0))),
-               "binary": float(np.max(np.abs(x[self.binary] * (1 - x[self.binary])), initial=0.0)),
-               "spin": float(np.max(np.abs(x[self.spin] ** 2 - 1), initial=0.0))}
+        out = {
+            "quadratic_inequalities": max([max(0.0, c(x)) for c in self.inequalities], default=0.0),
+            "quadratic_equalities": max([abs(c(x)) for c in self.equalities], default=0.0),
+            "bounds": float(
+                max(np.max(self.lb - x, initial=0.0), np.max(x - self.ub, initial=0.0))
+            ),
+            "binary": float(np.max(np.abs(x[self.binary] * (1 - x[self.binary])), initial=0.0)),
+            "spin": float(np.max(np.abs(x[self.spin] ** 2 - 1), initial=0.0)),
+        }
         if self.A is not None:
             out["linear_equalities"] = float(np.max(np.abs(self.A @ x - self.b)))
         if self.G is not None:
@@ -258,13 +316,17 @@ class QCQP:
         return np.column_stack([-self.b, self.A])
 
     def describe(self) -> dict:
-        return {"d": self.d, "maximize": self.maximize,
-                "quadratic_inequalities": len(self.inequalities),
-                "quadratic_equalities": len(self.equalities),
-                "linear_equalities": 0 if self.A is None else int(self.A.shape[0]),
-                "linear_inequalities": 0 if self.G is None else int(self.G.shape[0]),
-                "finite_bounds": int(np.isfinite(self.lb).sum() + np.isfinite(self.ub).sum()),
-                "binary": int(self.binary.size), "spin": int(self.spin.size)}
+        return {
+            "d": self.d,
+            "maximize": self.maximize,
+            "quadratic_inequalities": len(self.inequalities),
+            "quadratic_equalities": len(self.equalities),
+            "linear_equalities": 0 if self.A is None else int(self.A.shape[0]),
+            "linear_inequalities": 0 if self.G is None else int(self.G.shape[0]),
+            "finite_bounds": int(np.isfinite(self.lb).sum() + np.isfinite(self.ub).sum()),
+            "binary": int(self.binary.size),
+            "spin": int(self.spin.size),
+        }
 
 
 def from_cvxpy(objective, constraints=(), *, maximize: bool = False, **keywords) -> QCQP:

@@ -65,8 +65,9 @@ def _candidates(rel, x, X, draws, seed, feasible) -> tuple[list[RecoveredPoint],
                 continue
             rp = RecoveredPoint(scheme, p, q.value(p), q.violation(p))
             out.append(rp)
-            if rp.feasible and (scheme not in best_by_scheme
-                                or q.better(rp.value, best_by_scheme[scheme])):
+            if rp.feasible and (
+                scheme not in best_by_scheme or q.better(rp.value, best_by_scheme[scheme])
+            ):
                 best_by_scheme[scheme] = rp.value
     return sorted(out, key=lambda p: _key(q, p)), best_by_scheme
 
@@ -83,8 +84,10 @@ def _distinct(points: list[RecoveredPoint], keep: int) -> list[RecoveredPoint]:
 
 def _polished(q, p: RecoveredPoint, polish: bool, refine: Callable | None) -> RecoveredPoint:
     best = p
-    for name, step in (("polish", polish and (lambda x: local_polish(q, x, FEASIBILITY_TOL))),
-                       ("refine", refine)):
+    for name, step in (
+        ("polish", polish and (lambda x: local_polish(q, x, FEASIBILITY_TOL))),
+        ("refine", refine),
+    ):
         if not step:
             continue
         x = np.asarray(step(best.x), dtype=float)
@@ -94,9 +97,17 @@ def _polished(q, p: RecoveredPoint, polish: bool, refine: Callable | None) -> Re
     return best
 
 
-def recover(rel, *, draws: int = 64, seed: int = 0, polish: bool = True, keep: int = 8,
-            feasible: Callable | None = None, refine: Callable | None = None,
-            current: bool = False) -> Recovery:
+def recover(
+    rel,
+    *,
+    draws: int = 64,
+    seed: int = 0,
+    polish: bool = True,
+    keep: int = 8,
+    feasible: Callable | None = None,
+    refine: Callable | None = None,
+    current: bool = False,
+) -> Recovery:
     """Round, repair, polish; report.  ``current``: the values ``rel.Y`` holds now (see
     :meth:`.lifting.Relaxation.recover`); a relaxation without a lifted point gives an empty
     :class:`Recovery` whose report says so (no exception: solver trouble is a status)."""
@@ -106,8 +117,18 @@ def recover(rel, *, draws: int = 64, seed: int = 0, polish: bool = True, keep: i
     try:
         x, X = rel.solution(current)
     except InvalidParameterError:
-        rep = tightness(rel.name, solver, bound, relaxed, None, None, None, None, q.maximize,
-                        rounding="no lifted point")
+        rep = tightness(
+            rel.name,
+            solver,
+            bound,
+            relaxed,
+            None,
+            None,
+            None,
+            None,
+            q.maximize,
+            rounding="no lifted point",
+        )
         return Recovery([], rep)
     pts, by_scheme = _candidates(rel, x, X, draws, seed, feasible)
     final = [_polished(q, p, polish, refine) for p in _distinct(pts, keep)]
@@ -117,8 +138,17 @@ def recover(rel, *, draws: int = 64, seed: int = 0, polish: bool = True, keep: i
     best = final[0] if final else None
     if best is not None and best.feasible:
         by_scheme[best.scheme] = best.value
-    rep = tightness(rel.name, solver, bound, relaxed, rel.lifted_matrix(current),
-                    None if best is None else best.x, None if best is None else best.value,
-                    None if best is None else best.violation, q.maximize,
-                    "" if best is None else best.scheme, by_scheme)
+    rep = tightness(
+        rel.name,
+        solver,
+        bound,
+        relaxed,
+        rel.lifted_matrix(current),
+        None if best is None else best.x,
+        None if best is None else best.value,
+        None if best is None else best.violation,
+        q.maximize,
+        "" if best is None else best.scheme,
+        by_scheme,
+    )
     return Recovery(final, rep)

@@ -38,7 +38,7 @@ def equality_basis(q: QCQP) -> tuple[np.ndarray, np.ndarray] | None:
     diag = np.abs(np.diag(R))
     rank = int(np.sum(diag > RANK_RTOL * max(diag[0] if diag.size else 0.0, 1e-300)))
     B, free = piv[:rank], np.sort(piv[rank:])
-    R11 = R[:rank, :rank] / weight[B][None, :]          # undo the weights on the pivots
+    R11 = R[:rank, :rank] / weight[B][None, :]  # undo the weights on the pivots
     rhs = Qm[:, :rank].T @ b
     coef = solve_triangular(R11, np.c_[rhs, (Qm[:, :rank].T @ A)[:, free]], lower=False)
     x0 = np.zeros(d)

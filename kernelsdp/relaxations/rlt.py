@@ -26,9 +26,13 @@ class RLT(Lifting):
     label = "RLT"
 
     def bounded(self, qcqp: QCQP) -> str | None:
-        return bd.unbounded_reason(qcqp, bd.rlt_diagonal(qcqp), self.label,
-                                   "the linear constraints do not bound x: add bounds or use "
-                                   "shor", psd=False)
+        return bd.unbounded_reason(
+            qcqp,
+            bd.rlt_diagonal(qcqp),
+            self.label,
+            "the linear constraints do not bound x: add bounds or use shor",
+            psd=False,
+        )
 
     def apply(self, qcqp: QCQP) -> Relaxation:
         return shor_family(qcqp, self.name, psd=False, rlt=True, diagonal=bd.rlt_diagonal(qcqp))

@@ -89,8 +89,9 @@ def _integer_proposals(q: QCQP, x, X, draws: int, rng) -> dict[str, list[np.ndar
     return out
 
 
-def proposals(q: QCQP, x: np.ndarray, X: np.ndarray, homogeneous: bool, draws: int = 64,
-              seed: int = 0) -> dict[str, list[np.ndarray]]:
+def proposals(
+    q: QCQP, x: np.ndarray, X: np.ndarray, homogeneous: bool, draws: int = 64, seed: int = 0
+) -> dict[str, list[np.ndarray]]:
     """Candidate points by scheme (module docstring), before repair."""
     x, X = np.asarray(x, dtype=float), (np.asarray(X, dtype=float) + np.asarray(X).T) / 2
     out: dict[str, list[np.ndarray]] = {"first_moment": [x.copy()]}

@@ -26,12 +26,23 @@ def simplex_qcqp(qcqp: QCQP) -> str | None:
     """None when the QCQP is min/max xᵀPx + qᵀx + r on the simplex (one equality α1ᵀx = α
     with α > 0, x ≥ 0, no upper bound below 1) and nothing else, else why not."""
     a = None if qcqp.A is None or qcqp.A.shape[0] != 1 else qcqp.A[0]
-    simplex = (a is not None and np.all(a > 0) and np.allclose(a, a[0])
-               and np.isclose(qcqp.b[0], a[0]) and np.all(qcqp.lb == 0)
-               and np.all(qcqp.ub >= 1) and qcqp.G is None and not qcqp.inequalities
-               and not qcqp.equalities and not qcqp.integer.size)
-    return None if simplex else ("lifts the standard QP only (xᵀPx + qᵀx + r with "
-                                 "1ᵀx = 1, x >= 0 and nothing else)")
+    simplex = (
+        a is not None
+        and np.all(a > 0)
+        and np.allclose(a, a[0])
+        and np.isclose(qcqp.b[0], a[0])
+        and np.all(qcqp.lb == 0)
+        and np.all(qcqp.ub >= 1)
+        and qcqp.G is None
+        and not qcqp.inequalities
+        and not qcqp.equalities
+        and not qcqp.integer.size
+    )
+    return (
+        None
+        if simplex
+        else ("lifts the standard QP only (xᵀPx + qᵀx + r with 1ᵀx = 1, x >= 0 and nothing else)")
+    )
 
 
 def homogenised(qcqp: QCQP) -> np.ndarray:
@@ -50,12 +61,23 @@ def simplex_dnn(Q: np.ndarray, qcqp: QCQP | None = None) -> Relaxation:
     Z = cp.Variable((d, d), symmetric=True, name="Z")
     # tr Z ≤ 1 is implied (Z ≥ 0, 1ᵀZ1 = 1) and redundant; stated, it is the a-priori bound
     # that makes the certificate's bound rigorous (kernelsdp.certificate.bounds)
-    cons = {"psd": [Z >> 0], "nonnegativity": [Z >= 0], "normalisation": [cp.sum(Z) == 1],
-            "a_priori_trace": [cp.trace(Z) <= 1]}
+    cons = {
+        "psd": [Z >> 0],
+        "nonnegativity": [Z >= 0],
+        "normalisation": [cp.sum(Z) == 1],
+        "a_priori_trace": [cp.trace(Z) <= 1],
+    }
     sense = cp.Maximize if qcqp.maximize else cp.Minimize
     problem = cp.Problem(sense(cp.sum(cp.multiply(Q, Z))), [c for g in cons.values() for c in g])
-    return Relaxation("sdp1", qcqp, problem, Z, True, cons,
-                      {"a_priori_trace": "tr Z <= 1 (implied by Z >= 0, 1ᵀZ1 = 1)"})
+    return Relaxation(
+        "sdp1",
+        qcqp,
+        problem,
+        Z,
+        True,
+        cons,
+        {"a_priori_trace": "tr Z <= 1 (implied by Z >= 0, 1ᵀZ1 = 1)"},
+    )
 
 
 class SDP1(Lifting):

@@ -25,8 +25,9 @@ class Shor(Lifting):
     label = "Shor"
 
     def bounded(self, qcqp: QCQP) -> str | None:
-        return bd.unbounded_reason(qcqp, bd.shor_diagonal(qcqp), self.label,
-                                   "add bounds (lb=, ub=) or use rlt")
+        return bd.unbounded_reason(
+            qcqp, bd.shor_diagonal(qcqp), self.label, "add bounds (lb=, ub=) or use rlt"
+        )
 
     def apply(self, qcqp: QCQP) -> Relaxation:
         return shor_family(qcqp, self.name, psd=True, diagonal=bd.shor_diagonal(qcqp))

@@ -55,11 +55,13 @@ def lifted(quad: Quadratic, x, X):
 def _own_constraints(q: QCQP, x, X, reduced: bool) -> dict[str, list]:
     cons: dict[str, list] = {
         "quadratic_inequalities": [lifted(c, x, X) <= 0 for c in q.inequalities],
-        "quadratic_equalities": [lifted(c, x, X) == 0 for c in q.equalities]}
+        "quadratic_equalities": [lifted(c, x, X) == 0 for c in q.equalities],
+    }
     if q.A is not None and not reduced:  # else Y = T W Tᵀ meets them by construction
         cons["linear_equalities"] = [q.A @ x == q.b]
-        cons["equality_products"] = [np.reshape(q.b, (-1, 1)) @ cp.reshape(
-            x, (1, q.d), order="F") == q.A @ X]
+        cons["equality_products"] = [
+            np.reshape(q.b, (-1, 1)) @ cp.reshape(x, (1, q.d), order="F") == q.A @ X
+        ]
     if q.G is not None:
         cons["linear_inequalities"] = [q.G @ x <= q.h]
     lo, hi = np.flatnonzero(np.isfinite(q.lb)), np.flatnonzero(np.isfinite(q.ub))
@@ -106,15 +108,19 @@ def rlt_matrix(q: QCQP) -> sp.csr_matrix:
     C = sp.csr_matrix(q.linear_rows()[0])
     m = C.shape[0]
     nnz = np.diff(C.indptr).astype(float)
-    check_memory(40.0 * (nnz.sum() ** 2) / 2, f"the RLT products of {m} linear constraints",
-                 "use shor, or fewer linear constraints")
+    check_memory(
+        40.0 * (nnz.sum() ** 2) / 2,
+        f"the RLT products of {m} linear constraints",
+        "use shor, or fewer linear constraints",
+    )
     K = sp.kron(C, C, format="csr")  # row p·m + r is c_p ⊗ c_r: c_rᵀ Y c_p on vec_F(Y)
     p, r = np.divmod(np.arange(m * m), m)
     return K[np.flatnonzero(r <= p)]
 
 
-def _a_priori(q: QCQP, Y, W, coords: np.ndarray, diagonal: np.ndarray,
-              box: bool) -> tuple[dict, dict]:
+def _a_priori(
+    q: QCQP, Y, W, coords: np.ndarray, diagonal: np.ndarray, box: bool
+) -> tuple[dict, dict]:
     """Redundant rows the certificate can read: W_jj ≤ the bound of X_ii for the coordinate
     i = coords[j − 1] that W's diagonal holds (W = Y without equalities), and (``box``) every
     Y_ab between the extreme products of the implied bounds."""
@@ -122,9 +128,11 @@ def _a_priori(q: QCQP, Y, W, coords: np.ndarray, diagonal: np.ndarray,
     j = np.flatnonzero(np.isfinite(diagonal[coords]) & ~np.isin(coords, q.spin))
     if j.size:  # (X_ii = 1 is stated already for a ±1 variable)
         cons["a_priori_diagonal"] = [cp.diag(W)[j + 1] <= outwards(diagonal[coords[j]])]
-        said["a_priori_diagonal"] = (f"X_ii <= max(lb_i², ub_i²) on the diagonal of "
-                                     f"{W.name()} for {j.size} of {q.d} variables (a trace "
-                                     "bound on the PSD block)")
+        said["a_priori_diagonal"] = (
+            f"X_ii <= max(lb_i², ub_i²) on the diagonal of "
+            f"{W.name()} for {j.size} of {q.d} variables (a trace "
+            "bound on the PSD block)"
+        )
     if box:
         lo, hi = bd.implied_box(q)
         lo1, hi1 = np.r_[1.0, lo], np.r_[1.0, hi]
@@ -140,14 +148,23 @@ def _a_priori(q: QCQP, Y, W, coords: np.ndarray, diagonal: np.ndarray,
         idx = (a + n * b)[keep]
         if idx.size:
             vec = cp.vec(Y, order="F")[idx]
-            cons["a_priori_box"] = [vec >= -outwards(-L[a, b][keep]),
-                                    vec <= outwards(U[a, b][keep])]
+            cons["a_priori_box"] = [
+                vec >= -outwards(-L[a, b][keep]),
+                vec <= outwards(U[a, b][keep]),
+            ]
             said["a_priori_box"] = f"box rows on {idx.size} entries of Y (products of the bounds)"
     return cons, said
 
 
-def shor_family(q: QCQP, name: str, *, psd: bool = True, rlt: bool = False,
-                dnn: bool = False, diagonal: np.ndarray | None = None) -> Relaxation:
+def shor_family(
+    q: QCQP,
+    name: str,
+    *,
+    psd: bool = True,
+    rlt: bool = False,
+    dnn: bool = False,
+    diagonal: np.ndarray | None = None,
+) -> Relaxation:
     """The lifted model with the named pieces (module docstring); ``diagonal`` are the X_ii
     bounds this model implies (stated as ``a_priori_diagonal``)."""
     d = q.d
@@ -170,12 +187,14 @@ def shor_family(q: QCQP, name: str, *, psd: bool = True, rlt: bool = False,
         cons["bound_products"] = _bound_products(q, x, X)
     if dnn:
         cons["dnn"] = _dnn_rows(q, Y, rlt)
-    extra, said = _a_priori(q, Y, W, coords,
-                            bd.shor_diagonal(q) if diagonal is None else diagonal,
-                            box=rlt and not psd)
+    extra, said = _a_priori(
+        q, Y, W, coords, bd.shor_diagonal(q) if diagonal is None else diagonal, box=rlt and not psd
+    )
     if basis is not None:
-        said["reduced"] = (f"A x = b eliminated: Y = T W Tᵀ with W of side {coords.size + 1} "
-                           "(no strictly feasible point otherwise)")
+        said["reduced"] = (
+            f"A x = b eliminated: Y = T W Tᵀ with W of side {coords.size + 1} "
+            "(no strictly feasible point otherwise)"
+        )
     cons.update(extra)
     cons = {k: v for k, v in cons.items() if v}
     sense = cp.Maximize if q.maximize else cp.Minimize

@@ -57,10 +57,19 @@ def gap_to(bound: float | None, value: float | None, maximize: bool) -> float | 
     return float(bound - value) if maximize else float(value - bound)
 
 
-def tightness(name: str, solver: str | None, bound: float | None, relaxed: float | None,
-              lifted_matrix: np.ndarray | None, x: np.ndarray | None, value: float | None,
-              violation: float | None, maximize: bool, rounding: str = "",
-              rounding_values: dict[str, float] | None = None) -> TightnessReport:
+def tightness(
+    name: str,
+    solver: str | None,
+    bound: float | None,
+    relaxed: float | None,
+    lifted_matrix: np.ndarray | None,
+    x: np.ndarray | None,
+    value: float | None,
+    violation: float | None,
+    maximize: bool,
+    rounding: str = "",
+    rounding_values: dict[str, float] | None = None,
+) -> TightnessReport:
     gap = gap_to(bound, value, maximize)
     rel = None
     if gap is not None:
@@ -68,9 +77,18 @@ def tightness(name: str, solver: str | None, bound: float | None, relaxed: float
         rel = gap / den if den > 0 else (0.0 if gap == 0 else float("inf"))
     rank, w = (None, np.zeros(0)) if lifted_matrix is None else numerical_rank(lifted_matrix)
     return TightnessReport(
-        relaxation=name, solver=solver, bound=bound, relaxed_value=relaxed,
-        recovered_value=value, violation=violation, gap=gap, relative_gap=rel,
-        attained=None if rel is None else bool(abs(rel) <= CERTIFY_TOL), rank=rank,
-        eigenvalues=[float(v) for v in w[:5]], rounding=rounding,
+        relaxation=name,
+        solver=solver,
+        bound=bound,
+        relaxed_value=relaxed,
+        recovered_value=value,
+        violation=violation,
+        gap=gap,
+        relative_gap=rel,
+        attained=None if rel is None else bool(abs(rel) <= CERTIFY_TOL),
+        rank=rank,
+        eigenvalues=[float(v) for v in w[:5]],
+        rounding=rounding,
         rounding_values={k: float(v) for k, v in (rounding_values or {}).items()},
-        x=[] if x is None else [float(v) for v in x])
+        x=[] if x is None else [float(v) for v in x],
+    )

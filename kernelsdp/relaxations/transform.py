@@ -74,15 +74,19 @@ def relax(qcqp: QCQP, name: str, allow_unbounded: bool = False) -> Relaxation:
     """The named relaxation of a QCQP, with a clear error when it does not apply or (unless
     ``allow_unbounded``) when its model may be unbounded on a bounded problem."""
     if name not in RELAXATIONS:
-        raise UnknownNameError(f"unknown relaxation {name!r}; choose one of "
-                               f"{', '.join(RELAXATIONS)}.")
+        raise UnknownNameError(
+            f"unknown relaxation {name!r}; choose one of {', '.join(RELAXATIONS)}."
+        )
     verdict = check(qcqp, name)
     if not verdict.applies:
         fits = [k for k, v in applicable(qcqp).items() if v.applies]
-        raise UnsupportedProblemError(f"relaxation {name!r} does not apply: {verdict.why}; "
-                                      f"this problem takes {', '.join(fits) or 'none'}.")
+        raise UnsupportedProblemError(
+            f"relaxation {name!r} does not apply: {verdict.why}; "
+            f"this problem takes {', '.join(fits) or 'none'}."
+        )
     if not verdict.bounded and not allow_unbounded and feasible_set_bounded(qcqp):
         raise UnboundedProblemError(
             f"{verdict.why}. The QCQP's feasible set is bounded but this model may not be "
-            "(its bound could be infinite); pass allow_unbounded=True to build it anyway.")
+            "(its bound could be infinite); pass allow_unbounded=True to build it anyway."
+        )
     return RELAXATIONS[name].apply(qcqp)

@@ -64,8 +64,7 @@ from .readings import not_reproduced_lines
 
 LOSSES = {"SL": "l2", "HL": "hinge", "SHL": "squared-hinge", "l1": "l1"}
 #: Table 1 constraint counts; odd-even is our digits substitute (1.2·n as in the paper)
-CONSTRAINTS = {"glass": 256, "heart": 324, "iris": 180, "sonar": 250, "wine": 214,
-               "odd-even": 2156}
+CONSTRAINTS = {"glass": 256, "heart": 324, "iris": 180, "sonar": 250, "wine": 214, "odd-even": 2156}
 C_ADMM, K_NN = 1.0, 5
 #: SimpleNPKL at seed 000's settings (see simplenpkl_icml2009.py)
 B_SNPKL, C_SNPKL = 1.0, 0.3
@@ -92,7 +91,11 @@ def plan(loss_key: str, method: str, L, pairs, n: int, max_iter: int | None = No
             opts = {} if max_iter is None else {"max_iter": max_iter}
             return NPKL(L=L, pairs=pairs, loss=loss, capacity="none", C=C_ADMM), "admm", opts
         if method == "ADMM B=n":
-            return NPKL(L=L, pairs=pairs, loss=loss, capacity="trace", C=C_ADMM, B=float(n)), "admm", {}
+            return (
+                NPKL(L=L, pairs=pairs, loss=loss, capacity="trace", C=C_ADMM, B=float(n)),
+                "admm",
+                {},
+            )
         if method == "S-NPKL":
             if loss_key not in ("HL", "SHL"):
                 return None
@@ -117,16 +120,21 @@ def run_cell(unit: dict) -> dict:
         return {"status": r.termination.value, "cpu_s": cpu, "accuracy": None}
     K = r.kernel
     z = K.entries(pairs.i, pairs.j)
-    return {"status": r.termination.value, "cpu_s": cpu, "objective": r.objective,
-            "gap": r.info.get("relative_gap", r.gap),
-            "accuracy": 100 * pairwise_cluster_accuracy(y, kernel_kmeans(K, c, seed)),
-            "accuracy_normalised": 100 * pairwise_cluster_accuracy(
-                y, kernel_kmeans(K, c, seed, normalized=True)),
-            "trace_over_n": K.trace() / len(y), "rank": K.rank,
-            "pair_signs": float(np.mean(np.sign(z) == pairs.t)),
-            "components": _components(L),
-            "free_directions": r.info.get("bound_free_directions"),
-            "certified_by": r.info.get("certified_by", "")}
+    return {
+        "status": r.termination.value,
+        "cpu_s": cpu,
+        "objective": r.objective,
+        "gap": r.info.get("relative_gap", r.gap),
+        "accuracy": 100 * pairwise_cluster_accuracy(y, kernel_kmeans(K, c, seed)),
+        "accuracy_normalised": 100
+        * pairwise_cluster_accuracy(y, kernel_kmeans(K, c, seed, normalized=True)),
+        "trace_over_n": K.trace() / len(y),
+        "rank": K.rank,
+        "pair_signs": float(np.mean(np.sign(z) == pairs.t)),
+        "components": _components(L),
+        "free_directions": r.info.get("bound_free_directions"),
+        "certified_by": r.info.get("certified_by", ""),
+    }
 
 
 def _components(L) -> int:
@@ -144,7 +152,9 @@ def units_for(quick: bool) -> list[dict]:
     reps = 2 if quick else 5
     units = []
     for name in names:
-        for features in ("standardised",) if quick or name == "odd-even" else ("standardised", "raw"):
+        for features in (
+            ("standardised",) if quick or name == "odd-even" else ("standardised", "raw")
+        ):
             for seed in range(reps if name != "odd-even" else 3):
                 for loss_key, method in ROWS:
                     if method == "SDP" and ((quick and seed > 0) or name == "odd-even"):
@@ -153,8 +163,13 @@ def units_for(quick: bool) -> list[dict]:
                         continue
                     if method == "S-NPKL" and loss_key not in ("HL", "SHL"):
                         continue  # SimpleNPKL has no SL or ℓ1 variant here
-                    unit = {"dataset": name, "seed": seed, "features": features, "loss": loss_key,
-                            "method": method}
+                    unit = {
+                        "dataset": name,
+                        "seed": seed,
+                        "features": features,
+                        "loss": loss_key,
+                        "method": method,
+                    }
                     if method == "ADMM (1)" and quick:
                         unit["max_iter"] = QUICK_MAX_ITER_1
                     units.append(unit)
@@ -165,13 +180,21 @@ def main(quick: bool = False, store: ResultsStore | None = None) -> int:
     units = units_for(quick)
     names = list(dict.fromkeys(u["dataset"] for u in units))
     print(__doc__.split("\n\n")[0].replace("\n", " "))
-    print(f"mode: {'quick' if quick else 'full'}; data sets {', '.join(names)}; "
-          f"{2 if quick else 5} repetitions ({1 if quick else 3} for odd-even"
-          + ("; 1 for SCS and ADMM (1)" if quick else "") + ").")
-    print("Protein: not available offline, skipped.  odd-even: scikit-learn digits (1,797 points, "
-          "odd vs even) stands in for USPS (4,000 points)." + ("  quick: odd-even skipped." if quick else ""))
-    print("Ours: CPU seconds of each unit's process on the machine that ran it (the store says "
-          "which); paper: MATLAB, PC of 2011.  '-': no such entry here.\n")
+    print(
+        f"mode: {'quick' if quick else 'full'}; data sets {', '.join(names)}; "
+        f"{2 if quick else 5} repetitions ({1 if quick else 3} for odd-even"
+        + ("; 1 for SCS and ADMM (1)" if quick else "")
+        + ")."
+    )
+    print(
+        "Protein: not available offline, skipped.  odd-even: scikit-learn digits (1,797 points, "
+        "odd vs even) stands in for USPS (4,000 points)."
+        + ("  quick: odd-even skipped." if quick else "")
+    )
+    print(
+        "Ours: CPU seconds of each unit's process on the machine that ran it (the store says "
+        "which); paper: MATLAB, PC of 2011.  '-': no such entry here.\n"
+    )
     t_start = time.perf_counter()
     store = store if store is not None else ResultsStore()
     summary = run_units(STUDY, units, run_cell, store=store, desc="flexible-npkl")
@@ -179,7 +202,8 @@ def main(quick: bool = False, store: ResultsStore | None = None) -> int:
     by_features: dict[str, dict[str, dict[tuple, list[dict]]]] = {}
     for rec in summary.records:
         by_features.setdefault(rec.get("features", "standardised"), {}).setdefault(
-            rec["dataset"], {}).setdefault((rec["loss"], rec["method"]), []).append(rec)
+            rec["dataset"], {}
+        ).setdefault((rec["loss"], rec["method"]), []).append(rec)
     results = by_features["standardised"]
     _print_tables(names, results)
     _print_certification(names, results)
@@ -221,26 +245,42 @@ def _cpu_cell(runs, key, name) -> str:
 
 
 def _print_tables(names, results) -> None:
-    _print_table("Table 2 — clustering accuracy %  (ours mean±std | paper mean±std; * further "
-                 "than max(2 std, 3) from the paper: cause below)", names, results, _accuracy_cell)
-    _print_table("Table 3 — CPU seconds per solve, clustering excluded  (ours | paper)",
-                 names, results, _cpu_cell)
+    _print_table(
+        "Table 2 — clustering accuracy %  (ours mean±std | paper mean±std; * further "
+        "than max(2 std, 3) from the paper: cause below)",
+        names,
+        results,
+        _accuracy_cell,
+    )
+    _print_table(
+        "Table 3 — CPU seconds per solve, clustering excluded  (ours | paper)",
+        names,
+        results,
+        _cpu_cell,
+    )
 
 
 def _print_certification(names, results) -> None:
     """How each ADMM answer is certified, and ADMM against SCS on the same HL problem."""
-    print("\nCertification: status counts per method (ADMM (1): certified by the a-priori "
-          "trace bound, docs/npkl.md §6, or eq. 14's residuals only); HL objective of ADMM "
-          "B=n vs SCS on the same instance")
+    print(
+        "\nCertification: status counts per method (ADMM (1): certified by the a-priori "
+        "trace bound, docs/npkl.md §6, or eq. 14's residuals only); HL objective of ADMM "
+        "B=n vs SCS on the same instance"
+    )
     for name in names:
         parts = []
         for method in ("ADMM B=n", "ADMM (1)"):
-            st = [r["status"] for key, runs in results[name].items() if key[1] == method for r in runs]
+            st = [
+                r["status"] for key, runs in results[name].items() if key[1] == method for r in runs
+            ]
             counts = {s: st.count(s) for s in sorted(set(st))}
             parts.append(f"{method}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
         pairs = zip(results[name].get(("HL", "ADMM B=n"), []), results[name].get(("HL", "SDP"), []))
-        diffs = [abs(a["objective"] - b["objective"]) / max(1.0, abs(b["objective"]))
-                 for a, b in pairs if a.get("objective") is not None and b.get("objective") is not None]
+        diffs = [
+            abs(a["objective"] - b["objective"]) / max(1.0, abs(b["objective"]))
+            for a, b in pairs
+            if a.get("objective") is not None and b.get("objective") is not None
+        ]
         d = f"max {max(diffs):.1e} over {len(diffs)}" if diffs else "-"
         print(f"  {name:<10} {'; '.join(parts)}; ADMM vs SCS (HL): {d}")
 

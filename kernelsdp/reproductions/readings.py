@@ -59,10 +59,10 @@ class Effect:
     """A reading applied to the whole table: moves into and out of the paper's band."""
 
     name: str
-    changed: int                 # cells of the adopted table this reading changes
-    run: int                     # of those, run under the reading with >= MIN_REPS repetitions
+    changed: int  # cells of the adopted table this reading changes
+    run: int  # of those, run under the reading with >= MIN_REPS repetitions
     qualified: bool
-    in_band_adopted: int         # over the changed cells
+    in_band_adopted: int  # over the changed cells
     in_band_reading: int
     moves_in: tuple = field(default_factory=tuple)
     moves_out: tuple = field(default_factory=tuple)
@@ -90,20 +90,31 @@ def table_effect(alt: Alternative, adopted: dict, paper: dict) -> Effect:
     both = [k for k in keys if _ran(alt.cells.get(k))]
     before = {k for k in both if in_band(adopted[k]["mean"], paper[k])}
     after = {k for k in both if in_band(alt.cells[k]["mean"], paper[k])}
-    return Effect(alt.name, len(keys), len(full), bool(keys) and not why,
-                  len(before), len(after), tuple(k for k in both if k in after - before),
-                  tuple(k for k in both if k in before - after), "; ".join(why))
+    return Effect(
+        alt.name,
+        len(keys),
+        len(full),
+        bool(keys) and not why,
+        len(before),
+        len(after),
+        tuple(k for k in both if k in after - before),
+        tuple(k for k in both if k in before - after),
+        "; ".join(why),
+    )
 
 
 def beyond_noise(a: dict, b: dict) -> bool:
     """|mean_a − mean_b| > NOISE_SE standard errors of the difference."""
-    se = math.sqrt(a.get("std", 0.0) ** 2 / max(a.get("reps", 1), 1)
-                   + b.get("std", 0.0) ** 2 / max(b.get("reps", 1), 1))
+    se = math.sqrt(
+        a.get("std", 0.0) ** 2 / max(a.get("reps", 1), 1)
+        + b.get("std", 0.0) ** 2 / max(b.get("reps", 1), 1)
+    )
     return abs(a["mean"] - b["mean"]) > NOISE_SE * se
 
 
-def explain_cell(key, adopted: dict, paper: dict, alternatives,
-                 effects: dict) -> tuple[str, list[str]]:
+def explain_cell(
+    key, adopted: dict, paper: dict, alternatives, effects: dict
+) -> tuple[str, list[str]]:
     """(verdict, readings cited) for one cell under the rule of the module docstring."""
     cell = adopted.get(key)
     if not _ran(cell):
@@ -120,9 +131,11 @@ def explain_cell(key, adopted: dict, paper: dict, alternatives,
             continue
         if in_band(other["mean"], paper[key]) and beyond_noise(cell, other):
             cited.append(alt.name)
-            parts.append(f"in band under table-wide reading {alt.name!r}: {other['mean']:.1f} ± "
-                         f"{other['std']:.1f} ({other['reps']} reps; table-wide "
-                         f"+{len(eff.moves_in)} in / -{len(eff.moves_out)} out)")
+            parts.append(
+                f"in band under table-wide reading {alt.name!r}: {other['mean']:.1f} ± "
+                f"{other['std']:.1f} ({other['reps']} reps; table-wide "
+                f"+{len(eff.moves_in)} in / -{len(eff.moves_out)} out)"
+            )
     if not parts:
         return "not explained", []
     return "; ".join(parts), cited
@@ -136,23 +149,28 @@ def count_in_band(table: dict, paper: dict) -> tuple[int, int]:
 
 def effect_lines(effects: dict, adopted_name: str, adopted_in: int, adopted_run: int) -> list[str]:
     """One line per reading: in band before (adopted) and after, moves in and out."""
-    lines = [f"Readings applied to the whole table (adopted: {adopted_name!r}, {adopted_in} of "
-             f"{adopted_run} cells in band); a cell may cite only a qualified reading "
-             f"(every changed cell run, >= {MIN_REPS} repetitions) that moves more cells in "
-             "than out"]
+    lines = [
+        f"Readings applied to the whole table (adopted: {adopted_name!r}, {adopted_in} of "
+        f"{adopted_run} cells in band); a cell may cite only a qualified reading "
+        f"(every changed cell run, >= {MIN_REPS} repetitions) that moves more cells in "
+        "than out"
+    ]
     for e in effects.values():
         status = "qualified" if e.qualified else f"not qualified: {e.why_not}"
-        lines.append(f"  {e.name:<16} changes {e.changed:>3} cells; in band "
-                     f"{e.in_band_adopted:>3} -> {e.in_band_reading:>3}; moves in "
-                     f"{len(e.moves_in):>3}, out {len(e.moves_out):>3}"
-                     f"  ({status})")
+        lines.append(
+            f"  {e.name:<16} changes {e.changed:>3} cells; in band "
+            f"{e.in_band_adopted:>3} -> {e.in_band_reading:>3}; moves in "
+            f"{len(e.moves_in):>3}, out {len(e.moves_out):>3}"
+            f"  ({status})"
+        )
     return lines
 
 
 def not_reproduced_lines(items) -> list[str]:
     """The closing list every reproduction prints: (item, reason) pairs."""
     items = list(items)
-    lines = [f"Not reproduced ({len(items)} items): what the paper has and this module "
-             "does not run"]
+    lines = [
+        f"Not reproduced ({len(items)} items): what the paper has and this module does not run"
+    ]
     lines += [f"  - {what}: {why}" for what, why in items]
     return lines

@@ -47,19 +47,34 @@ def _run_unit(unit: dict) -> dict:
         pred = KMeans(2, n_init=1, random_state=seed).fit_predict(X)
         return {"accuracy": 100 * pairwise_cluster_accuracy(y, pred), "cpu_s": None, "n": n}
     pairs = PairwiseConstraints.sample(y, unit["pairs"], seed=seed)
-    loss, solver, opts = (("linear", "npkl-closed-form", {}) if unit["method"] == "SimpleNPKL-LL"
-                          else ("squared-hinge", "saddle-point", {"tol": SADDLE_TOL}))
-    f = NPKL(L=knn_laplacian(X, unit["k"]), pairs=pairs, loss=loss, capacity="frobenius",
-             C=unit["C"], B=float(n))
+    loss, solver, opts = (
+        ("linear", "npkl-closed-form", {})
+        if unit["method"] == "SimpleNPKL-LL"
+        else ("squared-hinge", "saddle-point", {"tol": SADDLE_TOL})
+    )
+    f = NPKL(
+        L=knn_laplacian(X, unit["k"]),
+        pairs=pairs,
+        loss=loss,
+        capacity="frobenius",
+        C=unit["C"],
+        B=float(n),
+    )
     t = time.process_time()
     r = solve(f, solver, **opts)
     cpu = time.process_time() - t
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         pred = kernel_kmeans(r.kernel, 2, seed, normalized=True)
-    return {"accuracy": 100 * pairwise_cluster_accuracy(y, pred), "cpu_s": cpu, "n": n,
-            "m": pairs.m, "rank": r.kernel.rank, "status": r.termination.value,
-            "iterations": r.iterations}
+    return {
+        "accuracy": 100 * pairwise_cluster_accuracy(y, pred),
+        "cpu_s": cpu,
+        "n": n,
+        "m": pairs.m,
+        "rank": r.kernel.rank,
+        "status": r.termination.value,
+        "iterations": r.iterations,
+    }
 
 
 def table4(quick: bool = False, store=None, reps: int | None = None) -> list[dict]:
@@ -67,33 +82,64 @@ def table4(quick: bool = False, store=None, reps: int | None = None) -> list[dic
     from kernelsdp.runs import run_units
 
     reps = reps or (1 if quick else 20)
-    units = [{"dataset": name, "method": m, "rep": r, "pairs": row["pairs"], "k": ADULT_K,
-              "C": ADULT_C, "B": "n"} for name, row in PAPER_TABLE4.items()
-             for m in METHODS4 for r in range(reps)]
+    units = [
+        {
+            "dataset": name,
+            "method": m,
+            "rep": r,
+            "pairs": row["pairs"],
+            "k": ADULT_K,
+            "C": ADULT_C,
+            "B": "n",
+        }
+        for name, row in PAPER_TABLE4.items()
+        for m in METHODS4
+        for r in range(reps)
+    ]
     recs = run_units(STUDY, units, run_unit, store=store, desc="Table 4").records
-    print(f"\nTable 4 (Adult, the paper's a1a file): k = {ADULT_K}, B = N, C = {ADULT_C:g}, the "
-          f"paper's pair count; {reps} repetition(s); accuracy % (ours | paper), "
-          "CPU s (ours | paper)")
+    print(
+        f"\nTable 4 (Adult, the paper's a1a file): k = {ADULT_K}, B = N, C = {ADULT_C:g}, the "
+        f"paper's pair count; {reps} repetition(s); accuracy % (ours | paper), "
+        "CPU s (ours | paper)"
+    )
     rows = []
     for name, row in PAPER_TABLE4.items():
         cells = {}
         for m in METHODS4:
             rs = [r for r in recs if r["dataset"] == name and r["method"] == m]
             acc = [r["accuracy"] for r in rs]
-            cells[(name, m)] = {"mean": float(np.mean(acc)), "std": float(np.std(acc)),
-                                "reps": len(acc)}
+            cells[(name, m)] = {
+                "mean": float(np.mean(acc)),
+                "std": float(np.std(acc)),
+                "reps": len(acc),
+            }
         paper = {(name, m): (row[m][0], max(2 * row[m][1], 3.0)) for m in METHODS4}
         for m in METHODS4:
             rs = [r for r in recs if r["dataset"] == name and r["method"] == m]
             c = cells[(name, m)]
             verdict, _ = explain_cell((name, m), cells, paper, (), {})
             cpu = [r["cpu_s"] for r in rs if r["cpu_s"] is not None]
-            facts = (f"; rank {np.mean([r['rank'] for r in rs]):.0f}, "
-                     f"{np.mean([r['iterations'] for r in rs]):.0f} iterations" if cpu else "")
+            facts = (
+                f"; rank {np.mean([r['rank'] for r in rs]):.0f}, "
+                f"{np.mean([r['iterations'] for r in rs]):.0f} iterations"
+                if cpu
+                else ""
+            )
             t = f"{np.mean(cpu):8.2f} | {row['cpu'][m]:<7.1f}" if cpu else f"{'-':>8} | -      "
-            print(f"  {name:<5}{m:<16}{c['mean']:6.1f} ± {c['std']:4.1f} | "
-                  f"{row[m][0]:5.1f} ± {row[m][1]:3.1f}"
-                  f"   {t}  {verdict}{facts if verdict != 'within' else ''}")
-            rows.append({"dataset": name, "method": m, "ours_mean": c["mean"], "ours_std": c["std"],
-                         "paper_mean": row[m][0], "within": verdict == "within", "why": verdict})
+            print(
+                f"  {name:<5}{m:<16}{c['mean']:6.1f} ± {c['std']:4.1f} | "
+                f"{row[m][0]:5.1f} ± {row[m][1]:3.1f}"
+                f"   {t}  {verdict}{facts if verdict != 'within' else ''}"
+            )
+            rows.append(
+                {
+                    "dataset": name,
+                    "method": m,
+                    "ours_mean": c["mean"],
+                    "ours_std": c["std"],
+                    "paper_mean": row[m][0],
+                    "within": verdict == "within",
+                    "why": verdict,
+                }
+            )
     return rows

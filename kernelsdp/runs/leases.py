@@ -36,7 +36,7 @@ class Owner:
     run: str
 
     @classmethod
-    def current(cls) -> "Owner":
+    def current(cls) -> Owner:
         pid, started = this_process()
         return cls(pid, started, socket.gethostname(), uuid.uuid4().hex)
 
@@ -51,13 +51,16 @@ def claim(db: sqlite3.Connection, study: str, key: str, owner: Owner) -> str:
     or a live run of another owner holds it."""
     if db.execute("SELECT 1 FROM runs WHERE study = ? AND unit = ?", (study, key)).fetchone():
         return DONE
-    row = db.execute("SELECT pid, started, host, run FROM leases WHERE study = ? AND unit = ?",
-                     (study, key)).fetchone()
+    row = db.execute(
+        "SELECT pid, started, host, run FROM leases WHERE study = ? AND unit = ?", (study, key)
+    ).fetchone()
     if row is not None and row[3] != owner.run and holder_alive(*row[:3]):
         return HELD
-    db.execute("INSERT OR REPLACE INTO leases (study, unit, pid, started, host, run, taken) "
-               "VALUES (?, ?, ?, ?, ?, ?, ?)",
-               (study, key, owner.pid, owner.started, owner.host, owner.run, time.time()))
+    db.execute(
+        "INSERT OR REPLACE INTO leases (study, unit, pid, started, host, run, taken) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (study, key, owner.pid, owner.started, owner.host, owner.run, time.time()),
+    )
     return CLAIMED
 
 
@@ -66,5 +69,6 @@ def release(db: sqlite3.Connection, study: str, owner: Owner, key: str | None = 
     if key is None:
         db.execute("DELETE FROM leases WHERE study = ? AND run = ?", (study, owner.run))
     else:
-        db.execute("DELETE FROM leases WHERE study = ? AND unit = ? AND run = ?",
-                   (study, key, owner.run))
+        db.execute(
+            "DELETE FROM leases WHERE study = ? AND unit = ? AND run = ?", (study, key, owner.run)
+        )

@@ -22,14 +22,13 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..errors import Interrupted, InvalidParameterError
-from .leases import CLAIMED, Owner
 from ..processes import die_with_parent
+from .leases import CLAIMED, Owner
 from .store import ResultsStore, describe_producer, produced_by, to_json, unit_key
-
 
 #: a record holding ``RETRY: True`` is returned but not stored: its answer depends on this
 #: machine (a size refused under this memory limit), so a re-run elsewhere tries again
@@ -54,14 +53,25 @@ class RunSummary:
 def _run_one(fn: Callable[[dict], dict], unit: dict) -> tuple[dict, dict]:
     record = fn(dict(unit))
     if not isinstance(record, dict):
-        raise InvalidParameterError(f"a unit's function must return a dict; {getattr(fn, '__name__', fn)} "
-                                    f"returned {type(record).__name__} for {unit!r}.")
+        raise InvalidParameterError(
+            f"a unit's function must return a dict; {getattr(fn, '__name__', fn)} "
+            f"returned {type(record).__name__} for {unit!r}."
+        )
     return unit, record
 
 
-def run_units(study: str, units: list[dict], fn: Callable[[dict], dict], *,
-              store: ResultsStore | None = None, n_jobs: int = 1, backend: str | None = None,
-              desc: str | None = None, fresh: bool = False, progress_file=None) -> RunSummary:
+def run_units(
+    study: str,
+    units: list[dict],
+    fn: Callable[[dict], dict],
+    *,
+    store: ResultsStore | None = None,
+    n_jobs: int = 1,
+    backend: str | None = None,
+    desc: str | None = None,
+    fresh: bool = False,
+    progress_file=None,
+) -> RunSummary:
     """Run ``fn(unit)`` for every unit the store does not hold yet; see the module docstring.
 
     ``fn`` must be a module-level function (picklable) when ``n_jobs != 1``; ``backend``
@@ -73,8 +83,10 @@ def run_units(study: str, units: list[dict], fn: Callable[[dict], dict], *,
     from tqdm import tqdm
 
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
-        raise InvalidParameterError(f"The 'n_jobs' parameter of {study!r} must be a nonzero int "
-                                    f"(-1: every core). Got {n_jobs!r} instead.")
+        raise InvalidParameterError(
+            f"The 'n_jobs' parameter of {study!r} must be a nonzero int "
+            f"(-1: every core). Got {n_jobs!r} instead."
+        )
     store = store if store is not None else ResultsStore()
     keys = [unit_key(u) for u in units]
     if len(set(keys)) != len(keys):
@@ -85,15 +97,24 @@ def run_units(study: str, units: list[dict], fn: Callable[[dict], dict], *,
     done = store.done(study)
     skipped = sum(k in done for k in keys)
     stale = _stale(study, store, [k for k in keys if k in done], len(units), progress_file)
-    bar = tqdm(total=len(units), initial=skipped, desc=desc or study, unit="unit", leave=False,
-               dynamic_ncols=True, file=progress_file or sys.stderr,
-               disable=progress_file is None and not sys.stderr.isatty())
+    bar = tqdm(
+        total=len(units),
+        initial=skipped,
+        desc=desc or study,
+        unit="unit",
+        leave=False,
+        dynamic_ncols=True,
+        file=progress_file or sys.stderr,
+        disable=progress_file is None and not sys.stderr.isatty(),
+    )
     work = _Work(study, store, fn, done, bar)
     try:
         work.run([u for u, k in zip(units, keys) if k not in done], n_jobs, backend, progress_file)
     except KeyboardInterrupt:
-        raise Interrupted(f"interrupted: {len(done)} of {len(units)} units of {study!r} kept in "
-                          f"{store.path}; run again to resume.") from None
+        raise Interrupted(
+            f"interrupted: {len(done)} of {len(units)} units of {study!r} kept in "
+            f"{store.path}; run again to resume."
+        ) from None
     finally:
         bar.close()
         store.release(study, work.owner)
@@ -119,8 +140,11 @@ class _Work:
                 self._save(unit, record)
             todo = self._landed(held)
             if todo and not said:
-                print(f"{self.study}: {len(todo)} units are being run by another run on "
-                      f"{self.store.path}; waiting for their records.", file=file or sys.stderr)
+                print(
+                    f"{self.study}: {len(todo)} units are being run by another run on "
+                    f"{self.store.path}; waiting for their records.",
+                    file=file or sys.stderr,
+                )
                 said = True
             if todo:  # every one left is another live run's: look again shortly
                 time.sleep(POLL_S)
@@ -166,11 +190,13 @@ def _results(fn, todo, n_jobs: int, backend: str | None):
     if n_jobs == 1 and backend is None:
         return (_run_one(fn, u) for u in todo)
     from joblib import Parallel, delayed
+
     extra = {}
     if _local_processes(backend):
         extra = {"initializer": die_with_parent, "initargs": (os.getpid(),)}
     return Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered", **extra)(
-        delayed(_run_one)(fn, u) for u in todo)
+        delayed(_run_one)(fn, u) for u in todo
+    )
 
 
 def _local_processes(backend: str | None) -> bool:
@@ -179,6 +205,7 @@ def _local_processes(backend: str | None) -> bool:
         return backend == "loky"
     from joblib._parallel_backends import LokyBackend
     from joblib.parallel import get_active_backend
+
     return isinstance(get_active_backend()[0], LokyBackend)
 
 
@@ -191,9 +218,11 @@ def _stale(study: str, store: ResultsStore, reused: list[str], total: int, file)
     others = [p for p in map(producers.get, reused) if p != now]
     if others:
         by = sorted({describe_producer(p) for p in others})
-        print(f"{study}: {len(others)} of {total} units are reported from {store.path} as "
-              f"produced by {' and '.join(by)}, not by this kernelsdp {now['kernelsdp']} with "
-              f"graph revision {now['graph_revision']}; a fresh run (--fresh, or another store named by "
-              f"KERNELSDP_STORE) measures them again.",
-              file=file or sys.stderr)
+        print(
+            f"{study}: {len(others)} of {total} units are reported from {store.path} as "
+            f"produced by {' and '.join(by)}, not by this kernelsdp {now['kernelsdp']} with "
+            f"graph revision {now['graph_revision']}; a fresh run (--fresh, or another store named by "
+            f"KERNELSDP_STORE) measures them again.",
+            file=file or sys.stderr,
+        )
     return len(others)

@@ -28,7 +28,8 @@ import math
 import os
 import sqlite3
 import time
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
@@ -48,6 +49,7 @@ def produced_by() -> dict:
     name."""
     from .. import __version__
     from ..data.graph import GRAPH_REVISION
+
     return {"kernelsdp": __version__, "graph_revision": GRAPH_REVISION}
 
 
@@ -77,8 +79,10 @@ def _plain(x):
         return [_plain(v) for v in x]
     if x is None or isinstance(x, (bool, int, float, str)):
         return x
-    raise InvalidParameterError(f"a results record holds {type(x).__name__} {x!r}; a unit and "
-                                "its record must be made of numbers, strings, lists and dicts.")
+    raise InvalidParameterError(
+        f"a results record holds {type(x).__name__} {x!r}; a unit and "
+        "its record must be made of numbers, strings, lists and dicts."
+    )
 
 
 def to_json(x) -> str:
@@ -145,10 +149,14 @@ class ResultsStore:
         row = (study, key, to_json(record), time.time(), to_json(produced_by()))
 
         def write(db):
-            db.execute("INSERT OR REPLACE INTO runs (study, unit, record, finished, produced_by) "
-                       "VALUES (?, ?, ?, ?, ?)", row)
+            db.execute(
+                "INSERT OR REPLACE INTO runs (study, unit, record, finished, produced_by) "
+                "VALUES (?, ?, ?, ?, ?)",
+                row,
+            )
             if owner is not None:
                 leases.release(db, study, owner, key)
+
         self.transaction(write)
 
     def claim(self, study: str, unit: dict, owner: Owner) -> str:
@@ -164,8 +172,9 @@ class ResultsStore:
         self.transaction(lambda db: leases.release(db, study, owner, key))
 
     def get(self, study: str, unit: dict) -> dict | None:
-        rows = self._query("SELECT record FROM runs WHERE study = ? AND unit = ?",
-                           (study, unit_key(unit)))
+        rows = self._query(
+            "SELECT record FROM runs WHERE study = ? AND unit = ?", (study, unit_key(unit))
+        )
         return json.loads(rows[0][0]) if rows else None
 
     def done(self, study: str) -> dict[str, dict]:
@@ -180,8 +189,9 @@ class ResultsStore:
 
     def records(self, study: str) -> list[dict]:
         """The study's finished units as ``{**unit, **record}``, in the order they finished."""
-        rows = self._query("SELECT unit, record FROM runs WHERE study = ? ORDER BY finished",
-                           (study,))
+        rows = self._query(
+            "SELECT unit, record FROM runs WHERE study = ? ORDER BY finished", (study,)
+        )
         return [{**json.loads(u), **json.loads(r)} for u, r in rows]
 
     def studies(self) -> dict[str, int]:
@@ -199,8 +209,9 @@ class ResultsStore:
         self._query("DELETE FROM leases WHERE study = ?", (study,))
         return n
 
-    def export(self, study: str, folder: str | os.PathLike, records: list[dict] | None = None
-               ) -> tuple[str, str]:
+    def export(
+        self, study: str, folder: str | os.PathLike, records: list[dict] | None = None
+    ) -> tuple[str, str]:
         """Write a study's records (default: all of them) as ``<study>.csv`` and
         ``<study>.json`` in ``folder``; each file is written whole or not at all."""
         rows = self.records(study) if records is None else [_plain(r) for r in records]
@@ -209,7 +220,9 @@ class ResultsStore:
         w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
         w.writeheader()
         for r in rows:
-            w.writerow({k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in r.items()})
+            w.writerow(
+                {k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in r.items()}
+            )
         csv_path, json_path = export_paths(study, folder)
         write_text_atomically(csv_path, buf.getvalue())
         write_text_atomically(json_path, json.dumps(rows, indent=1, allow_nan=False) + "\n")
@@ -225,12 +238,15 @@ def export_paths(study: str, folder: str | os.PathLike, exts=("csv", "json")) ->
 def write_text_atomically(path: str, text: str) -> None:
     """Write ``text`` to ``path`` whole or not at all, with the user's umask; a failure (a
     full disk, a read-only folder) is one :class:`InvalidDataError` naming ``path``."""
+
     def write(tmp: str) -> None:
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
+
     try:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         write_atomically(path, write)
     except OSError as exc:
-        raise InvalidDataError(f"cannot write {path}: {exc.strerror or exc}; nothing was "
-                               "written.") from None
+        raise InvalidDataError(
+            f"cannot write {path}: {exc.strerror or exc}; nothing was written."
+        ) from None

@@ -23,18 +23,24 @@ from ..errors import InvalidDataError
 
 #: the first 16 bytes of every SQLite 3 database file
 SQLITE_HEADER = b"SQLite format 3\x00"
-RUNS_TABLE = ("CREATE TABLE IF NOT EXISTS runs (study TEXT NOT NULL, unit TEXT NOT NULL, "
-              "record TEXT NOT NULL, finished REAL NOT NULL, produced_by TEXT, "
-              "PRIMARY KEY (study, unit))")
+RUNS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS runs (study TEXT NOT NULL, unit TEXT NOT NULL, "
+    "record TEXT NOT NULL, finished REAL NOT NULL, produced_by TEXT, "
+    "PRIMARY KEY (study, unit))"
+)
 #: who runs a unit now: the owner's pid and start time, host and run token (runs.leases)
-LEASES_TABLE = ("CREATE TABLE IF NOT EXISTS leases (study TEXT NOT NULL, unit TEXT NOT NULL, "
-                "pid INTEGER NOT NULL, started INTEGER NOT NULL, host TEXT NOT NULL, "
-                "run TEXT NOT NULL, taken REAL NOT NULL, PRIMARY KEY (study, unit))")
+LEASES_TABLE = (
+    "CREATE TABLE IF NOT EXISTS leases (study TEXT NOT NULL, unit TEXT NOT NULL, "
+    "pid INTEGER NOT NULL, started INTEGER NOT NULL, host TEXT NOT NULL, "
+    "run TEXT NOT NULL, taken REAL NOT NULL, PRIMARY KEY (study, unit))"
+)
 RUNS_COLUMNS = {"study", "unit", "record", "finished"}
 #: how long a connection waits for another run's write to finish (seconds)
 BUSY_TIMEOUT_S = 30
-ADVICE = ("`kernelsdp sweep --fresh` sets it aside and starts a new store; or name another "
-          "with KERNELSDP_STORE")
+ADVICE = (
+    "`kernelsdp sweep --fresh` sets it aside and starts a new store; or name another "
+    "with KERNELSDP_STORE"
+)
 
 
 def connect(path: str) -> sqlite3.Connection:
@@ -46,8 +52,10 @@ def connect(path: str) -> sqlite3.Connection:
 def damaged(path: str, exc: sqlite3.DatabaseError) -> InvalidDataError:
     """The one-line error for a store SQLite cannot read or write."""
     if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-        return InvalidDataError(f"{path}: the results store stayed locked by another run for "
-                                f"{BUSY_TIMEOUT_S} s ({exc}); try again when it ends.")
+        return InvalidDataError(
+            f"{path}: the results store stayed locked by another run for "
+            f"{BUSY_TIMEOUT_S} s ({exc}); try again when it ends."
+        )
     return InvalidDataError(f"{path}: the results store cannot be used ({exc}); {ADVICE}.")
 
 
@@ -70,7 +78,7 @@ def why_not_a_store(path: str) -> str | None:
             if "runs" not in tables:
                 return "an SQLite database without kernelsdp's runs table"
             columns = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
-            if not RUNS_COLUMNS <= columns:
+            if not columns >= RUNS_COLUMNS:
                 return "its runs table lacks " + ", ".join(sorted(RUNS_COLUMNS - columns))
             check = [r[0] for r in db.execute("PRAGMA quick_check")]
             if check != ["ok"]:
@@ -91,9 +99,12 @@ def _create(path: str) -> None:
     meanwhile by another run is kept: both then use it)."""
     from ..atomic import PREFIX
     from ..processes import this_process
+
     pid, started = this_process()
-    tmp = os.path.join(os.path.dirname(os.path.abspath(path)),
-                       f"{PREFIX}{pid}-{started}-{time.monotonic_ns()}.sqlite")
+    tmp = os.path.join(
+        os.path.dirname(os.path.abspath(path)),
+        f"{PREFIX}{pid}-{started}-{time.monotonic_ns()}.sqlite",
+    )
     try:
         db = sqlite3.connect(tmp)
         try:
@@ -135,10 +146,13 @@ def _writable(path: str, folder: str, exists: bool) -> None:
         raise InvalidDataError(
             f"{path}: cannot {'use' if exists else 'create'} the results store: the folder "
             f"{folder} is not writable{' (SQLite keeps its journal there)' if exists else ''}; "
-            "name another with KERNELSDP_STORE.")
+            "name another with KERNELSDP_STORE."
+        )
     if exists and not os.access(path, os.R_OK | os.W_OK):
-        raise InvalidDataError(f"{path}: the results store is not readable and writable by "
-                               "this user; name another with KERNELSDP_STORE.")
+        raise InvalidDataError(
+            f"{path}: the results store is not readable and writable by "
+            "this user; name another with KERNELSDP_STORE."
+        )
 
 
 def open_store_file(path: str, replace_invalid: bool = False) -> str | None:
@@ -148,11 +162,13 @@ def open_store_file(path: str, replace_invalid: bool = False) -> str | None:
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as exc:
-        raise InvalidDataError(f"{path}: cannot create the folder of the results store "
-                               f"({exc.strerror or exc}).") from None
+        raise InvalidDataError(
+            f"{path}: cannot create the folder of the results store ({exc.strerror or exc})."
+        ) from None
     if os.path.isdir(path):
         raise InvalidDataError(f"{path}: is a folder, not a results store file.")
     from ..atomic import remove_orphans
+
     remove_orphans(folder)  # what a killed run left: a store half-created, an export
     exists = os.path.exists(path)
     _writable(path, folder, exists)
@@ -160,8 +176,11 @@ def open_store_file(path: str, replace_invalid: bool = False) -> str | None:
     try:
         reason = why_not_a_store(path) if exists else None
         if reason is not None and not replace_invalid:
-            what = (f"the results store is {reason}" if reason.startswith("damaged") else
-                    f"not a kernelsdp results store ({reason})")
+            what = (
+                f"the results store is {reason}"
+                if reason.startswith("damaged")
+                else f"not a kernelsdp results store ({reason})"
+            )
             raise InvalidDataError(f"{path}: {what}; it was left as it is: {ADVICE}.")
         if reason is not None:
             aside = f"{path}.invalid-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
@@ -170,7 +189,9 @@ def open_store_file(path: str, replace_invalid: bool = False) -> str | None:
         if not exists:
             _create(path)
     except (OSError, sqlite3.OperationalError) as exc:
-        raise InvalidDataError(f"{path}: cannot {'open' if exists else 'create'} the results "
-                               f"store ({getattr(exc, 'strerror', None) or exc}).") from None
+        raise InvalidDataError(
+            f"{path}: cannot {'open' if exists else 'create'} the results "
+            f"store ({getattr(exc, 'strerror', None) or exc})."
+        ) from None
     _upgrade(path)
     return aside

@@ -59,8 +59,10 @@ def _check_name(solver: Solver, registered: list[Solver]) -> Solver:
     clash = [solver.name] if solver.name in names | aliases else []
     clash += [a for a in solver.aliases if a in names]
     if clash:
-        raise TypeError(f"{solver!r}: the solver name {clash[0]!r} is taken; names are unique "
-                        "(an old name is an alias).")
+        raise TypeError(
+            f"{solver!r}: the solver name {clash[0]!r} is taken; names are unique "
+            "(an old name is an alias)."
+        )
     return solver
 
 
@@ -89,6 +91,7 @@ def solvers_for(cls: type[Formulation]) -> list[Solver]:
 def registry() -> dict[type[Formulation], list[Solver]]:
     """Every registered formulation class → its solvers, most preferred first."""
     from ..formulations import FORMULATIONS
+
     classes = dict.fromkeys(entry.cls for entry in FORMULATIONS.values())
     return {cls: solvers_for(cls) for cls in classes}
 
@@ -103,8 +106,9 @@ def get_solver(cls: type[Formulation], name: str) -> Solver:
     for s in table:
         if name in s.aliases:
             return s
-    raise UnknownNameError(f"unknown solver {name!r} for {cls.name}; choose one of "
-                           f"{', '.join(s.name for s in table)}.")
+    raise UnknownNameError(
+        f"unknown solver {name!r} for {cls.name}; choose one of {', '.join(s.name for s in table)}."
+    )
 
 
 def solver_names(cls: type[Formulation]) -> set[str]:
@@ -117,8 +121,9 @@ def prepare(f: Formulation, name: str) -> Solver:
     s = get_solver(type(f), name)
     reason = s.supports(f)
     if reason is not None:
-        raise UnsupportedProblemError(f"solver {name!r} cannot solve this {f.name} problem: "
-                                      f"{reason}.")
+        raise UnsupportedProblemError(
+            f"solver {name!r} cannot solve this {f.name} problem: {reason}."
+        )
     return s
 
 
@@ -148,8 +153,11 @@ def memory_alternatives(f: Formulation, solver: Solver) -> str:
     fits = within_memory(f, exclude=solver)
     if not fits:
         return "no registered solver takes it within memory: use a smaller n."
-    return ("within memory: " + ", ".join(f"--solver {name} (about {format_size(need)})"
-                                          for name, need in fits) + ".")
+    return (
+        "within memory: "
+        + ", ".join(f"--solver {name} (about {format_size(need)})" for name, need in fits)
+        + "."
+    )
 
 
 def solve(problem, solver: str | None = None, **options):
@@ -160,8 +168,28 @@ def solve(problem, solver: str | None = None, **options):
     return s.solve(f, **options)
 
 
-__all__ = ["ADMM", "BurerMonteiro", "ClosedForm", "ConicSolver", "ExactStQP", "Extragradient",
-           "LocalStQP", "SOLVERS", "SaddlePoint", "SchurReduced", "Solver",
-           "SpectralClosedForm", "TopEigenpair", "default_solver", "generic_solvers",
-           "get_solver", "prepare", "register", "registry", "solve", "solver_names",
-           "solvers_for", "within_memory"]
+__all__ = [
+    "ADMM",
+    "BurerMonteiro",
+    "ClosedForm",
+    "ConicSolver",
+    "ExactStQP",
+    "Extragradient",
+    "LocalStQP",
+    "SOLVERS",
+    "SaddlePoint",
+    "SchurReduced",
+    "Solver",
+    "SpectralClosedForm",
+    "TopEigenpair",
+    "default_solver",
+    "generic_solvers",
+    "get_solver",
+    "prepare",
+    "register",
+    "registry",
+    "solve",
+    "solver_names",
+    "solvers_for",
+    "within_memory",
+]

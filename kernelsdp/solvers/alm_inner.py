@@ -68,8 +68,9 @@ class Point:
     value: float
 
 
-def evaluate(prob: ScaledNPKL, X: np.ndarray, beta: np.ndarray, rho: float,
-             LX: np.ndarray | None = None) -> Point:
+def evaluate(
+    prob: ScaledNPKL, X: np.ndarray, beta: np.ndarray, rho: float, LX: np.ndarray | None = None
+) -> Point:
     """φ_ρ at X (one product with L unless LX is given)."""
     if LX is None:
         LX = prob.times_L(X, np.empty_like(X))
@@ -78,8 +79,16 @@ def evaluate(prob: ScaledNPKL, X: np.ndarray, beta: np.ndarray, rho: float,
     return Point(X, LX, w, prob.a * _dot(X, LX) + env / prob.scale)
 
 
-def apg(prob: ScaledNPKL, pt: Point, beta: np.ndarray, rho: float, ell: float,
-        max_iter: int, tol: float, deadline: float | None = None) -> tuple[Point, float, dict]:
+def apg(
+    prob: ScaledNPKL,
+    pt: Point,
+    beta: np.ndarray,
+    rho: float,
+    ell: float,
+    max_iter: int,
+    tol: float,
+    deadline: float | None = None,
+) -> tuple[Point, float, dict]:
     """FISTA with backtracking and restarts over ‖V‖_F ≤ 1 at a fixed width (module
     docstring) from ``pt``; stops after ``max_iter`` iterations, at the deadline, or when
     the gradient mapping's size ℓ·‖X⁺ − Y‖·‖X⁺‖ (a bound on the first-order decrease left)
@@ -118,8 +127,11 @@ def apg(prob: ScaledNPKL, pt: Point, beta: np.ndarray, rho: float, ell: float,
         prev, cur, tk = cur, new, tn
         if step <= tol:
             break
-    return cur, ell, {"iterations": iters, "backtracks": backtracks, "restarts": restarts,
-                      "stationarity": step}
+    return (
+        cur,
+        ell,
+        {"iterations": iters, "backtracks": backtracks, "restarts": restarts, "stationarity": step},
+    )
 
 
 @dataclass
@@ -127,20 +139,21 @@ class Check:
     """What one Frank–Wolfe check found at a point (scaled units; see :func:`fw_check`)."""
 
     beta_tilde: np.ndarray
-    lam: float            # Ritz value ≈ λ_min(M(β̃)) (an upper estimate of it)
-    vertex: np.ndarray    # unit FW vector
-    block: np.ndarray     # complement vectors (next warm start)
+    lam: float  # Ritz value ≈ λ_min(M(β̃)) (an upper estimate of it)
+    vertex: np.ndarray  # unit FW vector
+    block: np.ndarray  # complement vectors (next warm start)
     block_values: np.ndarray
-    level: float          # −μ: V's own Rayleigh level ⟨V, GV⟩/‖V‖²
-    primal: float         # P(K)/s
+    level: float  # −μ: V's own Rayleigh level ⟨V, GV⟩/‖V‖²
+    primal: float  # P(K)/s
     dual_estimate: float  # D(β̃)/s with the Ritz value
-    fw_gap: float         # a·(⟨V, GV⟩ − min(λ, 0))
-    fy_gap: float         # Fenchel–Young part: P − D = fw_gap + fy_gap
+    fw_gap: float  # a·(⟨V, GV⟩ − min(λ, 0))
+    fy_gap: float  # Fenchel–Young part: P − D = fw_gap + fy_gap
     eig_products: int
 
 
-def fw_check(prob: ScaledNPKL, pt: Point, beta: np.ndarray, rho: float,
-             warm: np.ndarray | None, seed: int) -> Check:
+def fw_check(
+    prob: ScaledNPKL, pt: Point, beta: np.ndarray, rho: float, warm: np.ndarray | None, seed: int
+) -> Check:
     """The FW check at ``pt`` (module docstring).  Eigen-work in double."""
     X, n = pt.X, prob.n
     _, bt = prob.envelope(pt.w, beta, rho)
@@ -151,7 +164,7 @@ def fw_check(prob: ScaledNPKL, pt: Point, beta: np.ndarray, rho: float,
     rng = np.random.default_rng(seed)
     W0 = rng.standard_normal((n, k))
     if warm is not None and warm.shape[1]:
-        W0[:, :min(k, warm.shape[1])] = warm[:, :k]
+        W0[:, : min(k, warm.shape[1])] = warm[:, :k]
     W, theta, products = _complement(M, W0, X64)
     Q = np.hstack([X64, W])
     H = Q.T @ np.hstack([GX, M @ W])
@@ -160,7 +173,7 @@ def fw_check(prob: ScaledNPKL, pt: Point, beta: np.ndarray, rho: float,
     try:
         ev, C = sla.eigh(H, S + 1e-14 * np.trace(S) / max(S.shape[0], 1) * np.eye(S.shape[0]))
     except (np.linalg.LinAlgError, ValueError):
-        ev, C = theta[:1], np.eye(Q.shape[1])[:, X.shape[1]:X.shape[1] + 1]
+        ev, C = theta[:1], np.eye(Q.shape[1])[:, X.shape[1] : X.shape[1] + 1]
     v = Q @ C[:, 0]
     v /= np.linalg.norm(v)
     lam = float(ev[0])
@@ -171,8 +184,19 @@ def fw_check(prob: ScaledNPKL, pt: Point, beta: np.ndarray, rho: float,
     dual = a * min(lam, 0.0) - prob.conjugate_sum(bt) / s
     fw = a * (vgv - min(lam, 0.0))
     fy = prob.fenchel_young(pt.w, bt) / s
-    return Check(bt, lam, v, W, theta, vgv / vv if vv > 0 else 0.0, primal, dual, fw, fy,
-                 products + X.shape[1] + k)
+    return Check(
+        bt,
+        lam,
+        v,
+        W,
+        theta,
+        vgv / vv if vv > 0 else 0.0,
+        primal,
+        dual,
+        fw,
+        fy,
+        products + X.shape[1] + k,
+    )
 
 
 def _complement(M, W0: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -181,8 +205,9 @@ def _complement(M, W0: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarra
     n, k = W0.shape
     if X.shape[1]:  # off span X by the normal equations (O(n·s·k), not lstsq's O(n·s²))
         gram = X.T @ X
-        W0 = W0 - X @ np.linalg.solve(gram + 1e-12 * np.trace(gram) * np.eye(gram.shape[0]),
-                                      X.T @ W0)
+        W0 = W0 - X @ np.linalg.solve(
+            gram + 1e-12 * np.trace(gram) * np.eye(gram.shape[0]), X.T @ W0
+        )
     if n <= DENSE_CHECK_N or n < 5 * (k + X.shape[1]):
         Q = np.linalg.qr(X)[0] if X.shape[1] else np.zeros((n, 0))
         P = np.eye(n) - Q @ Q.T
@@ -191,8 +216,14 @@ def _complement(M, W0: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarra
         return V[:, keep], w[keep], n
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        theta, W = spla.lobpcg(M, W0, Y=X if X.shape[1] else None, largest=False,
-                               maxiter=CHECK_ITERATIONS, tol=CHECK_TOL)
+        theta, W = spla.lobpcg(
+            M,
+            W0,
+            Y=X if X.shape[1] else None,
+            largest=False,
+            maxiter=CHECK_ITERATIONS,
+            tol=CHECK_TOL,
+        )
     order = np.argsort(theta)
     return W[:, order], theta[order], k * (CHECK_ITERATIONS + 1)
 
@@ -210,8 +241,7 @@ def fw_step(prob: ScaledNPKL, pt: Point, chk: Check, beta: np.ndarray, rho: floa
         env, _ = prob.envelope((1 - t) * pt.w + t * wv, beta, rho)
         return a * ((1 - t) * lap_x + t * lap_v) + env / s
 
-    t = float(minimize_scalar(phi, bounds=(0.0, 1.0), method="bounded",
-                              options={"xatol": 1e-8}).x)
+    t = float(minimize_scalar(phi, bounds=(0.0, 1.0), method="bounded", options={"xatol": 1e-8}).x)
     if phi(t) > phi(0.0):
         t = 0.0
     cols = [math.sqrt(1.0 - t) * np.asarray(X, dtype=np.float64)]

@@ -50,12 +50,21 @@ class _Run:
         self.eig_products += chk.eig_products
         self.warm = chk.block
         gap = (chk.primal - chk.dual_estimate) / max(abs(chk.primal), 1e-300)
-        rec = {"check": self.checks, "iteration": self.iterations, "time_s": self.elapsed(),
-               "products": self.prob.products, "eig_products": self.eig_products,
-               "rank": pt.X.shape[1], "rho": self.rho, "lambda": chk.lam,
-               "primal": chk.primal * self.prob.scale, "dual": chk.dual_estimate * self.prob.scale,
-               "estimated_gap": gap, "fw_gap": chk.fw_gap / max(abs(chk.primal), 1e-300),
-               "fy_gap": chk.fy_gap / max(abs(chk.primal), 1e-300)}
+        rec = {
+            "check": self.checks,
+            "iteration": self.iterations,
+            "time_s": self.elapsed(),
+            "products": self.prob.products,
+            "eig_products": self.eig_products,
+            "rank": pt.X.shape[1],
+            "rho": self.rho,
+            "lambda": chk.lam,
+            "primal": chk.primal * self.prob.scale,
+            "dual": chk.dual_estimate * self.prob.scale,
+            "estimated_gap": gap,
+            "fw_gap": chk.fw_gap / max(abs(chk.primal), 1e-300),
+            "fy_gap": chk.fy_gap / max(abs(chk.primal), 1e-300),
+        }
         self.history.append(rec)
         if self.o.progress is not None:
             self.o.progress(dict(rec))
@@ -65,11 +74,25 @@ class _Run:
         """The labelled interval at the point (records its width in the history)."""
         U = self.prob.to_original(pt.X)
         beta = np.asarray(chk.beta_tilde, dtype=np.float64)
-        iv = interval(self.f, U, beta, chk.lam, target, self.o.verify_max_n,
-                      self.o.failure_probability, self.o.seed + 7919 * self.checks, max_steps)
+        iv = interval(
+            self.f,
+            U,
+            beta,
+            chk.lam,
+            target,
+            self.o.verify_max_n,
+            self.o.failure_probability,
+            self.o.seed + 7919 * self.checks,
+            max_steps,
+        )
         self.best = (iv, beta)
-        self.history[-1].update(certified_gap=iv.width, lower=iv.lower, upper=iv.upper,
-                                lower_label=iv.lower_label, lanczos_steps=iv.steps)
+        self.history[-1].update(
+            certified_gap=iv.width,
+            lower=iv.lower,
+            upper=iv.upper,
+            lower_label=iv.lower_label,
+            lanczos_steps=iv.steps,
+        )
         return iv
 
 
@@ -100,9 +123,16 @@ def _loop(name: str, run: _Run) -> Result:
         else:
             X = shrink(fw_step(prob, pt, chk, run.beta, run.rho), run.cap)
             pt = evaluate(prob, X, run.beta, run.rho)
-        pt, run.ell, info = apg(prob, pt, run.beta, run.rho, run.ell,
-                                min(o.inner_iterations, o.max_iter - run.iterations),
-                                tol=0.1 * FW_SHARE * chk.fy_gap, deadline=run.deadline)
+        pt, run.ell, info = apg(
+            prob,
+            pt,
+            run.beta,
+            run.rho,
+            run.ell,
+            min(o.inner_iterations, o.max_iter - run.iterations),
+            tol=0.1 * FW_SHARE * chk.fy_gap,
+            deadline=run.deadline,
+        )
         run.iterations += info["iterations"]
         status = run.out_of_budget()
         if status is not None:  # the last point, certified: OPTIMAL if that suffices
@@ -130,20 +160,40 @@ def _stop(run: _Run, pt, chk, rec, final: bool = False) -> Termination | None:
 def _result(name: str, run: _Run, pt, status: Termination) -> Result:
     f, prob = run.f, run.prob
     iv, beta = run.best
-    cert = certificate(iv, run.o.gap_tol, {
-        "fw_gap": run.history[-1]["fw_gap"], "fy_gap": run.history[-1]["fy_gap"]})
+    cert = certificate(
+        iv,
+        run.o.gap_tol,
+        {"fw_gap": run.history[-1]["fw_gap"], "fy_gap": run.history[-1]["fy_gap"]},
+    )
     U = iv.U
-    return Result(formulation=f.name, solver=name, termination=status,
-                  point=PointStatus.FEASIBLE_POINT, objective=f.objective(KernelFactor(U)),
-                  kernel=KernelFactor(U),
-                  duals={"beta": beta, "lam": max(0.0, -iv.lam_ritz)},
-                  message="" if status == Termination.OPTIMAL else
-                  f"stopped at a limit; labelled interval [{iv.lower:.8g}, {iv.upper:.8g}] "
-                  f"(width {iv.width:.1e}, lower end {iv.lower_label})",
-                  solve_time_s=run.elapsed(), iterations=run.iterations,
-                  history=run.history, lower_bound=iv.lower, upper_bound=iv.upper,
-                  info={"rank": U.shape[1], "rank_cap": run.cap, "relative_gap": iv.width,
-                        "certificate": cert, "lower_label": iv.lower_label,
-                        "lambda_method": iv.method, "lanczos_steps": iv.steps,
-                        "products": prob.products, "eig_products": run.eig_products,
-                        "checks": run.checks, "final_rho": run.rho})
+    return Result(
+        formulation=f.name,
+        solver=name,
+        termination=status,
+        point=PointStatus.FEASIBLE_POINT,
+        objective=f.objective(KernelFactor(U)),
+        kernel=KernelFactor(U),
+        duals={"beta": beta, "lam": max(0.0, -iv.lam_ritz)},
+        message=""
+        if status == Termination.OPTIMAL
+        else f"stopped at a limit; labelled interval [{iv.lower:.8g}, {iv.upper:.8g}] "
+        f"(width {iv.width:.1e}, lower end {iv.lower_label})",
+        solve_time_s=run.elapsed(),
+        iterations=run.iterations,
+        history=run.history,
+        lower_bound=iv.lower,
+        upper_bound=iv.upper,
+        info={
+            "rank": U.shape[1],
+            "rank_cap": run.cap,
+            "relative_gap": iv.width,
+            "certificate": cert,
+            "lower_label": iv.lower_label,
+            "lambda_method": iv.method,
+            "lanczos_steps": iv.steps,
+            "products": prob.products,
+            "eig_products": run.eig_products,
+            "checks": run.checks,
+            "final_rho": run.rho,
+        },
+    )

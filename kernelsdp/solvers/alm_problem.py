@@ -50,8 +50,11 @@ class ScaledNPKL:
         self.scale = self.C * P.m
         self.a = self.B / self.scale
         L = sp.csr_matrix(f.L)
-        self.order = (reverse_cuthill_mckee(L, symmetric_mode=True).astype(np.int64)
-                      if reorder else np.arange(n))
+        self.order = (
+            reverse_cuthill_mckee(L, symmetric_mode=True).astype(np.int64)
+            if reorder
+            else np.arange(n)
+        )
         self.rank_of = np.empty(n, dtype=np.int64)
         self.rank_of[self.order] = np.arange(n)
         Lp = L[self.order][:, self.order].tocsr()
@@ -59,12 +62,14 @@ class ScaledNPKL:
         self.L = Lp.astype(self.dtype)
         self.i, self.j, self.t = self.rank_of[P.i], self.rank_of[P.j], P.t.astype(float)
         rows, cols = np.concatenate([self.i, self.j]), np.concatenate([self.j, self.i])
-        slot = sp.csr_matrix((np.arange(1, 2 * P.m + 1, dtype=np.float64), (rows, cols)),
-                             shape=(n, n))
+        slot = sp.csr_matrix(
+            (np.arange(1, 2 * P.m + 1, dtype=np.float64), (rows, cols)), shape=(n, n)
+        )
         slot.sort_indices()
         self.slot = (slot.data - 1).astype(np.int64) % P.m  # pair of each stored entry
-        self.pairs = sp.csr_matrix((np.zeros(2 * P.m, dtype=self.dtype), slot.indices,
-                                    slot.indptr), shape=(n, n))
+        self.pairs = sp.csr_matrix(
+            (np.zeros(2 * P.m, dtype=self.dtype), slot.indices, slot.indptr), shape=(n, n)
+        )
         self.L_rows, self.pair_rows = RowBlocks(self.L), RowBlocks(self.pairs)
         self.products = 0  # sparse products with L or the pairs, counted in n×s blocks
 
@@ -93,8 +98,11 @@ class ScaledNPKL:
         if m < THREADED_PAIRS_FROM or available_cores() < 2:
             return _rowdot(V, self.i, self.j)
         half = m // 2
-        parts = list(_pool(2).map(lambda s: _rowdot(V, self.i[s], self.j[s]),
-                                  (slice(0, half), slice(half, m))))
+        parts = list(
+            _pool(2).map(
+                lambda s: _rowdot(V, self.i[s], self.j[s]), (slice(0, half), slice(half, m))
+            )
+        )
         return np.concatenate(parts)
 
     def envelope(self, w: np.ndarray, beta: np.ndarray, rho: float) -> tuple[float, np.ndarray]:
@@ -112,8 +120,13 @@ class ScaledNPKL:
 
     def fenchel_young(self, w: np.ndarray, beta: np.ndarray) -> float:
         """Σ h(w) + h*(β) − βw ≥ 0: the part of P − D that the multipliers owe."""
-        return float(np.sum(self.loss.value(w, self.t, self.C)
-                            + self.loss.conjugate(beta, self.t, self.C) - beta * w))
+        return float(
+            np.sum(
+                self.loss.value(w, self.t, self.C)
+                + self.loss.conjugate(beta, self.t, self.C)
+                - beta * w
+            )
+        )
 
     # ----- back to the caller's terms ---------------------------------------------------
     def to_original(self, V: np.ndarray) -> np.ndarray:

@@ -72,8 +72,9 @@ def validate_options(owner: str, cls: type, given: dict[str, Any]):
     for name, value in given.items():
         if name not in inputs:
             known = ", ".join(inputs) or "none"
-            raise InvalidParameterError(f"The {name!r} option is not an option of {owner}; its "
-                                        f"options are: {known}.")
+            raise InvalidParameterError(
+                f"The {name!r} option is not an option of {owner}; its options are: {known}."
+            )
         inputs[name].check(value, owner)
     return cls(**given)
 
@@ -93,11 +94,15 @@ def check_class(cls: type) -> None:
     if cls.kind != "exact":
         missing = [o for o in LIMIT_OPTIONS if o not in option_inputs(cls.Options)]
         if missing:
-            raise TypeError(f"{where}: a solver of kind {cls.kind!r} takes the options "
-                            f"{', '.join(LIMIT_OPTIONS)}; {', '.join(missing)} missing.")
+            raise TypeError(
+                f"{where}: a solver of kind {cls.kind!r} takes the options "
+                f"{', '.join(LIMIT_OPTIONS)}; {', '.join(missing)} missing."
+            )
     if cls.memory_bytes is Solver.memory_bytes:
-        raise TypeError(f"{where} must declare memory_bytes(formulation, options): the peak "
-                        "bytes of one solve from the sizes alone (kernelsdp.limits).")
+        raise TypeError(
+            f"{where} must declare memory_bytes(formulation, options): the peak "
+            "bytes of one solve from the sizes alone (kernelsdp.limits)."
+        )
     for name in ("objective_tol", "certificate_tol"):
         if _bad_tolerance(getattr(cls, name)):
             raise TypeError(f"{where}: {name} must be a float in (0, 1) (kernelsdp.tolerances).")
@@ -131,11 +136,13 @@ def refuse_if_too_large(solver: Solver, f: Formulation, options) -> None:
     limit = memory_limit(getattr(solver, "memory_cap", None))
     if need > limit:
         from . import memory_alternatives  # the registry: it imports this module
+
         size = f"n = {f.n}" + (f", m = {f.pairs.m}" if hasattr(f, "pairs") else "")
         raise TooLargeError(
             f"{solver.name} would need about {need / GIB:.1f} GiB for this {f.name} problem "
             f"({size}); the limit is {limit / GIB:.1f} GiB (this machine's memory, "
-            f"${MEMORY_ENV}, or the solver's own cap); {memory_alternatives(f, solver)}")
+            f"${MEMORY_ENV}, or the solver's own cap); {memory_alternatives(f, solver)}"
+        )
 
 
 class Solver(ABC):
@@ -166,10 +173,12 @@ class Solver(ABC):
             check_class(cls)
         run = cls.__dict__.get("run")
         if run is not None and not getattr(run, "checks_memory", False):
+
             @functools.wraps(run)
             def checked(self, formulation, options):
                 refuse_if_too_large(self, formulation, options)
                 return run(self, formulation, options)
+
             checked.checks_memory = True
             cls.run = checked
 
@@ -199,13 +208,18 @@ class Solver(ABC):
         if spec is None:
             names = ", ".join(getattr(c, "name", c.__name__) for c in self.accepts()) or "nothing"
             return f"{self.name} solves {names} only"
-        bad = [(attr, getattr(f, attr)) for attr, allowed in spec.items()
-               if getattr(f, attr) not in allowed]
+        bad = [
+            (attr, getattr(f, attr))
+            for attr, allowed in spec.items()
+            if getattr(f, attr) not in allowed
+        ]
         if not bad:
             return None
         wants = " and ".join(f"{a} {', '.join(map(repr, v))}" for a, v in spec.items())
-        got = ", ".join(f"{a} {v!r}" + (f" ({self.REFUSALS[a, v]})" if (a, v) in self.REFUSALS
-                                        else "") for a, v in bad)
+        got = ", ".join(
+            f"{a} {v!r}" + (f" ({self.REFUSALS[a, v]})" if (a, v) in self.REFUSALS else "")
+            for a, v in bad
+        )
         return f"{self.name} accepts {wants}; got {got}"
 
     def options(self, **given) -> Any:
@@ -217,8 +231,9 @@ class Solver(ABC):
         validate the options, then run."""
         reason = self.supports(formulation)
         if reason is not None:
-            raise UnsupportedProblemError(f"solver {self.name!r} cannot solve this "
-                                          f"{formulation.name} problem: {reason}.")
+            raise UnsupportedProblemError(
+                f"solver {self.name!r} cannot solve this {formulation.name} problem: {reason}."
+            )
         return self.run(formulation, self.options(**options))
 
     @abstractmethod
@@ -230,13 +245,20 @@ class Solver(ABC):
         return {
             "kind": self.kind,
             "aliases": list(self.aliases),
-            "accepts": ("every formulation" if self.accepts_every_formulation else
-                        {getattr(c, "name", c.__name__): {k: list(v) for k, v in spec.items()}
-                         for c, spec in self.accepts().items()}),
-            "options": {i.name: {"default": i.default, "type": i.describe(), "help": i.help,
-                                 "unit": i.unit}
-                        for i in option_inputs(self.Options).values()},
-            "objective_tol": self.objective_tol, "certificate_tol": self.certificate_tol,
+            "accepts": (
+                "every formulation"
+                if self.accepts_every_formulation
+                else {
+                    getattr(c, "name", c.__name__): {k: list(v) for k, v in spec.items()}
+                    for c, spec in self.accepts().items()
+                }
+            ),
+            "options": {
+                i.name: {"default": i.default, "type": i.describe(), "help": i.help, "unit": i.unit}
+                for i in option_inputs(self.Options).values()
+            },
+            "objective_tol": self.objective_tol,
+            "certificate_tol": self.certificate_tol,
         }
 
     def __repr__(self) -> str:

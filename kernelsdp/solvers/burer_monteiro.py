@@ -73,14 +73,17 @@ def loss_derivative(loss: str, z: np.ndarray, T: np.ndarray, C: float) -> np.nda
 
 @dataclass(frozen=True)
 class BurerMonteiroOptions:
-    rank: int | None = option(None, low=1, help=f"width r of the factor (default "
-                              f"min(n, {RANK_DEFAULT}))")
-    gap_tol: float = option(tolerances.ADMM_GAP_TOL, low=0.0, open_low=True,
-                            help="certified relative gap to stop at")
+    rank: int | None = option(
+        None, low=1, help=f"width r of the factor (default min(n, {RANK_DEFAULT}))"
+    )
+    gap_tol: float = option(
+        tolerances.ADMM_GAP_TOL, low=0.0, open_low=True, help="certified relative gap to stop at"
+    )
     max_iter: int = option(2_000, low=1, help="trust-region iteration limit")
     check_every: int = option(5, low=1, help="iterations between certificates")
-    time_limit: float | None = option(None, low=0.0, open_low=True,
-                                      help="wall-clock limit, seconds")
+    time_limit: float | None = option(
+        None, low=0.0, open_low=True, help="wall-clock limit, seconds"
+    )
     seed: int = option(0, low=0, help="seed of the starting noise")
     progress: Callable[[dict], None] | None = option(None, help="called after each certificate")
 
@@ -91,10 +94,12 @@ class BurerMonteiro(Solver):
     name = "burer-monteiro"
     kind = "iterative"
     ACCEPTS = {NPKL: {"loss": ("l2", "squared-hinge"), "capacity": ("trace",)}}
-    REFUSALS = {("loss", "hinge"): "not differentiable: a Riemannian gradient method needs a "
-                                   "smooth cost (use admm)",
-                ("loss", "l1"): "not differentiable (use admm)",
-                ("loss", "linear"): "use npkl-closed-form or admm"}
+    REFUSALS = {
+        ("loss", "hinge"): "not differentiable: a Riemannian gradient method needs a "
+        "smooth cost (use admm)",
+        ("loss", "l1"): "not differentiable (use admm)",
+        ("loss", "linear"): "use npkl-closed-form or admm",
+    }
     Options = BurerMonteiroOptions
     objective_tol = tolerances.ADMM_GAP_TOL
     certificate_tol = tolerances.ADMM_GAP_TOL
@@ -134,15 +139,24 @@ class BurerMonteiro(Solver):
             chunk = min(o.check_every, o.max_iter - done)
             left = None if o.time_limit is None else o.time_limit - (time.perf_counter() - t0)
             # no floor on the gradient or the step: the certificate decides when to stop
-            optimizer = TrustRegions(max_iterations=chunk, min_gradient_norm=0.0,
-                                     min_step_size=0.0,
-                                     max_time=left if left is not None else np.inf,
-                                     verbosity=0)
+            optimizer = TrustRegions(
+                max_iterations=chunk,
+                min_gradient_norm=0.0,
+                min_step_size=0.0,
+                max_time=left if left is not None else np.inf,
+                verbosity=0,
+            )
             out = optimizer.run(problem, initial_point=V)
             V, done = out.point, done + max(int(out.iterations), 1)
             kernel, beta, lo, primal, dual, gap = _certify(f, V, lowest)
-            rec = {"iteration": done, "primal": primal, "dual": dual, "relative_gap": gap,
-                   "time_s": time.perf_counter() - t0, "stop": out.stopping_criterion}
+            rec = {
+                "iteration": done,
+                "primal": primal,
+                "dual": dual,
+                "relative_gap": gap,
+                "time_s": time.perf_counter() - t0,
+                "stop": out.stopping_criterion,
+            }
             history.append(rec)
             if o.progress is not None:
                 o.progress(rec)
@@ -160,13 +174,26 @@ class BurerMonteiro(Solver):
             if stalls >= STALL_CHUNKS:
                 termination = Termination.SLOW_PROGRESS
                 break
-        return Result(formulation=f.name, solver=self.name, termination=termination,
-                      point=PointStatus.FEASIBLE_POINT, objective=primal, kernel=kernel,
-                      duals={"beta": beta, "lam": max(0.0, -lo)},
-                      solve_time_s=time.perf_counter() - t0, iterations=done, history=history,
-                      lower_bound=dual, upper_bound=primal,
-                      info={"rank": r, "relative_gap": gap, "slack": float(f.B - kernel.trace()),
-                            "last_stop": out.stopping_criterion})
+        return Result(
+            formulation=f.name,
+            solver=self.name,
+            termination=termination,
+            point=PointStatus.FEASIBLE_POINT,
+            objective=primal,
+            kernel=kernel,
+            duals={"beta": beta, "lam": max(0.0, -lo)},
+            solve_time_s=time.perf_counter() - t0,
+            iterations=done,
+            history=history,
+            lower_bound=dual,
+            upper_bound=primal,
+            info={
+                "rank": r,
+                "relative_gap": gap,
+                "slack": float(f.B - kernel.trace()),
+                "last_stop": out.stopping_criterion,
+            },
+        )
 
 
 class _SphereCost:
@@ -232,8 +259,9 @@ class _SphereCost:
         def hessian(V, D):
             return self.hessian(V, D)
 
-        return pymanopt.Problem(manifold, cost, euclidean_gradient=gradient,
-                                euclidean_hessian=hessian)
+        return pymanopt.Problem(
+            manifold, cost, euclidean_gradient=gradient, euclidean_hessian=hessian
+        )
 
 
 def _start(f: NPKL, r: int, seed: int) -> np.ndarray:
@@ -248,7 +276,7 @@ def _start(f: NPKL, r: int, seed: int) -> np.ndarray:
 
 def _certify(f: NPKL, V: np.ndarray, lowest: LowestEigenpair):
     """(kernel, β, λ_min(M(β)), P(K), g(β), relative gap) at Ũ = √B·V (docs/npkl.md §3)."""
-    U = np.sqrt(f.B) * V[:f.n]
+    U = np.sqrt(f.B) * V[: f.n]
     P = f.pairs
     kernel = KernelFactor(np.ascontiguousarray(U))
     z = kernel.entries(P.i, P.j)
@@ -261,6 +289,7 @@ def _certify(f: NPKL, V: np.ndarray, lowest: LowestEigenpair):
 
 def _value(loss):
     from ..formulations.losses import LOSSES
+
     return LOSSES[loss].value
 
 

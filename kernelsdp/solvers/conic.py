@@ -26,10 +26,10 @@ from cvxpy.reductions.solvers import defines
 from .. import tolerances as tol
 from ..certificate import conic_certificate, solve_canonical
 from ..certificate.backends import BACKENDS, backend, option_names
+from ..declarations import option
 from ..errors import InvalidDataError, InvalidParameterError
 from ..formulations.base import Formulation
 from ..result import PointStatus, Result, Termination
-from ..declarations import option
 from .base import Solver
 
 #: Interior-point SDP solvers hold a dense scaling block of (n(n+1)/2)² entries; measured
@@ -40,21 +40,26 @@ INTERIOR_POINT_BYTES_PER_ENTRY = 48
 GENERIC_MEMORY_LIMIT = 8 * 2**30
 
 
-
-
-
-
 @dataclass(frozen=True)
 class ConicOptions:
     verbose: bool = option(False, help="the solver's own log")
-    time_limit: float | None = option(None, low=0.0, open_low=True, help="wall-clock limit, seconds")
-    max_iter: int | None = option(None, low=1, high=10**9,
-                                  help="iteration limit (at most 1e9: Clarabel takes a u32, "
-                                       "MOSEK an int32)")
-    tol: float | None = option(None, low=0.0, open_low=True,
-                               help="the solver's gap and feasibility tolerances")
-    solver_options: dict = field(default_factory=dict, metadata={
-        "help": "any other keyword of the CVXPY solver interface, passed as is"})
+    time_limit: float | None = option(
+        None, low=0.0, open_low=True, help="wall-clock limit, seconds"
+    )
+    max_iter: int | None = option(
+        None,
+        low=1,
+        high=10**9,
+        help="iteration limit (at most 1e9: Clarabel takes a u32, MOSEK an int32)",
+    )
+    tol: float | None = option(
+        None, low=0.0, open_low=True, help="the solver's gap and feasibility tolerances"
+    )
+    solver_options: dict = field(
+        default_factory=dict,
+        metadata={"help": "any other keyword of the CVXPY solver interface, passed as is"},
+    )
+
 
 _STATUS = {
     cp.OPTIMAL: (Termination.OPTIMAL, PointStatus.FEASIBLE_POINT),
@@ -75,7 +80,7 @@ def sdp_capable(cvxpy_name: str) -> bool:
     return bool(cons & {PSD, SvecPSD}) and SOC in cons
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _mosek_licence() -> tuple[bool, str]:
     try:
         import mosek
@@ -108,8 +113,12 @@ class ConicSolver(Solver):
         self.backend = backend(cvxpy_name)
         first_order = self.backend.kind == "first-order"
         self.kind = self.backend.kind
-        self.objective_tol = tol.OBJECTIVE_RTOL_FIRST_ORDER if first_order else tol.OBJECTIVE_RTOL_EXACT
-        self.certificate_tol = tol.KKT_TOL_FIRST_ORDER if first_order else tol.KKT_TOL_INTERIOR_POINT
+        self.objective_tol = (
+            tol.OBJECTIVE_RTOL_FIRST_ORDER if first_order else tol.OBJECTIVE_RTOL_EXACT
+        )
+        self.certificate_tol = (
+            tol.KKT_TOL_FIRST_ORDER if first_order else tol.KKT_TOL_INTERIOR_POINT
+        )
 
     def availability(self) -> tuple[bool, str]:
         if self.cvxpy_name not in cp.installed_solvers():
@@ -134,14 +143,21 @@ class ConicSolver(Solver):
         (x, y) for the certificate; the common options go under the solver's own names."""
         ok, reason = self.availability()
         if not ok:
-            return Result.failure(formulation.name, self.name, Termination.SOLVER_UNAVAILABLE,
-                                  f"solver {self.name!r} is unavailable: {reason}")
+            return Result.failure(
+                formulation.name,
+                self.name,
+                Termination.SOLVER_UNAVAILABLE,
+                f"solver {self.name!r} is unavailable: {reason}",
+            )
         # the size was checked before this call (Solver.memory_bytes, refuse_if_too_large)
         t0 = time.perf_counter()
         model = formulation.build()
         t1 = time.perf_counter()
-        opts = {**self.backend.defaults,
-                **common_options(self.cvxpy_name, options), **options.solver_options}
+        opts = {
+            **self.backend.defaults,
+            **common_options(self.cvxpy_name, options),
+            **options.solver_options,
+        }
         try:
             sol = solve_canonical(model.problem, self.cvxpy_name, verbose=options.verbose, **opts)
         except TypeError as exc:
@@ -149,14 +165,23 @@ class ConicSolver(Solver):
                 raise
             raise InvalidParameterError(f"{self.name} rejected an option: {exc}") from None
         except (ValueError, cp.error.DCPError) as exc:  # NaN data, a parameter without value
-            raise InvalidDataError(f"CVXPY cannot hand this problem to {self.name}: {exc}") from None
+            raise InvalidDataError(
+                f"CVXPY cannot hand this problem to {self.name}: {exc}"
+            ) from None
         except cp.error.SolverError as exc:
-            return Result.failure(formulation.name, self.name, Termination.NUMERICAL_ERROR,
-                                  f"solver {self.name!r} failed: {exc}. Try another solver, or "
-                                  "solve with verbose=True for more information.",
-                                  setup_time_s=t1 - t0, solve_time_s=time.perf_counter() - t1)
+            return Result.failure(
+                formulation.name,
+                self.name,
+                Termination.NUMERICAL_ERROR,
+                f"solver {self.name!r} failed: {exc}. Try another solver, or "
+                "solve with verbose=True for more information.",
+                setup_time_s=t1 - t0,
+                solve_time_s=time.perf_counter() - t1,
+            )
         t2 = time.perf_counter()
-        termination, point = _STATUS.get(sol.status, (Termination.NUMERICAL_ERROR, PointStatus.NO_POINT))
+        termination, point = _STATUS.get(
+            sol.status, (Termination.NUMERICAL_ERROR, PointStatus.NO_POINT)
+        )
         setup = t1 - t0 + sol.setup_time_s
         if point is PointStatus.NO_POINT:
             message = f"{self.name} reports {sol.status}."
@@ -165,12 +190,20 @@ class ConicSolver(Solver):
                 cert = conic_certificate(sol, tol.CERTIFY_TOL)  # its Farkas vector or ray
                 if not cert.passed:
                     termination = Termination.UNCERTIFIED
-                    message = (f"{self.name} reports {sol.status}, but its "
-                               f"{cert.kind} certificate fails: {', '.join(cert.failed)}")
-            return Result.failure(formulation.name, self.name, termination, message,
-                                  setup_time_s=setup,
-                                  solve_time_s=t2 - t1 - sol.setup_time_s,
-                                  iterations=sol.iterations, canonical=sol)
+                    message = (
+                        f"{self.name} reports {sol.status}, but its "
+                        f"{cert.kind} certificate fails: {', '.join(cert.failed)}"
+                    )
+            return Result.failure(
+                formulation.name,
+                self.name,
+                termination,
+                message,
+                setup_time_s=setup,
+                solve_time_s=t2 - t1 - sol.setup_time_s,
+                iterations=sol.iterations,
+                canonical=sol,
+            )
         limit = None
         if options.max_iter is not None and (sol.iterations or 0) >= options.max_iter:
             limit = Termination.ITERATION_LIMIT
@@ -184,14 +217,28 @@ class ConicSolver(Solver):
         objective = read.get("objective", a * value + b)
         if formulation.relaxed_model:  # [relaxation's bound, value of the rounded point]
             claimed = [claimed[0], objective]
-        return Result(formulation=formulation.name, solver=self.name, termination=termination,
-                      point=point, objective=objective, kernel=read.get("kernel"),
-                      primal=read.get("primal", {}), duals=read.get("duals", {}),
-                      setup_time_s=setup, solve_time_s=t2 - t1 - sol.setup_time_s,
-                      iterations=sol.iterations, lower_bound=claimed[0], upper_bound=claimed[1],
-                      canonical=sol, message=message,
-                      info={"cvxpy_status": sol.status, "solver_time_s": sol.stats.get(cp.settings.SOLVE_TIME),
-                            **read.get("info", {})})
+        return Result(
+            formulation=formulation.name,
+            solver=self.name,
+            termination=termination,
+            point=point,
+            objective=objective,
+            kernel=read.get("kernel"),
+            primal=read.get("primal", {}),
+            duals=read.get("duals", {}),
+            setup_time_s=setup,
+            solve_time_s=t2 - t1 - sol.setup_time_s,
+            iterations=sol.iterations,
+            lower_bound=claimed[0],
+            upper_bound=claimed[1],
+            canonical=sol,
+            message=message,
+            info={
+                "cvxpy_status": sol.status,
+                "solver_time_s": sol.stats.get(cp.settings.SOLVE_TIME),
+                **read.get("info", {}),
+            },
+        )
 
 
 def _is_option_error(exc: TypeError) -> bool:
@@ -200,8 +247,9 @@ def _is_option_error(exc: TypeError) -> bool:
     return any(w in text for w in ("unrecognized", "unexpected keyword", "setting", "option"))
 
 
-def honest_status(sol, tol_: float, limit: Termination | None = None
-                  ) -> tuple[Termination, PointStatus, str]:
+def honest_status(
+    sol, tol_: float, limit: Termination | None = None
+) -> tuple[Termination, PointStatus, str]:
     """Termination and point status from the generic certificate, not the solver's word.
 
     "optimal" stands only when the solver says so *and* the certificate passes at the one
@@ -213,24 +261,38 @@ def honest_status(sol, tol_: float, limit: Termination | None = None
     user limit) or "slow progress".  The point is feasible when err1, err2 ≤ tol, nearly feasible up
     to √tol, infeasible beyond (measured, not claimed)."""
     cert = conic_certificate(sol, tol_)
-    primal = max(cert.measures.get("primal_equalities", 0.0) or 0.0,
-                 cert.measures.get("primal_cones", 0.0) or 0.0)
-    point = (PointStatus.FEASIBLE_POINT if primal <= tol_ else
-             PointStatus.NEARLY_FEASIBLE_POINT if primal <= tol_ ** 0.5 else
-             PointStatus.INFEASIBLE_POINT)
+    primal = max(
+        cert.measures.get("primal_equalities", 0.0) or 0.0,
+        cert.measures.get("primal_cones", 0.0) or 0.0,
+    )
+    point = (
+        PointStatus.FEASIBLE_POINT
+        if primal <= tol_
+        else PointStatus.NEARLY_FEASIBLE_POINT
+        if primal <= tol_**0.5
+        else PointStatus.INFEASIBLE_POINT
+    )
     if sol.status == cp.OPTIMAL:
         if cert.passed:
             return Termination.OPTIMAL, point, ""
         near = set(cert.failed) <= {"interval_width", *cert.label_failures()}
-        return (Termination.ALMOST_OPTIMAL if near else Termination.UNCERTIFIED, point,
-                f"{sol.solver} reported optimal, but its certificate does not pass at tol "
-                f"{tol_:g}: {', '.join(cert.failed)}")
+        return (
+            Termination.ALMOST_OPTIMAL if near else Termination.UNCERTIFIED,
+            point,
+            f"{sol.solver} reported optimal, but its certificate does not pass at tol "
+            f"{tol_:g}: {', '.join(cert.failed)}",
+        )
     if cert.passed:
         return Termination.ALMOST_OPTIMAL, point, ""
-    stop = limit or (Termination.ITERATION_LIMIT if sol.status == cp.USER_LIMIT
-                     else Termination.SLOW_PROGRESS)
-    return (stop, point, f"{sol.solver} stopped ({sol.status}) short of a certified optimum: "
-            f"{', '.join(cert.failed)}")
+    stop = limit or (
+        Termination.ITERATION_LIMIT if sol.status == cp.USER_LIMIT else Termination.SLOW_PROGRESS
+    )
+    return (
+        stop,
+        point,
+        f"{sol.solver} stopped ({sol.status}) short of a certified optimum: "
+        f"{', '.join(cert.failed)}",
+    )
 
 
 def _dual_objective(sol) -> float:
@@ -249,7 +311,8 @@ def common_options(cvxpy_name: str, o: ConicOptions) -> dict:
 def generic_solvers() -> list[ConicSolver]:
     """Clarabel first, then CVXPY's conic order; installed SDP solvers plus the extras."""
     installed = set(cp.installed_solvers())
-    names = [s for s in defines.CONIC_SOLVERS
-             if sdp_capable(s) and (s in installed or backend(s).extra)]
+    names = [
+        s for s in defines.CONIC_SOLVERS if sdp_capable(s) and (s in installed or backend(s).extra)
+    ]
     names.sort(key=lambda s: s != "CLARABEL")  # stable: Clarabel first, rest in CVXPY order
     return [ConicSolver(s) for s in names]

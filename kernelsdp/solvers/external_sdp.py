@@ -82,20 +82,24 @@ SDPA_PARAMS = """\
 """
 #: CVXPY's status → Clarabel's word for it, to unpack an external point through CVXPY's chain
 _CLARABEL_WORD = {v: k for k, v in reversed(list(CLARABEL.STATUS_MAP.items()))}
-_NO_POINT = {cp.INFEASIBLE: Termination.INFEASIBLE,
-             cp.INFEASIBLE_INACCURATE: Termination.INFEASIBLE,
-             cp.UNBOUNDED: Termination.UNBOUNDED,
-             cp.UNBOUNDED_INACCURATE: Termination.UNBOUNDED}
+_NO_POINT = {
+    cp.INFEASIBLE: Termination.INFEASIBLE,
+    cp.INFEASIBLE_INACCURATE: Termination.INFEASIBLE,
+    cp.UNBOUNDED: Termination.UNBOUNDED,
+    cp.UNBOUNDED_INACCURATE: Termination.UNBOUNDED,
+}
 
 
 @dataclass(frozen=True)
 class ExternalOptions:
     verbose: bool = option(False, help="the program's own log on stderr")
-    time_limit: float | None = option(None, low=0.0, open_low=True,
-                                      help="wall-clock limit, seconds (the program is killed)")
+    time_limit: float | None = option(
+        None, low=0.0, open_low=True, help="wall-clock limit, seconds (the program is killed)"
+    )
     max_iter: int | None = option(None, low=1, high=MAX_ITER_CAP, help="iteration limit")
-    tol: float | None = option(None, low=0.0, open_low=True,
-                               help="the program's gap and feasibility tolerances")
+    tol: float | None = option(
+        None, low=0.0, open_low=True, help="the program's gap and feasibility tolerances"
+    )
 
 
 @dataclass
@@ -131,8 +135,11 @@ class ExternalSDPSolver(Solver):
 
     def availability(self) -> tuple[bool, str]:
         if shutil.which(self.program) is None:
-            return False, f"not installed: {self.INSTALL[self.program]} (the {self.program} " \
-                          "program is not on PATH)"
+            return (
+                False,
+                f"not installed: {self.INSTALL[self.program]} (the {self.program} "
+                "program is not on PATH)",
+            )
         return True, ""
 
     def memory_bytes(self, formulation: Formulation, options=None) -> int:
@@ -145,25 +152,38 @@ class ExternalSDPSolver(Solver):
     def run(self, formulation: Formulation, options: ExternalOptions) -> Result:
         ok, reason = self.availability()
         if not ok:
-            return Result.failure(formulation.name, self.name, Termination.SOLVER_UNAVAILABLE,
-                                  f"solver {self.name!r} is unavailable: {reason}")
+            return Result.failure(
+                formulation.name,
+                self.name,
+                Termination.SOLVER_UNAVAILABLE,
+                f"solver {self.name!r} is unavailable: {reason}",
+            )
         t0 = time.perf_counter()
         model = formulation.build()
         try:
             form, _, chain, inverse = canonical_of(model.problem, use_quad_obj=False)
         except (ValueError, cp.error.DCPError) as exc:
-            raise InvalidDataError(f"CVXPY cannot hand this problem to {self.name}: "
-                                   f"{exc}") from None
+            raise InvalidDataError(
+                f"CVXPY cannot hand this problem to {self.name}: {exc}"
+            ) from None
         layout = sdpa_of_form(form, formulation.name)
         t1 = time.perf_counter()
         run = self.execute(layout, options)
-        sol = CanonicalSolution(form, run.status, run.x, run.y, run.ray, self.name, t1 - t0,
-                                run.seconds, stats={"message": run.message})
+        sol = CanonicalSolution(
+            form,
+            run.status,
+            run.x,
+            run.y,
+            run.ray,
+            self.name,
+            t1 - t0,
+            run.seconds,
+            stats={"message": run.message},
+        )
         if sol.x is not None and sol.y is not None:
             _unpack(model.problem, chain, inverse, sol)
             sol.violations = constraint_violations(model.problem)
-        return external_result(formulation, model, sol, self.certificate_tol, options,
-                               run.message)
+        return external_result(formulation, model, sol, self.certificate_tol, options, run.message)
 
     def execute(self, layout: SDPALayout, options: ExternalOptions) -> Run:
         """Write the problem, run the program under the time limit, read its answer."""
@@ -179,18 +199,33 @@ class ExternalSDPSolver(Solver):
             if options.verbose and log:
                 sys.stderr.write(log)
             if code is None:
-                return Run(layout, cp.USER_LIMIT, seconds=seconds, message=f"{self.name} "
-                           f"killed at the time limit ({options.time_limit:g} s)")
+                return Run(
+                    layout,
+                    cp.USER_LIMIT,
+                    seconds=seconds,
+                    message=f"{self.name} killed at the time limit ({options.time_limit:g} s)",
+                )
             if not os.path.exists(out):
-                return Run(layout, cp.SOLVER_ERROR, seconds=seconds,
-                           message=f"{self.name} exited with code {code} and wrote no solution: "
-                                   f"{_last_line(log)}")
+                return Run(
+                    layout,
+                    cp.SOLVER_ERROR,
+                    seconds=seconds,
+                    message=f"{self.name} exited with code {code} and wrote no solution: "
+                    f"{_last_line(log)}",
+                )
             try:
-                sol = (read_csdp_solution(out, layout.sdpa, code) if self.program == "csdp"
-                       else read_sdpa_output(out, layout.sdpa))
+                sol = (
+                    read_csdp_solution(out, layout.sdpa, code)
+                    if self.program == "csdp"
+                    else read_sdpa_output(out, layout.sdpa)
+                )
             except KernelSDPError as exc:  # the program's file, not the user's: a failure
-                return Run(layout, cp.SOLVER_ERROR, seconds=seconds,
-                           message=f"{self.name}'s solution could not be read: {exc}")
+                return Run(
+                    layout,
+                    cp.SOLVER_ERROR,
+                    seconds=seconds,
+                    message=f"{self.name}'s solution could not be read: {exc}",
+                )
         can = canonical_solution(layout, sol, sol.status or cp.SOLVER_ERROR, self.name)
         return Run(layout, can.status, can.x, can.y, can.ray, seconds, sol.claim)
 
@@ -210,9 +245,16 @@ class ExternalSDPSolver(Solver):
 def _run_killable(argv: list[str], cwd: str, limit: float | None) -> tuple[int | None, str]:
     """(exit code, log) of the program, or (None, log) when it was killed at ``limit``: it
     runs in its own process group, and the whole group is killed."""
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, text=True, errors="replace",
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    )
     try:
         log, _ = proc.communicate(timeout=limit)
         return proc.returncode, log
@@ -237,20 +279,34 @@ def _unpack(problem: cp.Problem, chain, inverse, sol: CanonicalSolution) -> None
     word = _CLARABEL_WORD.get(sol.status)
     if word is None or sol.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE, cp.USER_LIMIT):
         return
-    raw = types.SimpleNamespace(status=word, x=sol.x, z=sol.y, s=None, iterations=None,
-                                solve_time=sol.solve_time_s,
-                                obj_val=float(sol.form.c @ sol.x))
+    raw = types.SimpleNamespace(
+        status=word,
+        x=sol.x,
+        z=sol.y,
+        s=None,
+        iterations=None,
+        solve_time=sol.solve_time_s,
+        obj_val=float(sol.form.c @ sol.x),
+    )
     # "may be inaccurate" is carried by the status; a CVXPY whose Clarabel inversion reads
     # other fields leaves the values unset
-    with warnings.catch_warnings(), contextlib.suppress(cp.error.SolverError, AttributeError,
-                                                         KeyError):
+    with (
+        warnings.catch_warnings(),
+        contextlib.suppress(cp.error.SolverError, AttributeError, KeyError),
+    ):
         warnings.simplefilter("ignore", UserWarning)
         problem.unpack_results(raw, chain, inverse)
 
 
-def external_result(formulation: Formulation, model, sol: CanonicalSolution, tol_: float,
-                    options: ExternalOptions | None = None, message: str = "",
-                    cert: Certificate | None = None) -> Result:
+def external_result(
+    formulation: Formulation,
+    model,
+    sol: CanonicalSolution,
+    tol_: float,
+    options: ExternalOptions | None = None,
+    message: str = "",
+    cert: Certificate | None = None,
+) -> Result:
     """The :class:`Result` of an external answer, its status from the certificate
     (:func:`kernelsdp.solvers.conic.honest_status`'s rule; ``cert``: one already computed,
     as for a solution file, which is then never re-solved)."""
@@ -265,50 +321,88 @@ def external_result(formulation: Formulation, model, sol: CanonicalSolution, tol
             cert = cert or conic_certificate(sol, tol_)
             if not cert.passed:
                 termination = Termination.UNCERTIFIED
-                text = (f"{text[:-1]}, but its {cert.kind} certificate fails: "
-                        f"{', '.join(cert.failed)}")
-        return Result.failure(formulation.name, name, termination, text, setup_time_s=setup,
-                              solve_time_s=solve_s, canonical=sol, info=info)
-    limit = (Termination.ITERATION_LIMIT if sol.status == cp.USER_LIMIT else None)
-    termination, point, text = (honest_status(sol, tol_, limit) if cert is None else
-                                _status_of(sol, cert, tol_, limit))
+                text = (
+                    f"{text[:-1]}, but its {cert.kind} certificate fails: {', '.join(cert.failed)}"
+                )
+        return Result.failure(
+            formulation.name,
+            name,
+            termination,
+            text,
+            setup_time_s=setup,
+            solve_time_s=solve_s,
+            canonical=sol,
+            info=info,
+        )
+    limit = Termination.ITERATION_LIMIT if sol.status == cp.USER_LIMIT else None
+    termination, point, text = (
+        honest_status(sol, tol_, limit) if cert is None else _status_of(sol, cert, tol_, limit)
+    )
     read = formulation.from_cvxpy(model) if model is not None else {}
     a, b = formulation.objective_map()
     f = sol.form
     value = f.sense * f.objective(sol.x)
     dual = f.sense * (f.dual_objective(sol.x, sol.y) if sol.y is not None else f.objective(sol.x))
     claimed = sorted(a * v + b for v in (value, dual))
-    return Result(formulation=formulation.name, solver=name, termination=termination,
-                  point=point, objective=read.get("objective", a * value + b),
-                  kernel=read.get("kernel"), primal=read.get("primal", {}),
-                  duals=read.get("duals", {}), setup_time_s=setup, solve_time_s=solve_s,
-                  lower_bound=claimed[0], upper_bound=claimed[1], canonical=sol,
-                  message=text, info=info)
+    return Result(
+        formulation=formulation.name,
+        solver=name,
+        termination=termination,
+        point=point,
+        objective=read.get("objective", a * value + b),
+        kernel=read.get("kernel"),
+        primal=read.get("primal", {}),
+        duals=read.get("duals", {}),
+        setup_time_s=setup,
+        solve_time_s=solve_s,
+        lower_bound=claimed[0],
+        upper_bound=claimed[1],
+        canonical=sol,
+        message=text,
+        info=info,
+    )
 
 
-def _status_of(sol: CanonicalSolution, cert: Certificate, tol_: float,
-               limit: Termination | None) -> tuple[Termination, PointStatus, str]:
+def _status_of(
+    sol: CanonicalSolution, cert: Certificate, tol_: float, limit: Termination | None
+) -> tuple[Termination, PointStatus, str]:
     """honest_status's rule on a certificate already computed: optimal only when claimed
     and certified; almost optimal when certified otherwise; else the limit or slow progress.
     The point is feasible when err1, err2 ≤ tol, nearly feasible up to √tol."""
-    primal = max(cert.measures.get("primal_equalities", 0.0) or 0.0,
-                 cert.measures.get("primal_cones", 0.0) or 0.0)
-    point = (PointStatus.FEASIBLE_POINT if primal <= tol_ else
-             PointStatus.NEARLY_FEASIBLE_POINT if primal <= tol_ ** 0.5 else
-             PointStatus.INFEASIBLE_POINT)
+    primal = max(
+        cert.measures.get("primal_equalities", 0.0) or 0.0,
+        cert.measures.get("primal_cones", 0.0) or 0.0,
+    )
+    point = (
+        PointStatus.FEASIBLE_POINT
+        if primal <= tol_
+        else PointStatus.NEARLY_FEASIBLE_POINT
+        if primal <= tol_**0.5
+        else PointStatus.INFEASIBLE_POINT
+    )
     if cert.passed:
-        return (Termination.OPTIMAL if sol.status == cp.OPTIMAL else
-                Termination.ALMOST_OPTIMAL), point, ""
+        return (
+            (Termination.OPTIMAL if sol.status == cp.OPTIMAL else Termination.ALMOST_OPTIMAL),
+            point,
+            "",
+        )
     why = f"its certificate fails at tol {tol_:g}: {', '.join(cert.failed)}"
     if sol.status == cp.OPTIMAL:
         return Termination.UNCERTIFIED, point, f"{sol.solver} reported optimal, but {why}"
-    return (limit or Termination.SLOW_PROGRESS), point, f"{sol.solver} stopped " \
-        f"({sol.status}) short of a certified optimum: {why}"
+    return (
+        (limit or Termination.SLOW_PROGRESS),
+        point,
+        f"{sol.solver} stopped ({sol.status}) short of a certified optimum: {why}",
+    )
 
 
-def certify_solution_file(problem_path: str, solution_path: str, fmt: str | None = None,
-                          tol_: float = CERTIFY_TOL, claim: str | None = None
-                          ) -> tuple[Result, Certificate, float]:
+def certify_solution_file(
+    problem_path: str,
+    solution_path: str,
+    fmt: str | None = None,
+    tol_: float = CERTIFY_TOL,
+    claim: str | None = None,
+) -> tuple[Result, Certificate, float]:
     """(result, certificate, seconds to certify) of an SDPA-format solver's solution file for
     the SDPA file ``problem_path`` — read, mapped and certified, never solved
     (:func:`kernelsdp.certificate.external.certify_sdpa_solution`)."""

@@ -26,8 +26,8 @@ the dual ``alpha`` the one with the best lower bound; m = 0.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -46,10 +46,16 @@ CHECK_EVERY = 10
 
 @dataclass(frozen=True)
 class ExtragradientOptions:
-    tol: float = option(tol.EXTRAGRADIENT_GAP_TOL, low=0.0, open_low=True,
-                        help="relative width of the certified interval to stop at")
+    tol: float = option(
+        tol.EXTRAGRADIENT_GAP_TOL,
+        low=0.0,
+        open_low=True,
+        help="relative width of the certified interval to stop at",
+    )
     max_iter: int = option(20_000, low=1, help="iteration limit")
-    time_limit: float | None = option(None, low=0.0, open_low=True, help="wall-clock limit, seconds")
+    time_limit: float | None = option(
+        None, low=0.0, open_low=True, help="wall-clock limit, seconds"
+    )
     progress: Callable[[dict], None] | None = option(None, help="called with each check's record")
 
 
@@ -71,7 +77,7 @@ def project_svm_box(a: np.ndarray, y: np.ndarray, C: float) -> np.ndarray:
     root of h(τ) = yᵀclip(a − τy, 0, C), nonincreasing and piecewise linear with
     breakpoints τ = y_i a_i and y_i(a_i − C): bisection over the sorted breakpoints
     (O(log n) evaluations), then the exact root on the linear piece that holds it."""
-    h = lambda t: float(y @ np.clip(a - t * y, 0.0, C))  # noqa: E731
+    h = lambda t: float(y @ np.clip(a - t * y, 0.0, C))
     bp = np.unique(np.concatenate([y * a, y * (a - C)]))
     lo, hi = 0, len(bp) - 1
     if h(bp[lo]) <= 0:  # h is constant left of the first breakpoint
@@ -113,7 +119,7 @@ class Extragradient(Solver):
         def operator(M, a):
             G = f.mixed_gradient(a)
             Ky = y * np.einsum("njd,dj->n", F, G @ M)  # Y K_M Y α, O(nJD)
-            return -(G.T @ G), 2.0 - 2.0 * Ky          # (∇_M f, ∇_α f)
+            return -(G.T @ G), 2.0 - 2.0 * Ky  # (∇_M f, ∇_α f)
 
         M = np.eye(J) / J
         a = project_svm_box(np.full(len(y), C / 2), y, C)
@@ -135,7 +141,9 @@ class Extragradient(Solver):
                 eta *= 0.5
             M, a = project_spectraplex(M - eta * gMh), project_svm_box(a + eta * gah, y, C)
             Msum, asum, wsum = Msum + eta * Mh, asum + eta * ah, wsum + eta
-            out_of_time = options.time_limit is not None and time.perf_counter() - t0 > options.time_limit
+            out_of_time = (
+                options.time_limit is not None and time.perf_counter() - t0 > options.time_limit
+            )
             if it % CHECK_EVERY == 0 or it == options.max_iter or step == 0.0 or out_of_time:
                 for Mc, ac in ((Mh, ah), (Msum / wsum, project_svm_box(asum / wsum, y, C))):
                     up, lo = f.svm_primal_bound(Mc, ac), f.svm_dual_bound(ac)
@@ -144,9 +152,16 @@ class Extragradient(Solver):
                     if lo > best_lo[0]:
                         best_lo = (lo, ac)
                 width = relative_width(best_lo[0], best_up[0])
-                rec = {"iteration": it, "primal": best_up[0], "dual": best_lo[0],
-                       "lower": best_lo[0], "upper": best_up[0],
-                       "relative_gap": width, "step": eta, "time_s": time.perf_counter() - t0}
+                rec = {
+                    "iteration": it,
+                    "primal": best_up[0],
+                    "dual": best_lo[0],
+                    "lower": best_lo[0],
+                    "upper": best_up[0],
+                    "relative_gap": width,
+                    "step": eta,
+                    "time_s": time.perf_counter() - t0,
+                }
                 history.append(rec)
                 if options.progress is not None:
                     options.progress(rec)
@@ -163,10 +178,18 @@ class Extragradient(Solver):
         Mbest, abest = best_up[1], best_lo[1]
         info = weights_report(np.zeros(J), Mbest)
         info.update(alignment=f.objective(Mbest), relative_gap=history[-1]["relative_gap"])
-        return Result(formulation=f.name, solver=self.name, termination=termination,
-                      point=PointStatus.FEASIBLE_POINT, objective=best_up[0],
-                      primal={"m": np.zeros(J), "M": Mbest, "alpha_M": best_up[2]},
-                      duals={"alpha": abest},
-                      lower_bound=best_lo[0], upper_bound=best_up[0],
-                      solve_time_s=time.perf_counter() - t0, iterations=it, history=history,
-                      info=info)
+        return Result(
+            formulation=f.name,
+            solver=self.name,
+            termination=termination,
+            point=PointStatus.FEASIBLE_POINT,
+            objective=best_up[0],
+            primal={"m": np.zeros(J), "M": Mbest, "alpha_M": best_up[2]},
+            duals={"alpha": abest},
+            lower_bound=best_lo[0],
+            upper_bound=best_up[0],
+            solve_time_s=time.perf_counter() - t0,
+            iterations=it,
+            history=history,
+            info=info,
+        )

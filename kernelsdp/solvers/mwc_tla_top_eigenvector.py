@@ -24,8 +24,10 @@ class TopEigenpair(Solver):
     aliases = ("closed-form",)
     kind = "exact"
     ACCEPTS = {MWCTLA: {"tightened": (False,)}}
-    REFUSALS = {("tightened", True): "the closed form holds for the untightened relaxation "
-                                     "only: M >= 0 changes the optimum"}
+    REFUSALS = {
+        ("tightened", True): "the closed form holds for the untightened relaxation "
+        "only: M >= 0 changes the optimum"
+    }
     objective_tol = tol.OBJECTIVE_RTOL_EXACT
     certificate_tol = tol.KKT_TOL
 
@@ -39,8 +41,16 @@ class TopEigenpair(Solver):
         w, V = np.linalg.eigh(f.Q)
         v = V[:, -1] if V[:, -1].sum() >= 0 else -V[:, -1]
         M, m = np.outer(v, v), np.zeros(f.n)
-        return Result(formulation=f.name, solver=self.name, termination=Termination.OPTIMAL,
-                      point=PointStatus.FEASIBLE_POINT, objective=float(w[-1]),
-                      lower_bound=float(w[-1]), upper_bound=max(float(w[-1]), 0.0),
-                      primal={"m": m, "M": M}, solve_time_s=time.perf_counter() - t0, iterations=1,
-                      info=weights_report(m, M))
+        return Result(
+            formulation=f.name,
+            solver=self.name,
+            termination=Termination.OPTIMAL,
+            point=PointStatus.FEASIBLE_POINT,
+            objective=float(w[-1]),
+            lower_bound=float(w[-1]),
+            upper_bound=max(float(w[-1]), 0.0),
+            primal={"m": m, "M": M},
+            solve_time_s=time.perf_counter() - t0,
+            iterations=1,
+            info=weights_report(m, M),
+        )

@@ -54,11 +54,14 @@ from .base import Solver
 
 @dataclass(frozen=True)
 class ClosedFormOptions:
-    eig_method: str = option("auto", choices=EIG_METHODS,
-                             help="how the positive part is computed "
-                             "(kernelsdp.linalg.positive_part)")
-    time_limit: float | None = option(None, low=0.0, open_low=True,
-                                      help="wall-clock limit, seconds")
+    eig_method: str = option(
+        "auto",
+        choices=EIG_METHODS,
+        help="how the positive part is computed (kernelsdp.linalg.positive_part)",
+    )
+    time_limit: float | None = option(
+        None, low=0.0, open_low=True, help="wall-clock limit, seconds"
+    )
     max_iter: int | None = option(None, low=1, help="limit on ARPACK's products with the matrix")
     progress: Callable[[dict], None] | None = option(None, help="called with ARPACK's progress")
 
@@ -96,24 +99,42 @@ class ClosedForm(Solver):
         try:
             part = positive_eigenpairs(A, method=eig_method, budget=budget)
         except EigenStop as stop:
-            return Result.failure(f.name, self.name, stop.termination, str(stop),
-                                  solve_time_s=time.perf_counter() - t1,
-                                  info={"arpack_products": budget.products})
+            return Result.failure(
+                f.name,
+                self.name,
+                stop.termination,
+                str(stop),
+                solve_time_s=time.perf_counter() - t1,
+                info={"arpack_products": budget.products},
+            )
         kernel = closed_form_kernel(part, f.B)
         t2 = time.perf_counter()
         lam = part.frobenius / (2 * np.sqrt(f.B))
         beta = -f.C * f.pairs.t
         value = -np.sqrt(f.B) * part.frobenius
         return Result(
-            formulation=f.name, solver=self.name, termination=Termination.OPTIMAL,
-            point=PointStatus.FEASIBLE_POINT, objective=value,
-            kernel=kernel, duals={"beta": beta, "lam": lam},
+            formulation=f.name,
+            solver=self.name,
+            termination=Termination.OPTIMAL,
+            point=PointStatus.FEASIBLE_POINT,
+            objective=value,
+            kernel=kernel,
+            duals={"beta": beta, "lam": lam},
             # M(β) = L − C·T = −A, so ‖M₋‖_F = ‖A₊‖_F: the dual value from the same spectrum
-            lower_bound=f.dual_value(beta, spectrum=part.frobenius), upper_bound=value,
-            setup_time_s=t1 - t0, solve_time_s=t2 - t1, iterations=1,
-            info={"eigen_method": part.method, "positive_eigenvalues": part.count,
-                  **{f"eigen_{k}": (str(v) if isinstance(v, list) else v)
-                     for k, v in part.info.items()}})
+            lower_bound=f.dual_value(beta, spectrum=part.frobenius),
+            upper_bound=value,
+            setup_time_s=t1 - t0,
+            solve_time_s=t2 - t1,
+            iterations=1,
+            info={
+                "eigen_method": part.method,
+                "positive_eigenvalues": part.count,
+                **{
+                    f"eigen_{k}": (str(v) if isinstance(v, list) else v)
+                    for k, v in part.info.items()
+                },
+            },
+        )
 
     def _trace(self, f: NPKL, options: ClosedFormOptions) -> Result:
         """K* = B·vvᵀ for the λ_min eigenvector v of M = L − C·T (0 when M ⪰ 0).  The
@@ -127,16 +148,29 @@ class ClosedForm(Solver):
         try:
             low = extreme_eigenvalue(M if f.n <= DENSE_MAX_N else budget.operator(M), "SA")
         except EigenStop as stop:
-            return Result.failure(f.name, self.name, stop.termination, str(stop),
-                                  solve_time_s=time.perf_counter() - t1,
-                                  info={"arpack_products": budget.products})
+            return Result.failure(
+                f.name,
+                self.name,
+                stop.termination,
+                str(stop),
+                solve_time_s=time.perf_counter() - t1,
+                info={"arpack_products": budget.products},
+            )
         t2 = time.perf_counter()
-        info = {"eigen_method": low.method, "lambda_min": low.value,
-                "arpack_products": budget.products}
+        info = {
+            "eigen_method": low.method,
+            "lambda_min": low.value,
+            "arpack_products": budget.products,
+        }
         if low.vector is None:  # Lanczos failed twice; Gershgorin's bound has no eigenvector
-            return Result.failure(f.name, self.name, Termination.NUMERICAL_ERROR,
-                                  "Lanczos did not converge on λ_min(L − C·T)",
-                                  solve_time_s=t2 - t1, info=info)
+            return Result.failure(
+                f.name,
+                self.name,
+                Termination.NUMERICAL_ERROR,
+                "Lanczos did not converge on λ_min(L − C·T)",
+                solve_time_s=t2 - t1,
+                info=info,
+            )
         v = low.vector / np.linalg.norm(low.vector)
         # B·vvᵀ when its objective B·vᵀMv is negative (λ_min's value is moved down by the
         # residual, so near 0 its sign alone could pick a point worse than K = 0)
@@ -144,8 +178,17 @@ class ClosedForm(Solver):
         kernel = KernelFactor(U)
         value = f.objective(kernel)
         return Result(
-            formulation=f.name, solver=self.name, termination=Termination.OPTIMAL,
-            point=PointStatus.FEASIBLE_POINT, objective=value,
-            kernel=kernel, duals={"beta": beta, "lam": max(0.0, -low.value)},
-            lower_bound=f.dual_value(beta, spectrum=low.value), upper_bound=value,
-            setup_time_s=t1 - t0, solve_time_s=t2 - t1, iterations=1, info=info)
+            formulation=f.name,
+            solver=self.name,
+            termination=Termination.OPTIMAL,
+            point=PointStatus.FEASIBLE_POINT,
+            objective=value,
+            kernel=kernel,
+            duals={"beta": beta, "lam": max(0.0, -low.value)},
+            lower_bound=f.dual_value(beta, spectrum=low.value),
+            upper_bound=value,
+            setup_time_s=t1 - t0,
+            solve_time_s=t2 - t1,
+            iterations=1,
+            info=info,
+        )

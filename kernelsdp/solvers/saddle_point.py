@@ -67,14 +67,17 @@ class _Point:
 
 @dataclass(frozen=True)
 class SaddlePointOptions:
-    tol: float = option(SADDLE_GAP_TOL, low=0.0, open_low=True,
-                        help="relative duality gap to stop at")
+    tol: float = option(
+        SADDLE_GAP_TOL, low=0.0, open_low=True, help="relative duality gap to stop at"
+    )
     max_iter: int = option(500, low=1, help="iteration limit")
-    time_limit: float | None = option(None, low=0.0, open_low=True,
-                                      help="wall-clock limit, seconds")
+    time_limit: float | None = option(
+        None, low=0.0, open_low=True, help="wall-clock limit, seconds"
+    )
     eig_method: str = option("auto", choices=EIG_METHODS, help="positive-part method")
-    progress: Callable[[dict], None] | None = option(None,
-                                                     help="called with each iteration's record")
+    progress: Callable[[dict], None] | None = option(
+        None, help="called with each iteration's record"
+    )
 
 
 class SaddlePoint(Solver):
@@ -99,8 +102,13 @@ class SaddlePoint(Solver):
         try:
             cur = dual(dual.project(np.ones(f.pairs.m)))
         except EigenStop as stop:
-            return Result.failure(f.name, self.name, stop.termination, str(stop),
-                                  solve_time_s=time.perf_counter() - t0)
+            return Result.failure(
+                f.name,
+                self.name,
+                stop.termination,
+                str(stop),
+                solve_time_s=time.perf_counter() - t0,
+            )
         best_p, best_d = cur, cur
         t1 = time.perf_counter()
         history: list[dict] = []
@@ -120,8 +128,11 @@ class SaddlePoint(Solver):
             d = dual.project(cur.alpha + eta * cur.grad) - cur.alpha
             slope = float(cur.grad @ d)
             if slope <= 0 or not np.any(d):
-                termination = (Termination.OPTIMAL if rec["relative_gap"] <= 10 * options.tol
-                               else Termination.ALMOST_OPTIMAL)
+                termination = (
+                    Termination.OPTIMAL
+                    if rec["relative_gap"] <= 10 * options.tol
+                    else Termination.ALMOST_OPTIMAL
+                )
                 break
             try:
                 new = dual.line_search(cur, d, slope, max(duals_seen[-NONMONOTONE_MEMORY:]))
@@ -136,16 +147,27 @@ class SaddlePoint(Solver):
             if cur.dual > best_d.dual:
                 best_d = cur
         return Result(
-            formulation=f.name, solver=self.name, termination=termination,
-            point=PointStatus.FEASIBLE_POINT, objective=best_p.primal, kernel=best_p.kernel,
+            formulation=f.name,
+            solver=self.name,
+            termination=termination,
+            point=PointStatus.FEASIBLE_POINT,
+            objective=best_p.primal,
+            kernel=best_p.kernel,
             duals={"beta": -best_d.alpha * f.pairs.t, "alpha": best_d.alpha, "lam": best_d.lam},
-            lower_bound=best_d.dual, upper_bound=best_p.primal,
-            setup_time_s=0.0, solve_time_s=time.perf_counter() - t0, iterations=len(history),
+            lower_bound=best_d.dual,
+            upper_bound=best_p.primal,
+            setup_time_s=0.0,
+            solve_time_s=time.perf_counter() - t0,
+            iterations=len(history),
             history=history,
-            info={"relative_gap": history[-1]["relative_gap"],
-                  "eigen_decompositions": dual.evaluations,
-                  "eigen_method": best_p.eigen_method, "positive_eigenvalues": best_p.kernel.rank,
-                  "first_iteration_s": t1 - t0})
+            info={
+                "relative_gap": history[-1]["relative_gap"],
+                "eigen_decompositions": dual.evaluations,
+                "eigen_method": best_p.eigen_method,
+                "positive_eigenvalues": best_p.kernel.rank,
+                "first_iteration_s": t1 - t0,
+            },
+        )
 
 
 class _DualFunction:
@@ -176,8 +198,16 @@ class _DualFunction:
         if not self.hinge:
             grad = grad - alpha / C
         self.evaluations += 1
-        return _Point(alpha, K, f.objective(K), float(dual), grad,
-                      part.frobenius / (2 * np.sqrt(B)), part.count, part.method)
+        return _Point(
+            alpha,
+            K,
+            f.objective(K),
+            float(dual),
+            grad,
+            part.frobenius / (2 * np.sqrt(B)),
+            part.count,
+            part.method,
+        )
 
     def line_search(self, cur: _Point, d: np.ndarray, slope: float, ref: float) -> _Point:
         """The first of cur + τd, τ = 1, ½, ... (30 tries) that passes the nonmonotone Armijo
@@ -191,13 +221,19 @@ class _DualFunction:
         return new
 
 
-def _record(it: int, best_p: _Point, best_d: _Point, cur: _Point, eta: float,
-            t0: float) -> dict:
+def _record(it: int, best_p: _Point, best_d: _Point, cur: _Point, eta: float, t0: float) -> dict:
     """The iteration's history row: the best primal and dual so far and their gap."""
     gap = best_p.primal - best_d.dual
-    return {"iteration": it, "primal": best_p.primal, "dual": best_d.dual, "gap": gap,
-            "relative_gap": gap / max(1.0, abs(best_p.primal)), "step": eta,
-            "rank": cur.eigen_count, "time_s": time.perf_counter() - t0}
+    return {
+        "iteration": it,
+        "primal": best_p.primal,
+        "dual": best_d.dual,
+        "gap": gap,
+        "relative_gap": gap / max(1.0, abs(best_p.primal)),
+        "step": eta,
+        "rank": cur.eigen_count,
+        "time_s": time.perf_counter() - t0,
+    }
 
 
 def _stop(rec: dict, it: int, options: SaddlePointOptions) -> Termination | None:

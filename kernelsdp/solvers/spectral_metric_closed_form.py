@@ -33,8 +33,17 @@ class SpectralClosedForm(Solver):
         t0 = time.perf_counter()
         beta = f.closed_form()
         rho = 2 * f.c / float(np.sum(1.0 / f.d))
-        return Result(formulation=f.name, solver=self.name, termination=Termination.OPTIMAL,
-                      point=PointStatus.FEASIBLE_POINT, objective=f.objective(beta),
-                      primal={"beta": beta}, kernel=f.kernel(beta), duals={"rho": rho},
-                      lower_bound=f.dual_value(rho), upper_bound=f.objective(beta),
-                      solve_time_s=time.perf_counter() - t0, iterations=1)
+        return Result(
+            formulation=f.name,
+            solver=self.name,
+            termination=Termination.OPTIMAL,
+            point=PointStatus.FEASIBLE_POINT,
+            objective=f.objective(beta),
+            primal={"beta": beta},
+            kernel=f.kernel(beta),
+            duals={"rho": rho},
+            lower_bound=f.dual_value(rho),
+            upper_bound=f.objective(beta),
+            solve_time_s=time.perf_counter() - t0,
+            iterations=1,
+        )

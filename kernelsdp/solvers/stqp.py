@@ -17,29 +17,44 @@ polished on its face.  For any d.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
 from .. import tolerances as tol
-
+from ..declarations import option
 from ..formulations.ncut_mkl import NCutMKL
 from ..formulations.stqp import EXACT_MAX_D, StQP
 from ..result import PointStatus, Result, Termination
-from ..declarations import option
 from .base import Solver
 
 LOCAL_TOL = 1e-12
 
 
-def _result(f: StQP, solver: str, termination: Termination, alpha: np.ndarray, t0: float,
-            iterations: int, info: dict, lower_bound: float | None = None) -> Result:
-    return Result(formulation=f.name, solver=solver, termination=termination,
-                  point=PointStatus.FEASIBLE_POINT, objective=f.objective(alpha),
-                  primal={"alpha": alpha}, solve_time_s=time.perf_counter() - t0,
-                  iterations=iterations, info=info, lower_bound=lower_bound,
-                  upper_bound=f.objective(alpha))
+def _result(
+    f: StQP,
+    solver: str,
+    termination: Termination,
+    alpha: np.ndarray,
+    t0: float,
+    iterations: int,
+    info: dict,
+    lower_bound: float | None = None,
+) -> Result:
+    return Result(
+        formulation=f.name,
+        solver=solver,
+        termination=termination,
+        point=PointStatus.FEASIBLE_POINT,
+        objective=f.objective(alpha),
+        primal={"alpha": alpha},
+        solve_time_s=time.perf_counter() - t0,
+        iterations=iterations,
+        info=info,
+        lower_bound=lower_bound,
+        upper_bound=f.objective(alpha),
+    )
 
 
 class ExactStQP(Solver):
@@ -51,8 +66,10 @@ class ExactStQP(Solver):
     def supports(self, f) -> str | None:
         reason = super().supports(f)
         if reason is None and f.d > EXACT_MAX_D:
-            return (f"the exact oracle enumerates 2^d faces; d = {f.d} exceeds d <= "
-                    f"{EXACT_MAX_D}: use local or a conic solver (SDP1 bound + rounding)")
+            return (
+                f"the exact oracle enumerates 2^d faces; d = {f.d} exceeds d <= "
+                f"{EXACT_MAX_D}: use local or a conic solver (SDP1 bound + rounding)"
+            )
         return reason
 
     def memory_bytes(self, f: StQP, options) -> int:
@@ -62,9 +79,16 @@ class ExactStQP(Solver):
     def run(self, f: StQP, options) -> Result:
         t0 = time.perf_counter()
         best, faces = f.global_minimum()
-        return _result(f, self.name, Termination.OPTIMAL, best, t0, faces,
-                       {"faces": faces, "support": [int(i) for i in np.flatnonzero(best)]},
-                       lower_bound=f.objective(best))
+        return _result(
+            f,
+            self.name,
+            Termination.OPTIMAL,
+            best,
+            t0,
+            faces,
+            {"faces": faces, "support": [int(i) for i in np.flatnonzero(best)]},
+            lower_bound=f.objective(best),
+        )
 
 
 @dataclass(frozen=True)
@@ -72,7 +96,9 @@ class LocalOptions:
     starts: int = option(20, low=1, help="starting points (barycentre, best vertices, random)")
     max_iter: int = option(5000, low=1, help="replicator iterations per start")
     seed: int = option(0, low=0, help="seed of the random starts")
-    time_limit: float | None = option(None, low=0.0, open_low=True, help="wall-clock limit, seconds")
+    time_limit: float | None = option(
+        None, low=0.0, open_low=True, help="wall-clock limit, seconds"
+    )
     progress: Callable[[dict], None] | None = option(None, help="called after each start")
 
 
@@ -118,11 +144,30 @@ class LocalStQP(Solver):
             if v < best_val:
                 best, best_val = a, v
             if options.progress is not None:
-                options.progress({"iteration": k + 1, "primal": best_val, "dual": None,
-                                  "relative_gap": None, "time_s": time.perf_counter() - t0})
+                options.progress(
+                    {
+                        "iteration": k + 1,
+                        "primal": best_val,
+                        "dual": None,
+                        "relative_gap": None,
+                        "time_s": time.perf_counter() - t0,
+                    }
+                )
         if best is None:
-            return Result.failure(f.name, self.name, termination, "no start finished within the time limit",
-                                  solve_time_s=time.perf_counter() - t0)
+            return Result.failure(
+                f.name,
+                self.name,
+                termination,
+                "no start finished within the time limit",
+                solve_time_s=time.perf_counter() - t0,
+            )
         # a local method claims no lower bound: upper_bound only
-        return _result(f, self.name, termination, best, t0, total,
-                       {"starts": len(inits), "kkt_violation": f.kkt_violation(best)})
+        return _result(
+            f,
+            self.name,
+            termination,
+            best,
+            t0,
+            total,
+            {"starts": len(inits), "kkt_violation": f.kkt_violation(best)},
+        )

@@ -59,7 +59,7 @@ class ReducedNCTLA(Formulation):
     maximize: ClassVar[bool] = True
 
     @classmethod
-    def from_nctla(cls, f: NCTLA) -> "ReducedNCTLA":
+    def from_nctla(cls, f: NCTLA) -> ReducedNCTLA:
         H = norm_operator(f.kernel_gram(), f.n)
         w, V = np.linalg.eigh(H)
         keep = w > 1e-12 * max(float(w[-1]), 1e-300)
@@ -69,7 +69,9 @@ class ReducedNCTLA(Formulation):
         J = f.n
         w_sym = float(np.sort(w)[J * (J - 1) // 2])
         bound = float(np.sqrt(J / w_sym)) if w_sym > 1e-12 * max(float(w[-1]), 1e-300) else None
-        return cls(Q=f.Q, R=R, scale=float(np.sqrt(max(w[-1], 1e-300))), original=f, trace_bound=bound)
+        return cls(
+            Q=f.Q, R=R, scale=float(np.sqrt(max(w[-1], 1e-300))), original=f, trace_bound=bound
+        )
 
     @property
     def n(self) -> int:
@@ -94,7 +96,9 @@ class ReducedNCTLA(Formulation):
         M = (M + M.T) / 2
         m = np.zeros(self.n)
         rep = weights_report(m, M)
-        rep["original_alignment"] = self.original.original_alignment(np.maximum(rep["weights"], 0.0))
+        rep["original_alignment"] = self.original.original_alignment(
+            np.maximum(rep["weights"], 0.0)
+        )
         return {"objective": float(np.sum(self.Q * M)), "primal": {"m": m, "M": M}, "info": rep}
 
 
@@ -108,7 +112,10 @@ class SchurReduced(Solver):
 
     def __init__(self):
         self._inner = ConicSolver("CLARABEL")
-        self.objective_tol, self.certificate_tol = self._inner.objective_tol, self._inner.certificate_tol
+        self.objective_tol, self.certificate_tol = (
+            self._inner.objective_tol,
+            self._inner.certificate_tol,
+        )
 
     def availability(self) -> tuple[bool, str]:
         return self._inner.availability()
@@ -117,17 +124,21 @@ class SchurReduced(Solver):
         """P = ΨᵀΨ ((JD)²), H, its symmetriser and eigenvectors (about six J² × J² arrays), and
         Clarabel on the J × J model (its own formula)."""
         from .conic import INTERIOR_POINT_BYTES_PER_ENTRY
+
         _, J, D = f.F.shape
         t = J * (J + 1) // 2 + J * J + 1  # the J × J PSD block and the SOC of size J² + 1
         return 8 * (6 * J**4 + (J * D) ** 2) + INTERIOR_POINT_BYTES_PER_ENTRY * t * t
 
     def run(self, f: NCTLA, options: ConicOptions) -> Result:
         import time
+
         t0 = time.perf_counter()
         reduced = ReducedNCTLA.from_nctla(f)
         t1 = time.perf_counter()
         r = self._inner.run(reduced, options)
         r.solver = self.name
         r.setup_time_s += t1 - t0
-        r.info.update(reduction="schur", reduced_cone=f"PSD {f.n}x{f.n} + SOC {reduced.R.shape[0] + 1}")
+        r.info.update(
+            reduction="schur", reduced_cone=f"PSD {f.n}x{f.n} + SOC {reduced.R.shape[0] + 1}"
+        )
         return r

@@ -24,9 +24,15 @@ def spec_keys(spec: Spec) -> list[str]:
     return list(dict.fromkeys(k for u in spec.units for k in u))
 
 
-def run_sweep(spec: Spec, *, jobs: int | None = None, backend: str | None = None,
-              scheduler: str | None = None, fresh: bool = False,
-              store: ResultsStore | None = None) -> RunSummary:
+def run_sweep(
+    spec: Spec,
+    *,
+    jobs: int | None = None,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    fresh: bool = False,
+    store: ResultsStore | None = None,
+) -> RunSummary:
     """Run the spec's units not yet in the store (all of them with ``fresh``); each finished
     unit is saved at once.  ``jobs``/``backend``/``scheduler`` override the spec's
     [cluster] table."""
@@ -36,9 +42,26 @@ def run_sweep(spec: Spec, *, jobs: int | None = None, backend: str | None = None
     if backend in ("dask", "ray") and jobs == 1:
         jobs = -1  # every worker of the cluster
     with connect(backend, scheduler) as joblib_backend:
-        return run_units(spec.study, spec.units, run_unit, store=store, n_jobs=jobs,
-                         backend=joblib_backend, desc=f"sweep {spec.study}", fresh=fresh)
+        return run_units(
+            spec.study,
+            spec.units,
+            run_unit,
+            store=store,
+            n_jobs=jobs,
+            backend=joblib_backend,
+            desc=f"sweep {spec.study}",
+            fresh=fresh,
+        )
 
 
-__all__ = ["Spec", "connect", "parse_spec", "plot", "read_spec", "run_sweep", "run_unit",
-           "spec_keys", "table"]
+__all__ = [
+    "Spec",
+    "connect",
+    "parse_spec",
+    "plot",
+    "read_spec",
+    "run_sweep",
+    "run_unit",
+    "spec_keys",
+    "table",
+]

@@ -34,13 +34,19 @@ def connect(backend: str | None, scheduler: str | None = None):
         try:
             from distributed import Client
         except ImportError:
-            raise InvalidParameterError("the dask backend needs dask distributed: pip install "
-                                        "'kernelsdp[cluster]'.") from None
+            raise InvalidParameterError(
+                "the dask backend needs dask distributed: pip install 'kernelsdp[cluster]'."
+            ) from None
         try:
-            client = (Client(scheduler, timeout=CONNECT_TIMEOUT_S) if scheduler
-                      else Client(processes=False))
+            client = (
+                Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+                if scheduler
+                else Client(processes=False)
+            )
         except (OSError, TimeoutError) as exc:
-            raise InvalidDataError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+            raise InvalidDataError(
+                f"cannot reach the Dask scheduler at {scheduler}: {exc}"
+            ) from None
         try:
             # the backend is set by joblib's context, not by name: Parallel(backend="dask")
             # fails in joblib 1.6 (Batch.__call__() got an unexpected keyword 'nesting_level')
@@ -62,5 +68,7 @@ def connect(backend: str | None, scheduler: str | None = None):
         finally:
             ray.shutdown()
     else:
-        raise InvalidParameterError(f"The 'backend' parameter of the sweep must be one of "
-                                    f"'loky', 'dask', 'ray'. Got {backend!r} instead.")
+        raise InvalidParameterError(
+            f"The 'backend' parameter of the sweep must be one of "
+            f"'loky', 'dask', 'ray'. Got {backend!r} instead."
+        )

@@ -73,8 +73,9 @@ def _values(key: str, v) -> list:
         raise InvalidParameterError(f"the sweep key {key!r} lists no value.")
     for x in vals:
         if not isinstance(x, (bool, int, float, str)):
-            raise InvalidParameterError(f"the sweep key {key!r} must hold numbers, strings or "
-                                        f"booleans; got {x!r}.")
+            raise InvalidParameterError(
+                f"the sweep key {key!r} must hold numbers, strings or booleans; got {x!r}."
+            )
     return vals
 
 
@@ -92,13 +93,17 @@ def expand(grid: dict, options: dict) -> Iterator[dict]:
         mine = own(unit["formulation"], unit["solver"])
         # drop what only other solvers take
         others = {o for s in solvers if s != unit["solver"] for o in own(unit["formulation"], s)}
-        unit = {k: v for k, v in unit.items()
-                if k in META or k in inputs or k in mine or k not in others}
+        unit = {
+            k: v
+            for k, v in unit.items()
+            if k in META or k in inputs or k in mine or k not in others
+        }
         for k, v in options.get(unit["solver"], {}).items():
             k = SOLVER_PREFIX + k if k in inputs else k  # e.g. the solver's seed, not the data's
             if k in unit and unit[k] != v:
-                raise InvalidParameterError(f"the sweep sets {k!r} both in the grid and in "
-                                            f"[options.{unit['solver']}].")
+                raise InvalidParameterError(
+                    f"the sweep sets {k!r} both in the grid and in [options.{unit['solver']}]."
+                )
             unit[k] = v
         yield unit
 
@@ -116,7 +121,8 @@ def _units(grids: list[dict], options: dict, max_units: int, where: str) -> list
                 if len(units) > max_units:
                     raise InvalidParameterError(
                         f"{where}: the grid has more than {max_units:,} units; split the study "
-                        f"or raise the limit (kernelsdp sweep --max-units N).")
+                        f"or raise the limit (kernelsdp sweep --max-units N)."
+                    )
     for u in units:
         check_unit(u)
     return units
@@ -125,11 +131,12 @@ def _units(grids: list[dict], options: dict, max_units: int, where: str) -> list
 def parse_spec(data: dict, where: str = "the sweep spec", max_units: int = MAX_UNITS) -> Spec:
     extra = sorted(set(data) - set(_TOP))
     if extra:
-        raise InvalidParameterError(f"{where}: unknown key(s) {', '.join(extra)}; the keys are "
-                                    f"{', '.join(_TOP)}.")
+        raise InvalidParameterError(
+            f"{where}: unknown key(s) {', '.join(extra)}; the keys are {', '.join(_TOP)}."
+        )
     study = data.get("study")
     if not isinstance(study, str) or not study.strip():
-        raise InvalidParameterError(f"{where} needs a study name: study = \"NAME\".")
+        raise InvalidParameterError(f'{where} needs a study name: study = "NAME".')
     grids = data.get("grid")
     if isinstance(grids, dict):
         grids = [grids]
@@ -141,29 +148,38 @@ def parse_spec(data: dict, where: str = "the sweep spec", max_units: int = MAX_U
     named = {str(s) for g in grids for s in _values("solver", g.get("solver", []))}
     stray = sorted(set(options) - named)
     if stray:
-        raise InvalidParameterError(f"{where}: [options.{stray[0]}] names no solver of the grid "
-                                    f"(its solvers: {', '.join(sorted(named)) or 'none'}).")
+        raise InvalidParameterError(
+            f"{where}: [options.{stray[0]}] names no solver of the grid "
+            f"(its solvers: {', '.join(sorted(named)) or 'none'})."
+        )
     units = _units(grids, options, max_units, where)
     if "tol" in data:  # part of each unit: another tolerance is another answer
         t = data["tol"]
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t < 1:
-            raise InvalidParameterError(f"The 'tol' parameter of the sweep must be a float in "
-                                        f"(0, 1). Got {t!r} instead.")
+            raise InvalidParameterError(
+                f"The 'tol' parameter of the sweep must be a float in (0, 1). Got {t!r} instead."
+            )
         for u in units:
             u["tol"] = float(t)
     cluster = data.get("cluster", {})
     bad = sorted(set(cluster) - set(_CLUSTER)) if isinstance(cluster, dict) else ["(not a table)"]
     if bad:
-        raise InvalidParameterError(f"{where}: unknown [cluster] key(s) {', '.join(bad)}; the "
-                                    f"keys are {', '.join(_CLUSTER)}.")
+        raise InvalidParameterError(
+            f"{where}: unknown [cluster] key(s) {', '.join(bad)}; the "
+            f"keys are {', '.join(_CLUSTER)}."
+        )
     backend = cluster.get("backend")
     if backend is not None and backend not in BACKENDS:
-        raise InvalidParameterError(f"The 'backend' parameter of the sweep must be one of "
-                                    f"{', '.join(map(repr, BACKENDS))}. Got {backend!r} instead.")
+        raise InvalidParameterError(
+            f"The 'backend' parameter of the sweep must be one of "
+            f"{', '.join(map(repr, BACKENDS))}. Got {backend!r} instead."
+        )
     jobs = cluster.get("jobs", 1)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0:
-        raise InvalidParameterError(f"The 'jobs' parameter of the sweep must be a non-zero int "
-                                    f"(-1: all cores). Got {jobs!r} instead.")
+        raise InvalidParameterError(
+            f"The 'jobs' parameter of the sweep must be a non-zero int "
+            f"(-1: all cores). Got {jobs!r} instead."
+        )
     out = data.get("out", DEFAULT_OUT)
     if not isinstance(out, str) or not out:
         raise InvalidParameterError(f"{where}: out must be a folder name.")
@@ -176,13 +192,19 @@ def read_spec(path: str, max_units: int = MAX_UNITS) -> Spec:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_SPEC_BYTES + 1)
         if len(raw) > MAX_SPEC_BYTES:
-            raise InvalidDataError(f"{path}: a sweep spec of more than {MAX_SPEC_BYTES // 2**20} "
-                                   "MiB is not read; list fewer values.")
+            raise InvalidDataError(
+                f"{path}: a sweep spec of more than {MAX_SPEC_BYTES // 2**20} "
+                "MiB is not read; list fewer values."
+            )
         data = tomllib.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
-        raise InvalidDataError(f"{path}: not UTF-8 text (byte {exc.start}); TOML is UTF-8.") from None
+        raise InvalidDataError(
+            f"{path}: not UTF-8 text (byte {exc.start}); TOML is UTF-8."
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise InvalidDataError(f"{path}: not valid TOML ({exc}).") from None
     except OSError as exc:
-        raise InvalidDataError(f"{path}: cannot read the sweep spec ({exc.strerror or exc}).") from None
+        raise InvalidDataError(
+            f"{path}: cannot read the sweep spec ({exc.strerror or exc})."
+        ) from None
     return parse_spec(data, path, max_units)

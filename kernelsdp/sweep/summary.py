@@ -27,7 +27,9 @@ def varying_keys(records: list[dict], unit_keys: list[str]) -> list[str]:
 
 def _cell(v) -> str:
     if isinstance(v, float):
-        return "-" if not math.isfinite(v) else f"{v:.6g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.1e}"
+        return (
+            "-" if not math.isfinite(v) else f"{v:.6g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.1e}"
+        )
     return "-" if v is None else str(v)
 
 
@@ -51,6 +53,7 @@ def table(records: list[dict], unit_keys: list[str]) -> str:
 def plot(records: list[dict], path: str, title: str) -> str:
     """Solve time against certified relative gap, one series per solver; returns ``path``."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -59,14 +62,25 @@ def plot(records: list[dict], path: str, title: str) -> str:
     for k, name in enumerate(solvers):
         color = f"C{k % 10}"
         for passed in (True, False):
-            pts = [(r["solve_time_s"], r["relative_gap"]) for r in records
-                   if str(r.get("solver")) == name and bool(r.get("passed")) == passed
-                   and r.get("solve_time_s") and r.get("relative_gap") is not None]
+            pts = [
+                (r["solve_time_s"], r["relative_gap"])
+                for r in records
+                if str(r.get("solver")) == name
+                and bool(r.get("passed")) == passed
+                and r.get("solve_time_s")
+                and r.get("relative_gap") is not None
+            ]
             if pts:
                 x, y = zip(*pts)
-                ax.scatter(x, [max(v, 1e-16) for v in y], marker="o", s=30,
-                           facecolors=color if passed else "none", edgecolors=color,
-                           label=f"{name} ({'certified' if passed else 'not certified'})")
+                ax.scatter(
+                    x,
+                    [max(v, 1e-16) for v in y],
+                    marker="o",
+                    s=30,
+                    facecolors=color if passed else "none",
+                    edgecolors=color,
+                    label=f"{name} ({'certified' if passed else 'not certified'})",
+                )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("solve time (s)")
@@ -79,8 +93,9 @@ def plot(records: list[dict], path: str, title: str) -> str:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=120, format="png"), suffix=".png")
     except OSError as exc:
-        raise InvalidDataError(f"cannot write {path}: {exc.strerror or exc}; nothing was "
-                               "written.") from None
+        raise InvalidDataError(
+            f"cannot write {path}: {exc.strerror or exc}; nothing was written."
+        ) from None
     finally:
         plt.close(fig)
     return path
@@ -99,13 +114,17 @@ def check_out(study: str, out: str) -> None:
     while not os.path.isdir(parent):
         if os.path.lexists(parent):
             where = f"the sweep's out {out}" + ("" if parent == folder else f": {parent}")
-            raise InvalidParameterError(f"{where} is a file, not a folder; name a folder in "
-                                        "the spec's out. Nothing was run.")
+            raise InvalidParameterError(
+                f"{where} is a file, not a folder; name a folder in "
+                "the spec's out. Nothing was run."
+            )
         parent = os.path.dirname(parent)
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise InvalidParameterError(f"the sweep's out {out}: the folder {parent} is not "
-                                    "writable. Nothing was run.")
+        raise InvalidParameterError(
+            f"the sweep's out {out}: the folder {parent} is not writable. Nothing was run."
+        )
     for path in output_paths(study, out):
         if os.path.isdir(path):
-            raise InvalidParameterError(f"the sweep writes {path}, which is a folder. Nothing "
-                                        "was run.")
+            raise InvalidParameterError(
+                f"the sweep writes {path}, which is a folder. Nothing was run."
+            )

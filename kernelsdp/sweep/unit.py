@@ -56,7 +56,7 @@ def split(unit: dict) -> tuple[dict, dict]:
     for key, value in unit.items():
         if key in META:
             continue
-        bare = key[len(SOLVER_PREFIX):] if key.startswith(SOLVER_PREFIX) else None
+        bare = key[len(SOLVER_PREFIX) :] if key.startswith(SOLVER_PREFIX) else None
         if key in inputs_:
             inputs[key] = value
         elif key in options:
@@ -67,7 +67,8 @@ def split(unit: dict) -> tuple[dict, dict]:
             raise InvalidParameterError(
                 f"the sweep key {key!r} is neither an input of {unit['formulation']} nor an "
                 f"option of {unit['solver']} (inputs: {', '.join(inputs_)}; options: "
-                f"{', '.join(options) or 'none'}).")
+                f"{', '.join(options) or 'none'})."
+            )
     return inputs, opts
 
 
@@ -114,21 +115,38 @@ def run_unit(unit: dict) -> dict:
         r = s.run(f, opts)
     except (TooLargeError, UnsupportedProblemError) as exc:
         # a size refused under this machine's memory limit is tried again on a re-run
-        return {"status": "refused", "verdict": "refused", "passed": False, "message": str(exc),
-                "problem": problem, RETRY: isinstance(exc, TooLargeError)}
+        return {
+            "status": "refused",
+            "verdict": "refused",
+            "passed": False,
+            "message": str(exc),
+            "problem": problem,
+            RETRY: isinstance(exc, TooLargeError),
+        }
     wall = time.perf_counter() - t0
     t1 = time.perf_counter()
     cert = certify(f, r, tol)
     return {
-        "status": r.termination.value, "point": r.point.value,
-        "objective": _number(r.objective), "lower": _number(cert.lower),
-        "upper": _number(cert.upper), "relative_gap": _number(cert.width),
-        "rigorous": cert.rigorous, "lower_label": cert.lower_label,
-        "upper_label": cert.upper_label, "lower_why": cert.lower_why,
-        "upper_why": cert.upper_why, "verdict": cert.verdict, "passed": cert.passed,
-        "failed": cert.failed, "measures": {k: _number(v) for k, v in cert.measures.items()},
-        "solve_time_s": r.solve_time_s, "wall_time_s": wall,
-        "certify_time_s": time.perf_counter() - t1, "iterations": r.iterations,
-        "kernel_rank": None if r.kernel is None else r.kernel.rank, "message": r.message,
+        "status": r.termination.value,
+        "point": r.point.value,
+        "objective": _number(r.objective),
+        "lower": _number(cert.lower),
+        "upper": _number(cert.upper),
+        "relative_gap": _number(cert.width),
+        "rigorous": cert.rigorous,
+        "lower_label": cert.lower_label,
+        "upper_label": cert.upper_label,
+        "lower_why": cert.lower_why,
+        "upper_why": cert.upper_why,
+        "verdict": cert.verdict,
+        "passed": cert.passed,
+        "failed": cert.failed,
+        "measures": {k: _number(v) for k, v in cert.measures.items()},
+        "solve_time_s": r.solve_time_s,
+        "wall_time_s": wall,
+        "certify_time_s": time.perf_counter() - t1,
+        "iterations": r.iterations,
+        "kernel_rank": None if r.kernel is None else r.kernel.rank,
+        "message": r.message,
         "problem": problem,
     }

@@ -3,5 +3,13 @@
 from .report import Comparison, SolverCheck, VerifyReport, certify, compare, tolerances_for, verify
 from .twins import verify_twins
 
-__all__ = ["Comparison", "SolverCheck", "VerifyReport", "certify", "compare", "tolerances_for",
-           "verify", "verify_twins"]
+__all__ = [
+    "Comparison",
+    "SolverCheck",
+    "VerifyReport",
+    "certify",
+    "compare",
+    "tolerances_for",
+    "verify",
+    "verify_twins",
+]

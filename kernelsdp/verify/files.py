@@ -58,16 +58,25 @@ def problem_paths(path: str, allow_python: bool = False) -> list[str]:
         skipped = sum(f.endswith(".py") for f in names) if not allow_python else 0
         if not files:
             raise InvalidDataError(
-                f"{path}: no .dat-s file in this folder" + (
+                f"{path}: no .dat-s file in this folder"
+                + (
                     f" ({skipped} .py file(s) skipped: a .py file is executed, so it runs only "
-                    "with --allow-python)." if skipped else "."))
+                    "with --allow-python)."
+                    if skipped
+                    else "."
+                )
+            )
         return files
     if path.endswith(".py") and not allow_python:
-        raise InvalidDataError(f"{path} is Python code, which kernelsdp certify executes: "
-                               "it runs only with --allow-python.")
+        raise InvalidDataError(
+            f"{path} is Python code, which kernelsdp certify executes: "
+            "it runs only with --allow-python."
+        )
     if not path.endswith(SUFFIXES):
-        raise InvalidDataError(f"{path}: expected an SDPA file (.dat-s), a .py file defining "
-                               "problem() (with --allow-python), or a folder of them.")
+        raise InvalidDataError(
+            f"{path}: expected an SDPA file (.dat-s), a .py file defining "
+            "problem() (with --allow-python), or a folder of them."
+        )
     return [path]
 
 
@@ -78,31 +87,47 @@ def load_problem(path: str) -> ProblemFile:
         return ProblemFile(name, path, read_sdpa(path).to_cvxpy())
     try:
         namespace = runpy.run_path(path)
-    except BaseException as exc:  # noqa: BLE001 - the user's script: SystemExit too, one line
+    except BaseException as exc:
         raise InvalidDataError(f"{path}: running it raised {type(exc).__name__}: {exc}") from None
     make = namespace.get("problem")
     if not callable(make):
         raise InvalidDataError(f"{path}: defines no function problem() returning a cvxpy.Problem.")
     try:
         problem = make()
-    except BaseException as exc:  # noqa: BLE001 - as above
+    except BaseException as exc:
         raise InvalidDataError(f"{path}: problem() raised {type(exc).__name__}: {exc}") from None
     if not isinstance(problem, cp.Problem):
-        raise InvalidDataError(f"{path}: problem() returned {type(problem).__name__}, "
-                               "not a cvxpy.Problem.")
+        raise InvalidDataError(
+            f"{path}: problem() returned {type(problem).__name__}, not a cvxpy.Problem."
+        )
     return ProblemFile(name, path, problem)
 
 
 def check_row(c) -> dict:
     """One solver's answer to one file, as ``kernelsdp certify`` prints and stores it."""
-    return {"solver": c.solver, "status": c.status, "claimed": c.claimed,
-            "objective": c.objective, "dimacs": c.dimacs, "lower": c.lower, "upper": c.upper,
-            "rigorous": c.rigorous, "passed": c.passed, "failed": c.failed,
-            "verdict": c.verdict, "solve_time_s": c.solve_time_s,
-            "certify_time_s": c.certify_time_s, "kind": c.kind, "note": c.note,
-            "lower_label": c.lower_label, "upper_label": c.upper_label,
-            "lower_why": c.lower_why, "upper_why": c.upper_why, "width": c.width,
-            "measures": c.residuals}
+    return {
+        "solver": c.solver,
+        "status": c.status,
+        "claimed": c.claimed,
+        "objective": c.objective,
+        "dimacs": c.dimacs,
+        "lower": c.lower,
+        "upper": c.upper,
+        "rigorous": c.rigorous,
+        "passed": c.passed,
+        "failed": c.failed,
+        "verdict": c.verdict,
+        "solve_time_s": c.solve_time_s,
+        "certify_time_s": c.certify_time_s,
+        "kind": c.kind,
+        "note": c.note,
+        "lower_label": c.lower_label,
+        "upper_label": c.upper_label,
+        "lower_why": c.lower_why,
+        "upper_why": c.upper_why,
+        "width": c.width,
+        "measures": c.residuals,
+    }
 
 
 def certify_unit(path: str, solvers: list[str], tol: float, time_limit: float | None) -> dict:
@@ -113,8 +138,13 @@ def certify_unit(path: str, solvers: list[str], tol: float, time_limit: float | 
             digest = hashlib.sha256(fh.read()).hexdigest()
     except OSError as exc:  # a broken or looping link: the unit fails with one line
         digest = f"unreadable: {exc.strerror or exc}"
-    return {"path": os.path.abspath(path), "sha256": digest, "solvers": list(solvers),
-            "tol": tol, "time_limit": time_limit}
+    return {
+        "path": os.path.abspath(path),
+        "sha256": digest,
+        "solvers": list(solvers),
+        "tol": tol,
+        "time_limit": time_limit,
+    }
 
 
 def certify_file(unit: dict) -> dict:
@@ -123,17 +153,22 @@ def certify_file(unit: dict) -> dict:
     a record with its one-line ``error``."""
     from .report import verify
 
-    options = ({n: {"time_limit": unit["time_limit"]} for n in unit["solvers"]}
-               if unit.get("time_limit") else {})
+    options = (
+        {n: {"time_limit": unit["time_limit"]} for n in unit["solvers"]}
+        if unit.get("time_limit")
+        else {}
+    )
     if unit["sha256"].startswith("unreadable"):
-        return {"error": f"{unit['path']}: cannot be read ({unit['sha256'][12:]})",
-                RETRY: False}
+        return {"error": f"{unit['path']}: cannot be read ({unit['sha256'][12:]})", RETRY: False}
     try:
         pf = load_problem(unit["path"])
         rep = verify(pf.problem, unit["solvers"], tol_=unit["tol"], **options)
     except KernelSDPError as exc:  # a size refused on this machine is tried again next time
         return {"error": str(exc), RETRY: isinstance(exc, TooLargeError)}
     rep.problem.update(name=pf.name, path=unit["path"])
-    return {"problem": rep.problem, "passed": rep.passed,
-            "solvers": [check_row(c) for c in rep.checks],
-            "comparisons": [asdict(c) for c in rep.comparisons]}
+    return {
+        "problem": rep.problem,
+        "passed": rep.passed,
+        "solvers": [check_row(c) for c in rep.checks],
+        "comparisons": [asdict(c) for c in rep.comparisons],
+    }

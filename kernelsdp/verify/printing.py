@@ -25,10 +25,12 @@ def check_lines(c) -> list[str]:
     """One solver's rows: status, objective, interval with its labels, verdict, measures."""
     obj = f"{c.objective:.{DIGITS}g}" if c.objective is not None else "-"
     width = "-" if c.width is None else f"{c.width:.1e}"
-    lines = [f"{c.solver:<14} {c.status:<16} objective {obj:<20} {c.solve_time_s:9.3f}s  "
-             f"{c.verdict}  (tol {c.kkt_tol:.0e})",
-             f"    interval [{end_text(c.lower, c.lower_label)}, "
-             f"{end_text(c.upper, c.upper_label)}]  width {width}"]
+    lines = [
+        f"{c.solver:<14} {c.status:<16} objective {obj:<20} {c.solve_time_s:9.3f}s  "
+        f"{c.verdict}  (tol {c.kkt_tol:.0e})",
+        f"    interval [{end_text(c.lower, c.lower_label)}, "
+        f"{end_text(c.upper, c.upper_label)}]  width {width}",
+    ]
     for side, why in (("lower", c.lower_why), ("upper", c.upper_why)):
         if why:
             lines.append(f"    {side} end not a proof: {why}")
@@ -41,8 +43,9 @@ def check_lines(c) -> list[str]:
         lines.append("    " + "  ".join(shown))
     worst = sorted(c.per_constraint.items(), key=lambda kv: -kv[1])[:3]
     if worst and worst[0][1] > c.kkt_tol:
-        lines.append("    most violated constraints: "
-                     + ", ".join(f"{k} {v:.2e}" for k, v in worst))
+        lines.append(
+            "    most violated constraints: " + ", ".join(f"{k} {v:.2e}" for k, v in worst)
+        )
     return lines
 
 
@@ -52,8 +55,10 @@ def report_text(report) -> str:
     for c in report.checks:
         lines += check_lines(c)
     for cmp in report.comparisons:
-        lines.append(f"  {cmp.relation}: {cmp.a} vs {cmp.b}: separation {cmp.separation:.2e}, "
-                     f"objectives differ by {cmp.relative_difference:.2e} (tol {cmp.tol:.0e}) "
-                     f"{'ok' if cmp.passed else 'FAIL'}")
+        lines.append(
+            f"  {cmp.relation}: {cmp.a} vs {cmp.b}: separation {cmp.separation:.2e}, "
+            f"objectives differ by {cmp.relative_difference:.2e} (tol {cmp.tol:.0e}) "
+            f"{'ok' if cmp.passed else 'FAIL'}"
+        )
     lines.append(f"verify: {'PASSED' if report.passed else 'FAILED'}")
     return "\n".join(lines)

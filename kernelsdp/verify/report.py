@@ -25,8 +25,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .. import tolerances as tol
 from .. import tolerances as _tol
+from .. import tolerances as tol
 from ..certificate import OPTIMALITY, PROOF, Certificate, conic_certificate, no_point
 from ..errors import UnknownNameError
 from ..formulations.base import Formulation
@@ -35,6 +35,7 @@ from ..result import PointStatus, Result, Termination
 from ..solvers import get_solver, prepare
 
 DEFAULT_TOLERANCES = (tol.OBJECTIVE_RTOL_ITERATIVE, tol.KKT_TOL_INTERIOR_POINT)
+
 
 def tolerances_for(solver, f: Formulation | None = None) -> tuple[float, float]:
     """(interval overlap, certificate) tolerances: the solver's declared ones, or the
@@ -84,21 +85,49 @@ class SolverCheck:
     solver_tol: tuple[float, float] | None = None
 
     @classmethod
-    def of(cls, result: Result, cert: Certificate, certify_time_s: float = 0.0,
-           solver_tol: tuple[float, float] | None = None) -> "SolverCheck":
+    def of(
+        cls,
+        result: Result,
+        cert: Certificate,
+        certify_time_s: float = 0.0,
+        solver_tol: tuple[float, float] | None = None,
+    ) -> SolverCheck:
         status, message = result.termination.value, result.message
         if not cert.passed and status == "optimal":  # the verdict's tolerance, not the solver's
             status = "almost_optimal" if cert.kind == OPTIMALITY else "uncertified"
-            message = (f"{result.solver} reported optimal, but its certificate does not pass "
-                       f"at tol {cert.tol:g}: {', '.join(cert.failed)}")
-        return cls(result.solver, status, result.point.value,
-                   result.objective, result.solve_time_s, result.iterations, cert.measures,
-                   cert.tol, cert.failed, cert.passed, message, cert.kind, cert.lower,
-                   cert.upper, cert.rigorous, cert.verdict, cert.note, cert.dimacs,
-                   certify_time_s, cert.per_constraint,
-                   str(result.info.get("cvxpy_status", result.termination.value)),
-                   cert.lower_label, cert.upper_label, cert.lower_why, cert.upper_why,
-                   cert.width, solver_tol)
+            message = (
+                f"{result.solver} reported optimal, but its certificate does not pass "
+                f"at tol {cert.tol:g}: {', '.join(cert.failed)}"
+            )
+        return cls(
+            result.solver,
+            status,
+            result.point.value,
+            result.objective,
+            result.solve_time_s,
+            result.iterations,
+            cert.measures,
+            cert.tol,
+            cert.failed,
+            cert.passed,
+            message,
+            cert.kind,
+            cert.lower,
+            cert.upper,
+            cert.rigorous,
+            cert.verdict,
+            cert.note,
+            cert.dimacs,
+            certify_time_s,
+            cert.per_constraint,
+            str(result.info.get("cvxpy_status", result.termination.value)),
+            cert.lower_label,
+            cert.upper_label,
+            cert.lower_why,
+            cert.upper_why,
+            cert.width,
+            solver_tol,
+        )
 
 
 @dataclass
@@ -120,16 +149,23 @@ class VerifyReport:
 
     @property
     def passed(self) -> bool:
-        return bool(self.checks) and all(c.passed for c in self.checks) and all(
-            c.passed for c in self.comparisons)
+        return (
+            bool(self.checks)
+            and all(c.passed for c in self.checks)
+            and all(c.passed for c in self.comparisons)
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"problem": self.problem, "passed": self.passed,
-                "solvers": [asdict(c) for c in self.checks],
-                "comparisons": [asdict(c) for c in self.comparisons]}
+        return {
+            "problem": self.problem,
+            "passed": self.passed,
+            "solvers": [asdict(c) for c in self.checks],
+            "comparisons": [asdict(c) for c in self.comparisons],
+        }
 
     def __str__(self) -> str:
         from .printing import report_text
+
         return report_text(self)
 
 
@@ -144,16 +180,20 @@ def certify(f, result: Result | None = None, tol_: float | None = None) -> Certi
     t = tol.CERTIFY_TOL if tol_ is None else tol_
     if result is None:
         from ..certificate.solved_problem import solved_canonical
+
         return conic_certificate(solved_canonical(f), t, resolve=False)
     f = as_formulation(f)
-    if result.canonical is not None and result.termination in (Termination.INFEASIBLE,
-                                                                Termination.UNBOUNDED,
-                                                                Termination.UNCERTIFIED) \
-            and result.point is PointStatus.NO_POINT:
+    if (
+        result.canonical is not None
+        and result.termination
+        in (Termination.INFEASIBLE, Termination.UNBOUNDED, Termination.UNCERTIFIED)
+        and result.point is PointStatus.NO_POINT
+    ):
         return conic_certificate(result.canonical, t)  # a Farkas certificate or a ray
     if result.point is PointStatus.NO_POINT:
-        return no_point(t, result.message or f"{result.solver} returned no point "
-                        f"({result.termination.value})")
+        return no_point(
+            t, result.message or f"{result.solver} returned no point ({result.termination.value})"
+        )
     cert = f.certificate(result, t)
     if cert.kind == OPTIMALITY and result.objective is not None:
         # the objective the result reports must be the certified point's: inside the interval
@@ -174,17 +214,36 @@ def compare(a: SolverCheck, b: SolverCheck, t: float) -> Comparison:
     tolerance); otherwise they must overlap within t, relative to their scale."""
     lo = max(_side(a.lower, -math.inf), _side(b.lower, -math.inf))
     up = min(_side(a.upper, math.inf), _side(b.upper, math.inf))
-    scale = max((abs(v) for v in (a.lower, a.upper, b.lower, b.upper)
-                 if v is not None and math.isfinite(v)), default=0.0)
+    scale = max(
+        (
+            abs(v)
+            for v in (a.lower, a.upper, b.lower, b.upper)
+            if v is not None and math.isfinite(v)
+        ),
+        default=0.0,
+    )
     gap = lo - up
-    sep = (max(0.0, gap) / scale if scale > 0 else (0.0 if gap <= 0 else math.inf)) \
-        if math.isfinite(gap) else 0.0
-    diff = (abs(a.objective - b.objective) / max(1.0, abs(a.objective), abs(b.objective))
-            if a.objective is not None and b.objective is not None else math.nan)
+    sep = (
+        (max(0.0, gap) / scale if scale > 0 else (0.0 if gap <= 0 else math.inf))
+        if math.isfinite(gap)
+        else 0.0
+    )
+    diff = (
+        abs(a.objective - b.objective) / max(1.0, abs(a.objective), abs(b.objective))
+        if a.objective is not None and b.objective is not None
+        else math.nan
+    )
     proven = _proven_side(a, b, lo) and _proven_side(a, b, up, upper=True)
     if proven and gap > 0:
-        return Comparison(a.solver, b.solver, diff, 0.0, False,
-                          "inconsistent: two proven intervals are disjoint", sep)
+        return Comparison(
+            a.solver,
+            b.solver,
+            diff,
+            0.0,
+            False,
+            "inconsistent: two proven intervals are disjoint",
+            sep,
+        )
     return Comparison(a.solver, b.solver, diff, t, sep <= t, separation=sep)
 
 
@@ -197,8 +256,9 @@ def _proven_side(a: SolverCheck, b: SolverCheck, value: float, upper: bool = Fal
     return False
 
 
-def verify(problem, solvers: list[str], tol_: float | None = None, *,
-           tol: float | None = None, **options) -> VerifyReport:
+def verify(
+    problem, solvers: list[str], tol_: float | None = None, *, tol: float | None = None, **options
+) -> VerifyReport:
     """Solve ``problem`` (a formulation or a ``cvxpy.Problem``) with each named solver,
     certify every answer at one tolerance (``tol``, default ``CERTIFY_TOL``; ``tol_`` is
     its older name) and compare their intervals; ``options[name]`` are the options of
@@ -208,24 +268,30 @@ def verify(problem, solvers: list[str], tol_: float | None = None, *,
     report = VerifyReport(problem=f.describe())
     chosen = [prepare(f, name) for name in solvers]
     # all, before any solve; a solver's options under the name it was asked by (an alias too)
-    validated = [s.options(**options.get(name, options.get(s.name, {})))
-                 for name, s in zip(solvers, chosen)]
+    validated = [
+        s.options(**options.get(name, options.get(s.name, {}))) for name, s in zip(solvers, chosen)
+    ]
     from ..solvers.base import refuse_if_too_large
+
     for s, opts in zip(chosen, validated):  # every size refusal, too, before the first solve
         refuse_if_too_large(s, f, opts)
     for s, opts in zip(chosen, validated):
         r = s.run(f, opts)
         t0 = time.perf_counter()
         cert = certify(f, r, t)
-        report.checks.append(SolverCheck.of(r, cert, time.perf_counter() - t0,
-                                            tolerances_for(s, f)))
+        report.checks.append(
+            SolverCheck.of(r, cert, time.perf_counter() - t0, tolerances_for(s, f))
+        )
     checks = report.checks
     for x in range(len(checks)):
         for y in range(x + 1, len(checks)):
             a, b = checks[x], checks[y]
             if a.passed and b.passed and a.kind != b.kind:  # e.g. optimal vs infeasible
-                report.comparisons.append(Comparison(a.solver, b.solver, math.nan, 0.0, False,
-                                                     f"certified {a.kind} vs {b.kind}"))
+                report.comparisons.append(
+                    Comparison(
+                        a.solver, b.solver, math.nan, 0.0, False, f"certified {a.kind} vs {b.kind}"
+                    )
+                )
             elif a.kind == b.kind == "optimality":
                 report.comparisons.append(compare(a, b, t))
     return report

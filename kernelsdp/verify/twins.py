@@ -31,8 +31,12 @@ def is_rank_one(kernel: KernelFactor) -> bool:
     return w.size == 1 or bool(w[1] <= tol.RANK_ONE_RTOL * max(w[0], 0.0))
 
 
-def verify_twins(f: NPKL, trace_solver: str = "admm", frobenius_solver: str = "saddle-point",
-                 tol: float | None = None) -> VerifyReport:
+def verify_twins(
+    f: NPKL,
+    trace_solver: str = "admm",
+    frobenius_solver: str = "saddle-point",
+    tol: float | None = None,
+) -> VerifyReport:
     """Solve f (trace capacity) and its Frobenius twin; certify both at ``tol`` (default
     ``CERTIFY_TOL``, the one named tolerance); compare where they coincide."""
     if not isinstance(f, NPKL) or f.capacity != "trace":
@@ -48,19 +52,41 @@ def verify_twins(f: NPKL, trace_solver: str = "admm", frobenius_solver: str = "s
     if a.kernel is None or b.kernel is None:
         return report
     one_a, one_b = is_rank_one(a.kernel), is_rank_one(b.kernel)
-    t = tol if tol is not None else max(tolerances_for(a.solver, f)[0],
-                                        tolerances_for(b.solver, twin)[0])
+    t = (
+        tol
+        if tol is not None
+        else max(tolerances_for(a.solver, f)[0], tolerances_for(b.solver, twin)[0])
+    )
     scale = max(1.0, abs(a.objective), abs(b.objective))
     diff = (a.objective - b.objective) / scale  # opt_tr − opt_F
     if one_a and one_b:
-        report.comparisons.append(Comparison(a.solver, b.solver, abs(diff), t, abs(diff) <= t,
-                                             "equal optima (both rank one)"))
+        report.comparisons.append(
+            Comparison(
+                a.solver, b.solver, abs(diff), t, abs(diff) <= t, "equal optima (both rank one)"
+            )
+        )
     elif one_a:
-        report.comparisons.append(Comparison(a.solver, b.solver, max(0.0, -diff), t, -diff <= t,
-                                             "trace ≥ Frobenius (trace optimum rank one)"))
+        report.comparisons.append(
+            Comparison(
+                a.solver,
+                b.solver,
+                max(0.0, -diff),
+                t,
+                -diff <= t,
+                "trace ≥ Frobenius (trace optimum rank one)",
+            )
+        )
     elif one_b:
-        report.comparisons.append(Comparison(a.solver, b.solver, max(0.0, diff), t, diff <= t,
-                                             "trace ≤ Frobenius (Frobenius optimum rank one)"))
+        report.comparisons.append(
+            Comparison(
+                a.solver,
+                b.solver,
+                max(0.0, diff),
+                t,
+                diff <= t,
+                "trace ≤ Frobenius (Frobenius optimum rank one)",
+            )
+        )
     else:
         report.problem["twins"] = "neither optimum is rank one: the problems differ, not compared"
     return report

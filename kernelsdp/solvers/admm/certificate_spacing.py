@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 
-def check_spacing(checks: list[tuple[int, float]], gap_tol: float, check_every: int,
-                  cost: float) -> int:
+def check_spacing(
+    checks: list[tuple[int, float]], gap_tol: float, check_every: int, cost: float
+) -> int:
     """Iterations until the next certificate, given the (iteration, gap) of those so far and
     the cost of one in iterations.
 

@@ -59,6 +59,7 @@ def ray_scale(f: NPKL, Xt: np.ndarray) -> float:
     from scipy.optimize import minimize_scalar
 
     from ...formulations.losses import LOSSES
+
     P, loss = f.pairs, LOSSES[f.loss]
     z = np.einsum("ij,ij->i", Xt[P.i], Xt[P.j])
     lap = float(np.sum(Xt * (f.L @ Xt)))
@@ -68,8 +69,9 @@ def ray_scale(f: NPKL, Xt: np.ndarray) -> float:
     return float(minimize_scalar(phi, bounds=(0.0, hi), method="bounded").x) or 1.0
 
 
-def ball_step(R: np.ndarray, G: np.ndarray, alpha: float, beta: float, B: float,
-              out: np.ndarray) -> float:
+def ball_step(
+    R: np.ndarray, G: np.ndarray, alpha: float, beta: float, B: float, out: np.ndarray
+) -> float:
     """The X- or Y-step with the trace capacity as the ball ‖U‖_F² ≤ B: argmin over U (n×r) of
     ½ tr(U(βI + αG)Uᵀ) − tr(RᵀU) s.t. ‖U‖² ≤ B, with its multiplier μ (G = FᵀF, F the other
     factor), written into ``out``.
@@ -88,8 +90,9 @@ def ball_step(R: np.ndarray, G: np.ndarray, alpha: float, beta: float, B: float,
     return mu
 
 
-def widen(state, r_cap: int, seed: int, M: Callable[[], sp.csr_matrix],
-          budget: EigenBudget | None = None) -> np.ndarray | None:
+def widen(
+    state, r_cap: int, seed: int, M: Callable[[], sp.csr_matrix], budget: EigenBudget | None = None
+) -> np.ndarray | None:
     """The state with more columns when the rank is saturated, else None.
 
     Saturated: the smallest eigenvalue of K = XᵀX is above ``RANK_SATURATION`` times the
@@ -123,8 +126,15 @@ def widen(state, r_cap: int, seed: int, M: Callable[[], sp.csr_matrix],
         except spla.ArpackNoConvergence:  # any new directions will do: random ones
             V = np.linalg.qr(rng.standard_normal((n, k)))[0]
     G = V * np.sqrt(ev[0])
-    return np.concatenate([np.hstack([X, G]).ravel(), np.hstack([Y, G]).ravel(),
-                           np.hstack([H, np.zeros((n, k))]).ravel(), A, E])
+    return np.concatenate(
+        [
+            np.hstack([X, G]).ravel(),
+            np.hstack([Y, G]).ravel(),
+            np.hstack([H, np.zeros((n, k))]).ravel(),
+            A,
+            E,
+        ]
+    )
 
 
 def free_columns(state, free, scale: float) -> np.ndarray | None:
@@ -150,5 +160,12 @@ def free_columns(state, free, scale: float) -> np.ndarray | None:
         return None
     G = np.array(cols).T
     k = G.shape[1]
-    return np.concatenate([np.hstack([X, G]).ravel(), np.hstack([Y, G]).ravel(),
-                           np.hstack([H, np.zeros((n, k))]).ravel(), A, E])
+    return np.concatenate(
+        [
+            np.hstack([X, G]).ravel(),
+            np.hstack([Y, G]).ravel(),
+            np.hstack([H, np.zeros((n, k))]).ravel(),
+            A,
+            E,
+        ]
+    )

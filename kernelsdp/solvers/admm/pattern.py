@@ -21,8 +21,9 @@ class PairPattern:
     """W on supp(L) ∪ Q in the iteration's ``dtype``, with L's values on the pairs (``Lq``,
     double, for the multipliers) and the targets T on Q (``Tq``)."""
 
-    def __init__(self, L: sp.spmatrix, i: np.ndarray, j: np.ndarray, t: np.ndarray,
-                 dtype=np.float64):
+    def __init__(
+        self, L: sp.spmatrix, i: np.ndarray, j: np.ndarray, t: np.ndarray, dtype=np.float64
+    ):
         n = L.shape[0]
         qi, qj = np.concatenate([i, j]), np.concatenate([j, i])
         self.q = qi.size

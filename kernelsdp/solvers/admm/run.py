@@ -58,8 +58,9 @@ class ADMMRun:
     factor width ``r_start`` growing up to ``r_cap``, iterating in ``dtype`` with Anderson's
     differences kept in ``history_dtype``."""
 
-    def __init__(self, f: NPKL, o, r_cap: int, r_start: int, dtype=np.float64,
-                 history_dtype=np.float64):
+    def __init__(
+        self, f: NPKL, o, r_cap: int, r_start: int, dtype=np.float64, history_dtype=np.float64
+    ):
         self.t0 = time.perf_counter()
         self.f, self.o, self.r_cap = f, o, r_cap
         self.dtype, self.history_dtype = dtype, history_dtype
@@ -111,8 +112,13 @@ class ADMMRun:
         q, n = self.q, self.f.n
         nr = (v.size - 2 * q) // 3
         shape = (n, nr // n)
-        return (v[:nr].reshape(shape), v[nr:2 * nr].reshape(shape),
-                v[2 * nr:3 * nr].reshape(shape), v[3 * nr:3 * nr + q], v[3 * nr + q:])
+        return (
+            v[:nr].reshape(shape),
+            v[nr : 2 * nr].reshape(shape),
+            v[2 * nr : 3 * nr].reshape(shape),
+            v[3 * nr : 3 * nr + q],
+            v[3 * nr + q :],
+        )
 
     def buffers(self, r_now: int) -> dict:
         """Work arrays of the step at this width, allocated once per width (at n = 100,000
@@ -121,9 +127,12 @@ class ADMMRun:
         work, n, dtype = self.work, self.f.n, self.dtype
         if work.get("r") != r_now:
             work.clear()
-            work.update(r=r_now, T=np.empty((n, r_now), dtype=dtype),
-                        R=np.empty((n, r_now), dtype=dtype),
-                        gather=np.empty((4, self.m, r_now), dtype=dtype))
+            work.update(
+                r=r_now,
+                T=np.empty((n, r_now), dtype=dtype),
+                R=np.empty((n, r_now), dtype=dtype),
+                gather=np.empty((4, self.m, r_now), dtype=dtype),
+            )
         return work
 
     def mixing(self, size: int) -> Anderson:
@@ -167,8 +176,12 @@ class ADMMRun:
         np.take(Yn, P.j, axis=0, out=Yj, mode="clip")
         S = np.concatenate([_dot_rows(Xi, Yj), _dot_rows(Xj, Yi)])
         self.z_pairs = _dot_rows(Xi, Xj)
-        np.subtract(self.loss.prox(S - (A + pat.Lq_it) / alpha, pat.Tq, self.lam, alpha), S,
-                    out=En, casting="same_kind")
+        np.subtract(
+            self.loss.prox(S - (A + pat.Lq_it) / alpha, pat.Tq, self.lam, alpha),
+            S,
+            out=En,
+            casting="same_kind",
+        )
         np.add(A, alpha * En, out=An)
         np.subtract(Xn, Yn, out=Hn)
         Hn *= beta
@@ -200,8 +213,7 @@ class ADMMRun:
             lo = self.lowest(f.dual_matrix(b))
             dual = f.dual_value(b, spectrum=lo)
         else:
-            cb = certified_lower_bound(f, b, min(self.p_zero, primal), self.structure,
-                                       self.lowest)
+            cb = certified_lower_bound(f, b, min(self.p_zero, primal), self.structure, self.lowest)
             dual, lo = cb["lower"], cb["lambda_min"]
             self.bound_info.update(cb["bound"].describe(), repair_residual=cb["repair_residual"])
         return (primal - dual) / max(1.0, abs(primal)), dual, lo
@@ -254,8 +266,16 @@ class ADMMRun:
         p2 = float(np.linalg.norm(np.subtract(X, Y, out=T))) / xn
         dd = float(np.linalg.norm(np.subtract(X, Xin, out=T))) / xn
         self.residual = (p1, p2, dd)
-        rec = {"iteration": it, "primal_1": p1, "primal_2": p2, "dual": dd, "alpha": self.alpha,
-               "beta": self.beta, "rank": X.shape[1], "time_s": time.perf_counter() - self.t0}
+        rec = {
+            "iteration": it,
+            "primal_1": p1,
+            "primal_2": p2,
+            "dual": dd,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "rank": X.shape[1],
+            "time_s": time.perf_counter() - self.t0,
+        }
         o = self.o
         if it == 1 or it % o.check_every == 0 or (o.progress is not None and it % 50 == 0):
             # P(K) costs an L·X product: recorded every check_every iterations, not each
@@ -290,32 +310,45 @@ class ADMMRun:
         self.cert_s += t_cert
         self.checks.append((it, self.gap))
         cost = t_cert * it / max(rec["time_s"] - self.cert_s, 1e-9)
-        self.next_check = it + check_spacing(self.checks, self.o.gap_tol, self.o.check_every,
-                                             cost)
+        self.next_check = it + check_spacing(self.checks, self.o.gap_tol, self.o.check_every, cost)
         return None
 
     def report_progress(self, it: int, rec: dict) -> None:
         progress = self.o.progress
         if progress is not None and (it == 1 or it % 50 == 0):
-            progress({**rec, "primal": rec["objective"], "dual": self.dual_bound,
-                      "relative_gap": self.gap})
+            progress(
+                {
+                    **rec,
+                    "primal": rec["objective"],
+                    "dual": self.dual_bound,
+                    "relative_gap": self.gap,
+                }
+            )
 
     def widening_due(self, it: int, X) -> bool:
         """Whether saturation is judged now: below the cap, every ``check_every``, once the
         residuals pass ``GROW_GATE`` (or after ``GROW_PATIENCE``), not within
         ``GROW_COOLDOWN`` of the last widening."""
         o, grown_at = self.o, self.grown_at
-        return (X.shape[1] < self.r_cap and it % o.check_every == 0 and it < o.max_iter
-                and (max(self.residual) <= GROW_GATE or it >= grown_at + GROW_PATIENCE)
-                and (grown_at == 0 or it >= grown_at + GROW_COOLDOWN))
+        return (
+            X.shape[1] < self.r_cap
+            and it % o.check_every == 0
+            and it < o.max_iter
+            and (max(self.residual) <= GROW_GATE or it >= grown_at + GROW_PATIENCE)
+            and (grown_at == 0 or it >= grown_at + GROW_COOLDOWN)
+        )
 
     def try_widening(self, it: int, A) -> bool:
         """Widen a saturated factor (``factor_steps.widen``) and go on from there; False when
         the rank is not saturated or the time limit stopped the eigensolver."""
         f = self.f
-        grown = widen(self.views(self.g), self.r_cap, self.o.seed + it,
-                      lambda: f.dual_matrix(self.pair_multipliers(A)),
-                      EigenBudget(self.o.time_limit, start=self.t0))
+        grown = widen(
+            self.views(self.g),
+            self.r_cap,
+            self.o.seed + it,
+            lambda: f.dual_matrix(self.pair_multipliers(A)),
+            EigenBudget(self.o.time_limit, start=self.t0),
+        )
         if grown is None:
             return False
         self.grown_at = it
@@ -347,35 +380,59 @@ class ADMMRun:
             self.gap, self.dual_bound, self.lo = self.relative_gap(X, A)
         Xt = np.ascontiguousarray(X, dtype=np.float64)
         value = self.objective(Xt)
-        message = "" if self.capped else _certified_by(
-            termination, self.dual_bound, value, self.gap, self.o.gap_tol, self.o.tol,
-            self.bound_info)
+        message = (
+            ""
+            if self.capped
+            else _certified_by(
+                termination,
+                self.dual_bound,
+                value,
+                self.gap,
+                self.o.gap_tol,
+                self.o.tol,
+                self.bound_info,
+            )
+        )
         # the trace multiplier that makes M(β) + λI ⪰ 0 (the dual function's own choice);
         # λ_min(M(β)) comes from the last certificate, taken at this very point
         lam = max(0.0, -self.lo) if self.capped else 0.0
-        return Result(formulation=f.name, solver=solver, termination=termination,
-                      point=PointStatus.FEASIBLE_POINT, objective=value,
-                      kernel=KernelFactor(Xt),
-                      duals={"beta": self.pair_multipliers(A), "lam": lam},
-                      message=message,
-                      solve_time_s=time.perf_counter() - self.t0, iterations=len(self.history),
-                      history=self.history,
-                      lower_bound=self.dual_bound, upper_bound=value,
-                      info=self.info(Xt.shape[1]))
+        return Result(
+            formulation=f.name,
+            solver=solver,
+            termination=termination,
+            point=PointStatus.FEASIBLE_POINT,
+            objective=value,
+            kernel=KernelFactor(Xt),
+            duals={"beta": self.pair_multipliers(A), "lam": lam},
+            message=message,
+            solve_time_s=time.perf_counter() - self.t0,
+            iterations=len(self.history),
+            history=self.history,
+            lower_bound=self.dual_bound,
+            upper_bound=value,
+            info=self.info(Xt.shape[1]),
+        )
 
     def info(self, rank: int) -> dict:
         """The result's ``info``: rank, gap, residual, final penalties, sizes, timings and,
         without a capacity, what certifies the answer and the a-priori bound's figures."""
-        info = {"rank": rank, "rank_cap": self.r_cap, "relative_gap": self.gap,
-                "residual": max(self.residual),
-                "final_alpha": self.alpha, "final_beta": self.beta,
-                "pattern_entries": self.pat.nnz, "anderson": self.o.anderson,
-                "certificate_s": self.cert_s, "last_step_trace_multiplier": self.nu}
+        info = {
+            "rank": rank,
+            "rank_cap": self.r_cap,
+            "relative_gap": self.gap,
+            "residual": max(self.residual),
+            "final_alpha": self.alpha,
+            "final_beta": self.beta,
+            "pattern_entries": self.pat.nnz,
+            "anderson": self.o.anderson,
+            "certificate_s": self.cert_s,
+            "last_step_trace_multiplier": self.nu,
+        }
         if not self.capped:
             info["certified_by"] = {
                 Termination.OPTIMAL: "duality gap (a-priori trace bound)",
-                Termination.LOCALLY_SOLVED: "eq. 14 residuals only"}.get(
-                    self.termination, "nothing (stopped at a limit)")
+                Termination.LOCALLY_SOLVED: "eq. 14 residuals only",
+            }.get(self.termination, "nothing (stopped at a limit)")
         info.update({f"bound_{k}": v for k, v in self.bound_info.items()})
         return info
 
@@ -391,15 +448,19 @@ def _stalled(checks: list[tuple[int, float]]) -> bool:
 
 def _certified_by(termination, lower, upper, gap, gap_tol, tol, bound) -> str:
     """What the answer to problem (1) (no capacity) is certified by, in one sentence."""
-    where = (f"[{lower:.8g}, {upper:.8g}] from the a-priori bound tr ΠKΠ ≤ "
-             f"{bound.get('B_bar', float('nan')):.4g} ({bound.get('free_directions', 0)} free "
-             f"null directions of L; docs/npkl.md §6)")
+    where = (
+        f"[{lower:.8g}, {upper:.8g}] from the a-priori bound tr ΠKΠ ≤ "
+        f"{bound.get('B_bar', float('nan')):.4g} ({bound.get('free_directions', 0)} free "
+        f"null directions of L; docs/npkl.md §6)"
+    )
     if termination == Termination.OPTIMAL:
         return f"certified by the duality gap {gap:.1e} ≤ {gap_tol:g}: optimum in {where}"
     if termination == Termination.LOCALLY_SOLVED:
-        return (f"certified by eq. 14's residuals only (≤ {tol:g}): a stationary point of the "
-                f"factorised problem (seed 001 Proposition 1); its certified interval {where} "
-                f"has relative gap {gap:.1e} > {gap_tol:g}, so optimality is not certified")
+        return (
+            f"certified by eq. 14's residuals only (≤ {tol:g}): a stationary point of the "
+            f"factorised problem (seed 001 Proposition 1); its certified interval {where} "
+            f"has relative gap {gap:.1e} > {gap_tol:g}, so optimality is not certified"
+        )
     return f"not certified: stopped at a limit with relative gap {gap:.1e}; optimum in {where}"
 
 

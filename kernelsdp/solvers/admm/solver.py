@@ -152,8 +152,9 @@ SINGLE_THREAD_BELOW = 5_000_000
 RANK_START = 32
 
 
-def iteration_memory_bytes(n: int, r: int, m: int, nnz_L: int, anderson: int = 5,
-                           word: int = 8, history_word: int = 4) -> int:
+def iteration_memory_bytes(
+    n: int, r: int, m: int, nnz_L: int, anderson: int = 5, word: int = 8, history_word: int = 4
+) -> int:
     """The module docstring's memory of one iteration, in bytes (``word``: 8 in double
     precision, 4 in single; ``history_word``: that of the Anderson differences)."""
     q = 2 * m
@@ -169,26 +170,42 @@ def iteration_memory_bytes(n: int, r: int, m: int, nnz_L: int, anderson: int = 5
 
 @dataclass(frozen=True)
 class ADMMOptions:
-    rank: int | None = option(None, low=1, help="largest width r of the factor (default: the "
-                              "largest r with r(r+1)/2 <= m)")
-    rank_start: int | None = option(None, low=1, help=f"starting width, widened while saturated "
-                                    f"(default min(r, {RANK_START}); r: the seed's fixed rank)")
-    tol: float = option(ADMM_RESIDUAL_TOL, low=0.0, open_low=True,
-                        help="eq. 14 residuals to stop at")
-    gap_tol: float = option(ADMM_GAP_TOL, low=0.0, open_low=True,
-                            help="certified relative gap to stop at")
+    rank: int | None = option(
+        None,
+        low=1,
+        help="largest width r of the factor (default: the largest r with r(r+1)/2 <= m)",
+    )
+    rank_start: int | None = option(
+        None,
+        low=1,
+        help=f"starting width, widened while saturated "
+        f"(default min(r, {RANK_START}); r: the seed's fixed rank)",
+    )
+    tol: float = option(
+        ADMM_RESIDUAL_TOL, low=0.0, open_low=True, help="eq. 14 residuals to stop at"
+    )
+    gap_tol: float = option(
+        ADMM_GAP_TOL, low=0.0, open_low=True, help="certified relative gap to stop at"
+    )
     max_iter: int = option(5000, low=1, help="iteration limit")
-    time_limit: float | None = option(None, low=0.0, open_low=True,
-                                      help="wall-clock limit, seconds")
+    time_limit: float | None = option(
+        None, low=0.0, open_low=True, help="wall-clock limit, seconds"
+    )
     anderson: int = option(5, low=0, help="Anderson pairs (0: plain ADMM)")
     check_every: int = option(25, low=1, help="iterations between saturation checks")
     seed: int = option(0, low=0, help="seed of the starting noise")
-    precision: str = option("double", choices=("double", "single"),
-                            help="arithmetic of the iteration (single: half the memory "
-                            "traffic; every certificate is still computed in double)")
-    history_precision: str = option("single", choices=("double", "single"),
-                                    help="Anderson's differences (single: half the history's "
-                                    "memory; each difference keeps 7 digits of its own size)")
+    precision: str = option(
+        "double",
+        choices=("double", "single"),
+        help="arithmetic of the iteration (single: half the memory "
+        "traffic; every certificate is still computed in double)",
+    )
+    history_precision: str = option(
+        "single",
+        choices=("double", "single"),
+        help="Anderson's differences (single: half the history's "
+        "memory; each difference keeps 7 digits of its own size)",
+    )
     progress: Callable[[dict], None] | None = option(None, help="called every 50 iterations")
 
 
@@ -197,11 +214,12 @@ class ADMM(Solver):
 
     name = "admm"
     kind = "iterative"
-    ACCEPTS = {NPKL: {"loss": ("l2", "hinge", "squared-hinge", "l1"),
-                      "capacity": ("trace", "none")}}
+    ACCEPTS = {
+        NPKL: {"loss": ("l2", "hinge", "squared-hinge", "l1"), "capacity": ("trace", "none")}
+    }
     REFUSALS = {
         ("capacity", "frobenius"): "tr KK <= B couples every entry of the implicit Z: use "
-                                   "npkl-closed-form or saddle-point",
+        "npkl-closed-form or saddle-point",
     }
     Options = ADMMOptions
     # the KKT residuals of a feasible point sum to its duality gap, which ADMM stops on
@@ -214,8 +232,12 @@ class ADMM(Solver):
         r = default_rank(f.pairs.m) if options.rank is None else options.rank
         warm = 3 * 8 * f.n * f.n if f.n <= DENSE_N else 0
         dtype, history_dtype = _dtypes(options)
-        return iteration_memory_bytes(f.n, r, f.pairs.m, f.L.nnz, options.anderson,
-                                      dtype.itemsize, history_dtype.itemsize) + warm
+        return (
+            iteration_memory_bytes(
+                f.n, r, f.pairs.m, f.L.nnz, options.anderson, dtype.itemsize, history_dtype.itemsize
+            )
+            + warm
+        )
 
     def run(self, f: NPKL, options: ADMMOptions) -> Result:
         o = options
