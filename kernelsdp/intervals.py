@@ -8,13 +8,16 @@ import math
 
 
 def relative_width(lower: float | None, upper: float | None, scale: float = 0.0) -> float:
-    """(upper − lower) / max(|lower|, |upper|, scale); inf when a side is missing or
-    infinite, 0 when both ends and the scale are 0.  Scale-invariant: multiplying the
-    objective (and ``scale``) by any t > 0 leaves it unchanged."""
+    """(upper − lower) / max(|lower|, |upper|, scale, FLOOR); inf when a side is missing or
+    infinite.  Scale-invariant: multiplying the objective (and ``scale``) by any t > 0 leaves
+    it unchanged, down to magnitudes of FLOOR — below it an interval's ends are the
+    subnormal steps a proof takes off an exact 0 (an optimum of exactly 0, K* = 0), which
+    carry no relative meaning."""
     if lower is None or upper is None or not (math.isfinite(lower) and math.isfinite(upper)):
         return math.inf
-    den = max(abs(lower), abs(upper), abs(scale or 0.0))
-    diff = upper - lower
-    if den == 0.0:
-        return 0.0 if diff == 0.0 else math.copysign(math.inf, diff)
-    return diff / den
+    den = max(abs(lower), abs(upper), abs(scale or 0.0), FLOOR)
+    return (upper - lower) / den
+
+
+#: the smallest magnitude a width is relative to (10⁴ × the smallest normal double)
+FLOOR = 2.0 ** -1022 * 1e4

@@ -205,30 +205,26 @@ class QCQP:
         CVXPY constraints in the same variable (:func:`.cvxpy_input.from_cvxpy`)."""
         import cvxpy as cp
 
+        keywords = dict(
+            inequalities=inequalities,
+            equalities=equalities,
+            A=A,
+            b=b,
+            G=G,
+            h=h,
+            lb=lb,
+            ub=ub,
+            binary=binary,
+            spin=spin,
+            nonneg=nonneg,
+        )
         if isinstance(P, cp.Expression):
             if q is not None or r != 0.0:
                 raise InvalidDataError(
                     "a CVXPY objective carries its own linear and constant "
                     "terms: do not pass q or r with it."
                 )
-            return cls.build(
-                **build_arguments(
-                    P,
-                    constraints,
-                    maximize=maximize,
-                    inequalities=inequalities,
-                    equalities=equalities,
-                    A=A,
-                    b=b,
-                    G=G,
-                    h=h,
-                    lb=lb,
-                    ub=ub,
-                    binary=binary,
-                    spin=spin,
-                    nonneg=nonneg,
-                )
-            )
+            return cls.build(**build_arguments(P, constraints, maximize=maximize, **keywords))
         if constraints:
             raise InvalidDataError(
                 "constraints= takes CVXPY constraints, with a CVXPY "

@@ -153,13 +153,31 @@ class ConicSolver(Solver):
         t0 = time.perf_counter()
         model = formulation.build()
         t1 = time.perf_counter()
+        sol = self._solve(formulation, model, options)
+        if isinstance(sol, Result):  # the solver failed outright
+            sol.setup_time_s, sol.solve_time_s = t1 - t0, time.perf_counter() - t1
+            return sol
+        times = {
+            "setup_time_s": t1 - t0 + sol.setup_time_s,
+            "solve_time_s": time.perf_counter() - t1 - sol.setup_time_s,
+        }
+        termination, point = _STATUS.get(
+            sol.status, (Termination.NUMERICAL_ERROR, PointStatus.NO_POINT)
+        )
+        if point is PointStatus.NO_POINT:
+            return self._no_point(formulation, sol, termination, times)
+        return self._answer(formulation, model, options, sol, times)
+
+    def _solve(self, formulation: Formulation, model, options: ConicOptions):
+        """The canonical solution, or a failed Result when the solver fails outright; a
+        user's option or data CVXPY cannot take is a typed error."""
         opts = {
             **self.backend.defaults,
             **common_options(self.cvxpy_name, options),
             **options.solver_options,
         }
         try:
-            sol = solve_canonical(model.problem, self.cvxpy_name, verbose=options.verbose, **opts)
+            return solve_canonical(model.problem, self.cvxpy_name, verbose=options.verbose, **opts)
         except TypeError as exc:
             if not _is_option_error(exc):
                 raise
@@ -175,35 +193,36 @@ class ConicSolver(Solver):
                 Termination.NUMERICAL_ERROR,
                 f"solver {self.name!r} failed: {exc}. Try another solver, or "
                 "solve with verbose=True for more information.",
-                setup_time_s=t1 - t0,
-                solve_time_s=time.perf_counter() - t1,
             )
-        t2 = time.perf_counter()
-        termination, point = _STATUS.get(
-            sol.status, (Termination.NUMERICAL_ERROR, PointStatus.NO_POINT)
+
+    def _no_point(
+        self, formulation: Formulation, sol, termination: Termination, times: dict
+    ) -> Result:
+        """Infeasible, unbounded or no answer: the claim stands only with its certificate."""
+        message = f"{self.name} reports {sol.status}."
+        if termination in (Termination.INFEASIBLE, Termination.UNBOUNDED):
+            # one named tolerance judges: the same certificate verify reads (cached)
+            cert = conic_certificate(sol, tol.CERTIFY_TOL)  # its Farkas vector or ray
+            if not cert.passed:
+                termination = Termination.UNCERTIFIED
+                message = (
+                    f"{self.name} reports {sol.status}, but its "
+                    f"{cert.kind} certificate fails: {', '.join(cert.failed)}"
+                )
+        return Result.failure(
+            formulation.name,
+            self.name,
+            termination,
+            message,
+            iterations=sol.iterations,
+            canonical=sol,
+            **times,
         )
-        setup = t1 - t0 + sol.setup_time_s
-        if point is PointStatus.NO_POINT:
-            message = f"{self.name} reports {sol.status}."
-            if termination in (Termination.INFEASIBLE, Termination.UNBOUNDED):
-                # one named tolerance judges: the same certificate verify reads (cached)
-                cert = conic_certificate(sol, tol.CERTIFY_TOL)  # its Farkas vector or ray
-                if not cert.passed:
-                    termination = Termination.UNCERTIFIED
-                    message = (
-                        f"{self.name} reports {sol.status}, but its "
-                        f"{cert.kind} certificate fails: {', '.join(cert.failed)}"
-                    )
-            return Result.failure(
-                formulation.name,
-                self.name,
-                termination,
-                message,
-                setup_time_s=setup,
-                solve_time_s=t2 - t1 - sol.setup_time_s,
-                iterations=sol.iterations,
-                canonical=sol,
-            )
+
+    def _answer(
+        self, formulation: Formulation, model, options: ConicOptions, sol, times: dict
+    ) -> Result:
+        """A point: its status from its certificate, its values read back."""
         limit = None
         if options.max_iter is not None and (sol.iterations or 0) >= options.max_iter:
             limit = Termination.ITERATION_LIMIT
@@ -226,13 +245,12 @@ class ConicSolver(Solver):
             kernel=read.get("kernel"),
             primal=read.get("primal", {}),
             duals=read.get("duals", {}),
-            setup_time_s=setup,
-            solve_time_s=t2 - t1 - sol.setup_time_s,
             iterations=sol.iterations,
             lower_bound=claimed[0],
             upper_bound=claimed[1],
             canonical=sol,
             message=message,
+            **times,
             info={
                 "cvxpy_status": sol.status,
                 "solver_time_s": sol.stats.get(cp.settings.SOLVE_TIME),

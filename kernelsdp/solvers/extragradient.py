@@ -152,16 +152,7 @@ class Extragradient(Solver):
                     if lo > best_lo[0]:
                         best_lo = (lo, ac)
                 width = relative_width(best_lo[0], best_up[0])
-                rec = {
-                    "iteration": it,
-                    "primal": best_up[0],
-                    "dual": best_lo[0],
-                    "lower": best_lo[0],
-                    "upper": best_up[0],
-                    "relative_gap": width,
-                    "step": eta,
-                    "time_s": time.perf_counter() - t0,
-                }
+                rec = _record(it, best_lo[0], best_up[0], width, eta, time.perf_counter() - t0)
                 history.append(rec)
                 if options.progress is not None:
                     options.progress(rec)
@@ -193,3 +184,17 @@ class Extragradient(Solver):
             history=history,
             info=info,
         )
+
+
+def _record(it: int, lower: float, upper: float, width: float, eta: float, t: float) -> dict:
+    """One row of the history: the best bounds so far and their relative gap."""
+    return {
+        "iteration": it,
+        "primal": upper,
+        "dual": lower,
+        "lower": lower,
+        "upper": upper,
+        "relative_gap": width,
+        "step": eta,
+        "time_s": t,
+    }
