@@ -198,8 +198,9 @@ def report(name: str, res: dict) -> None:
         )
         for r in res["rows"]:
             print(
-                f"{r['data']:<6}{r['n']:>4}{r['m']:>5} {r['loss']:<14}{r['admm_s']:>8.3f}{r['iterations']:>6}"
-                f"{r['gap']:>9.1e}{r['clarabel_s']:>11.2f}{r['clarabel_s'] / r['admm_s']:>8.0f}x{r['rel_diff']:>10.1e}"
+                f"{r['data']:<6}{r['n']:>4}{r['m']:>5} {r['loss']:<14}{r['admm_s']:>8.3f}"
+                f"{r['iterations']:>6}{r['gap']:>9.1e}{r['clarabel_s']:>11.2f}"
+                f"{r['clarabel_s'] / r['admm_s']:>8.0f}x{r['rel_diff']:>10.1e}"
             )
         print(f"worst relative difference {max(r['rel_diff'] for r in res['rows']):.1e} (bar 1e-3)")
     elif name == "digits":
@@ -207,15 +208,17 @@ def report(name: str, res: dict) -> None:
         for r in res["rows"]:
             met = f"{r['residuals_met_s']:.1f}" if r["residuals_met_s"] is not None else "-"
             print(
-                f"  {r['loss']:<14} {r['mode']:<9} {r['seconds']:7.1f} s  {r['iterations']:5d} its  "
-                f"{r['status']:<16} gap {r['gap']:.1e}  objective {r['objective']:.4f}  "
+                f"  {r['loss']:<14} {r['mode']:<9} {r['seconds']:7.1f} s  "
+                f"{r['iterations']:5d} its  {r['status']:<16} gap {r['gap']:.1e}  "
+                f"objective {r['objective']:.4f}  "
                 f"(eq. 14 residuals first met at {met} s; rank {r['rank']})"
             )
         fixed = {r["loss"]: r["seconds"] for r in res["rows"] if r["mode"] == "fixed"}
         for r in res["rows"]:
             if r["mode"] == "adaptive" and r["loss"] in fixed:
                 print(
-                    f"  {r['loss']:<14} fixed-rank / adaptive time: {fixed[r['loss']] / r['seconds']:.1f}x"
+                    f"  {r['loss']:<14} fixed-rank / adaptive time: "
+                    f"{fixed[r['loss']] / r['seconds']:.1f}x"
                 )
     elif name == "history":
         rows = {r["history"]: r for r in res["rows"] if "failed" not in r}

@@ -539,7 +539,8 @@ def report(name: str, res: dict) -> None:
             verdict = "certified" if r["passed"] else "FAIL " + ",".join(r["failed"])
             print(
                 f"{r['name'][:23]:<24}{r['solver']:<12}{r['side']:>5} {r['status']:<15}"
-                f"{r['solve_s']:>9.3f}{r['certify_s']:>8.3f}{r['certify_s'] / max(r['solve_s'], 1e-9):>7.2f}"
+                f"{r['solve_s']:>9.3f}{r['certify_s']:>8.3f}"
+                f"{r['certify_s'] / max(r['solve_s'], 1e-9):>7.2f}"
                 f"  {verdict}{'' if r['rigorous'] else ' ~'}{truth}"
             )
         big = [r for r in res["rows"] if r["solver"] == "clarabel" and r["side"] >= 30]
@@ -561,7 +562,8 @@ def report(name: str, res: dict) -> None:
         print(
             f"known optima: {len(known)} answers, {sum(r['wrong'] for r in known)} wrong "
             f"({', '.join(sorted({r['name'] + '/' + r['solver'] for r in known if r['wrong']}))}), "
-            f"{len(missed)} wrong answers certified, {len(false_alarm)} right Clarabel answers failed"
+            f"{len(missed)} wrong answers certified, "
+            f"{len(false_alarm)} right Clarabel answers failed"
         )
         claimed = [r for r in res["rows"] if r["status"] == "optimal"]
         print(
@@ -570,17 +572,20 @@ def report(name: str, res: dict) -> None:
         )
     elif name == "lambda-min":
         print(
-            f"n = {res['n']}, ADMM hinge/trace to a certified gap of 1e-5 (certified again from scratch)"
+            f"n = {res['n']}, ADMM hinge/trace to a certified gap of 1e-5 "
+            "(certified again from scratch)"
         )
         for label, r in res["runs"].items():
             print(
-                f"  λ_min bases {r['bases']!s:<9} ({label}): {r['status']}, {r['iterations']:,} iterations, "
+                f"  λ_min bases {r['bases']!s:<9} ({label}): {r['status']}, "
+                f"{r['iterations']:,} iterations, "
                 f"{r['solve_s']:.1f} s; from scratch {'certified' if r['passed'] else 'FAIL'}, "
                 f"width {r['width']:.1e}"
             )
         for label, c in res["calls"].items():
             print(
-                f"  one λ_min at the answer, basis {c['ncv']} ({label}): {c['failures']} of {c['starts']} "
+                f"  one λ_min at the answer, basis {c['ncv']} ({label}): "
+                f"{c['failures']} of {c['starts']} "
                 f"starts did not converge, {c['per_call_s']:.2f} s a call"
             )
         a, b = res["runs"]["arpack-default"], res["runs"]["kernelsdp"]
@@ -593,14 +598,16 @@ def report(name: str, res: dict) -> None:
         a, c = res["admm"], res["closed_form"]
         print(
             f"  ADMM hinge/trace: solve {a['solve_s']:.1f} s (own gap {a['solver_gap']:.1e}); "
-            f"certificate {a['certify_s']:.2f} s = {a['certify_s'] / a['one_lambda_min_s']:.2f}x one "
+            f"certificate {a['certify_s']:.2f} s = "
+            f"{a['certify_s'] / a['one_lambda_min_s']:.2f}x one "
             f"Lanczos λ_min ({a['one_lambda_min_s']:.2f} s); "
             f"{'certified' if a['passed'] else 'FAIL'}, width {a['width']:.1e}, "
             f"{'rigorous' if a['rigorous'] else 'estimate'}"
         )
         print(
             f"  closed form linear/Frobenius: solve {c['solve_s']:.1f} s; certificate "
-            f"{c['certify_s']:.2f} s = {c['certify_s'] / c['one_positive_part_s']:.2f}x one positive "
+            f"{c['certify_s']:.2f} s = "
+            f"{c['certify_s'] / c['one_positive_part_s']:.2f}x one positive "
             f"part ({c['one_positive_part_s']:.2f} s); {'certified' if c['passed'] else 'FAIL'}, "
             f"width {c['width']:.1e}"
         )

@@ -40,7 +40,8 @@ of the methods (rbf first), e.g. the pre-registered confirmation of npkl-hinge-s
 draws that played no part in choosing it:
 
     python benchmarks/estimators_vs_rbf.py [--quick] [--fresh] [--ratio 0.7]
-    python benchmarks/estimators_vs_rbf.py --protocol scarce [--labels-per-class 5] [--quick|--splits 5]
+    python benchmarks/estimators_vs_rbf.py --protocol scarce [--labels-per-class 5] \\
+        [--quick|--splits 5]
     python benchmarks/estimators_vs_rbf.py --protocol scarce --splits 10 --first-split 10 \\
         --methods rbf,npkl-hinge-sym
 """

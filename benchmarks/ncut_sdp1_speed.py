@@ -51,7 +51,8 @@ def main() -> int:
     sizes = [1_000, 10_000] if a.quick else [1_000, 10_000, 100_000]
     print(f"d = {d} base kernels, 20 examples of 200 points each")
     print(
-        f"{'n':>8} {'build s':>9} {'SDP1 s':>8} {'bound':>12} {'rounded':>12} {'local':>12} {'rank':>5}"
+        f"{'n':>8} {'build s':>9} {'SDP1 s':>8} {'bound':>12} {'rounded':>12} {'local':>12} "
+        f"{'rank':>5}"
     )
     for n in sizes:
         X, kernels, ex = instance(n, d, 20, 200)

@@ -81,7 +81,8 @@ def run(
                 continue
             if summary.skipped:
                 print(
-                    f"\n(== {part}: kept from an earlier run in {store.path}; --fresh measures it again)"
+                    f"\n(== {part}: kept from an earlier run in {store.path}; "
+                    "--fresh measures it again)"
                 )
             report(part, summary.records[0]["result"])
     except Interrupted as exc:

@@ -207,7 +207,7 @@ def report(name: str, res: dict) -> None:
         )
         for r in res["rows"]:
 
-            def g(k, fmt):
+            def g(k, fmt, r=r):
                 return (
                     format(r[k], fmt)
                     if k in r

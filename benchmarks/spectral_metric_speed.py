@@ -41,7 +41,8 @@ def main() -> int:
     print(f"landmark fit: n = {n}, m = {m}: {fit_s:.2f} s   (bar: < 30 s)")
     print(f"embed {n_new} new points: {embed_s:.2f} s   (bar: < 5 s)")
     print(
-        f"J on the new points: input {class_separation(Xn, yn):.3f}, learned {class_separation(Y, yn):.3f}"
+        f"J on the new points: input {class_separation(Xn, yn):.3f}, "
+        f"learned {class_separation(Y, yn):.3f}"
     )
     Xs, ys = xor(400, seed=2)
     Ps = similar_pairs(ys, 40, seed=2)

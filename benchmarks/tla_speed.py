@@ -106,8 +106,8 @@ def main() -> int:
         f"(the data X alone is {X.nbytes / 2**30:.2f} GiB; bar: < 2 GB)"
     )
     print(
-        f"status {r.termination.value}, alignment {r.objective:.6g}, monotone {r.info['monotone']}, "
-        f"rank M {r.info['rank_M']}"
+        f"status {r.termination.value}, alignment {r.objective:.6g}, "
+        f"monotone {r.info['monotone']}, rank M {r.info['rank_M']}"
     )
     return 0
 

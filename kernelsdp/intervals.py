@@ -20,4 +20,4 @@ def relative_width(lower: float | None, upper: float | None, scale: float = 0.0)
 
 
 #: the smallest magnitude a width is relative to (10⁴ × the smallest normal double)
-FLOOR = 2.0 ** -1022 * 1e4
+FLOOR = 2.0**-1022 * 1e4

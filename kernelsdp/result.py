@@ -18,7 +18,9 @@ import numpy as np
 from .intervals import relative_width
 
 
-class Termination(str, enum.Enum):
+# str + Enum, not StrEnum: StrEnum would change str()/format() of a member from
+# 'Termination.OPTIMAL' to 'optimal', and messages format members (behaviour kept)
+class Termination(str, enum.Enum):  # noqa: UP042 (StrEnum changes str() of a member)
     """Why the solver stopped."""
 
     OPTIMAL = "optimal"
@@ -36,7 +38,7 @@ class Termination(str, enum.Enum):
     SOLVER_UNAVAILABLE = "solver_unavailable"
 
 
-class PointStatus(str, enum.Enum):
+class PointStatus(str, enum.Enum):  # noqa: UP042 (as Termination: str() kept)
     """How to read the returned primal point."""
 
     FEASIBLE_POINT = "feasible_point"

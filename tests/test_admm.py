@@ -271,7 +271,7 @@ def test_memory_never_holds_an_n_by_n_matrix():
         ("single", "single", 4, 4),
     ):
         res, peaks[precision, history] = traced_peak(
-            lambda: solve(
+            lambda precision=precision, history=history: solve(
                 f,
                 "admm",
                 rank=r,

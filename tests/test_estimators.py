@@ -60,7 +60,8 @@ def test_index_pairs_and_pair_features_learn_the_same_kernel(iris_pairs):
     X, y, idx, t = iris_pairs
     by_index = NPKLKernelLearning(preprocessor=X).fit(idx, t)
     by_tuple = NPKLKernelLearning().fit(X[idx], t)  # (n_pairs, 2, d), metric-learn's tuples
-    # same problem up to a permutation of the points (pairs cover only part of X, so compare on them)
+    # same problem up to a permutation of the points (pairs cover only part of X, so compare on
+    # them)
     assert not hasattr(NPKLKernelLearning(), "predict")  # pair methods exist for pair input only
     s_index, s_tuple = by_index.pair_score(idx), by_tuple.pair_score(X[idx])
     assert by_index.certificate_.passed and by_tuple.certificate_.passed

@@ -123,7 +123,9 @@ def test_npz_readers_and_every_formulation(tmp_path, data):
     _typed_or_ok(every_key)
     _typed_or_ok(lambda: read_laplacian_npz(str(path)))
     for entry in FORMULATIONS.values():
-        _typed_or_ok(lambda: entry.cls.from_npz(load_npz(str(path)), **dict(entry.fixed)))
+        _typed_or_ok(
+            lambda entry=entry: entry.cls.from_npz(load_npz(str(path)), **dict(entry.fixed))
+        )
 
 
 @FUZZ

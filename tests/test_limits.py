@@ -149,9 +149,12 @@ def test_every_iterative_solver_takes_time_and_iteration_limits():
     "argv",
     [
         "solve simple-npkl --dataset iris --n-points 30 --loss hinge --solver saddle-point",
-        "solve simple-npkl --dataset iris --n-points 30 --loss linear --solver npkl-closed-form --eig-method arpack",
-        "solve npkl --dataset iris --n-points 30 --loss hinge --capacity trace --B 30 --solver admm",
-        "solve npkl --dataset iris --n-points 30 --loss l2 --capacity trace --B 30 --solver burer-monteiro",
+        "solve simple-npkl --dataset iris --n-points 30 --loss linear --solver npkl-closed-form "
+        "--eig-method arpack",
+        "solve npkl --dataset iris --n-points 30 --loss hinge --capacity trace --B 30 "
+        "--solver admm",
+        "solve npkl --dataset iris --n-points 30 --loss l2 --capacity trace --B 30 "
+        "--solver burer-monteiro",
         "solve lmtl --problem {d}/t.npz --solver extragradient",
         "solve stqp --problem {d}/q.npz --solver local",
     ],

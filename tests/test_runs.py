@@ -51,8 +51,10 @@ def test_parallel_run_and_export(tmp_path):
     assert [r["x"] for r in summary.records] == list(range(5))  # the units' order
     assert summary.records[3] == {"x": 3, "value": 9, "array": [0, 3], "nan": None}
     csv_path, json_path = store.export("par", tmp_path / "tables")
-    assert open(csv_path).read().splitlines()[0] == "x,array,nan,value"  # unit, then record
-    assert len(json.load(open(json_path))) == 5
+    with open(csv_path) as fh:
+        assert fh.read().splitlines()[0] == "x,array,nan,value"  # unit, then record
+    with open(json_path) as fh:
+        assert len(json.load(fh)) == 5
     assert store.studies() == {"par": 5}
     assert run_units("par", units, _square, store=store, fresh=True).ran == 5
 

@@ -73,7 +73,8 @@ def folder(tmp_path):
         "import cvxpy as cp, numpy as np\n"
         "def problem():\n"
         "    X = cp.Variable((3, 3), PSD=True)\n"
-        "    return cp.Problem(cp.Minimize(cp.trace(np.diag([1., 2, 3]) @ X)), [cp.trace(X) == 1])\n"
+        "    return cp.Problem(cp.Minimize(cp.trace(np.diag([1., 2, 3]) @ X)), "
+        "[cp.trace(X) == 1])\n"
     )
     return tmp_path
 

@@ -41,7 +41,8 @@ def write(name, X, y):
 
 
 def read_keel(path):
-    rows = [ln.strip() for ln in open(path) if ln.strip() and not ln.startswith("@")]
+    with open(path) as fh:
+        rows = [ln.strip() for ln in fh if ln.strip() and not ln.startswith("@")]
     data = [r.split(",") for r in rows]
     X = np.array([[float(v) for v in r[:-1]] for r in data])
     labels = [r[-1].strip() for r in data]
@@ -49,8 +50,10 @@ def read_keel(path):
 
 
 def read_arff(path):
+    with open(path, encoding="latin-1") as fh:
+        lines = fh.readlines()
     attrs, rows, in_data = [], [], False
-    for ln in open(path, encoding="latin-1"):
+    for ln in lines:
         s = ln.strip()
         if not s or s.startswith("%"):
             continue
@@ -80,7 +83,7 @@ def encode(attrs, rows):
     out = []
     for r in rows:
         vals = []
-        for (name, values), v in zip(attrs[:-1], r[:-1]):
+        for (_name, values), v in zip(attrs[:-1], r[:-1]):
             if v == "?":
                 vals.append(np.nan)
             elif values is None:

@@ -18,6 +18,7 @@ result (``x`` of Clarabel's and SCS's), where such a field exists.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -188,10 +189,9 @@ def solve_canonical(
         ray = None if raw_x is None else np.asarray(raw_x, dtype=float).ravel()
     with warnings.catch_warnings():  # "may be inaccurate" is carried by the status
         warnings.simplefilter("ignore", UserWarning)
-        try:
+        # a SolverError is not raised: the status below says the solver failed
+        with contextlib.suppress(cp.error.SolverError):
             problem.unpack_results(raw, chain, inverse)
-        except cp.error.SolverError:
-            pass  # the status below says the solver failed
     stats = dict(sol.attr or {})
     return CanonicalSolution(
         form,

@@ -31,11 +31,11 @@ from ..linalg.rounding import dot_error, down, matvec_error, norm_up, up
 from .canonical import CanonicalForm, CanonicalSolution
 from .correction import dual_correction, project_equalities, zero_rows
 from .ends import proven_upper
+from .membership import block_lower, cached_singular_bound, distinct_rows
+from .verdict import ESTIMATE, INFEASIBILITY, PROOF, UNBOUNDEDNESS, Certificate, no_point
 
 #: entries of a Farkas ray below this (relative to its largest) are snapped to 0
 SNAP = 1e-12
-from .membership import block_lower, cached_singular_bound, distinct_rows
-from .verdict import ESTIMATE, INFEASIBILITY, PROOF, UNBOUNDEDNESS, Certificate, no_point
 
 
 def _rel(num: float, den: float) -> float:
@@ -73,7 +73,7 @@ def farkas_certificate(sol: CanonicalSolution, tol: float) -> Certificate:
             note=f"the dual ray has bᵀy = {float(form.b @ y):.3g} >= 0: no certificate",
         )
     y = y / -float(form.b @ y)
-    A, b = form.A, form.b
+    A = form.A
     yc = _snap(dual_correction(form, y, np.zeros(A.shape[1]), {}, floor=0.0))
     ATy = A.T @ yc
     rel_stat = _rel(float(np.linalg.norm(A.T @ y)), float(np.linalg.norm(abs(A).T @ np.abs(y))))

@@ -63,9 +63,11 @@ def _symmetric_source(var, users: dict):
     """The symmetric user variable whose packed triangle ``var`` is (matched by size)."""
     for u in users.values():
         n = u.shape[0] if u.ndim == 2 else 0
-        if u.attributes.get("symmetric") or u.attributes.get("PSD") or u.attributes.get("NSD"):
-            if n * (n + 1) // 2 == var.size:
-                return u
+        symmetric = (
+            u.attributes.get("symmetric") or u.attributes.get("PSD") or u.attributes.get("NSD")
+        )
+        if symmetric and n * (n + 1) // 2 == var.size:
+            return u
     return None
 
 

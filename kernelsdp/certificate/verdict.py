@@ -159,7 +159,7 @@ class Certificate:
         the interval's sides, with their labels: a maximisation stated as a minimisation)."""
         f = lambda v: None if v is None else scale * v + shift
         lo, up = f(self.lower), f(self.upper)
-        new = dict(lower=lo, upper=up, scale=abs(scale) * self.scale)
+        new = {"lower": lo, "upper": up, "scale": abs(scale) * self.scale}
         if scale < 0:
             new.update(
                 lower=up,

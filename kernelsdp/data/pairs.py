@@ -41,7 +41,8 @@ class PairwiseConstraints:
             )
         if y.shape != (P.shape[0],):
             raise InvalidDataError(
-                f"labels must have one entry per pair: {P.shape[0]} pairs, labels of shape {y.shape}."
+                f"labels must have one entry per pair: {P.shape[0]} pairs, "
+                f"labels of shape {y.shape}."
             )
         return cls.from_columns(P[:, 0], P[:, 1], y, n)
 
@@ -90,7 +91,8 @@ class PairwiseConstraints:
         n = y.size
         if not 0.0 < float(ratio) <= 1.0:
             raise InvalidParameterError(
-                f"The 'ratio' parameter of from_labels must be a float in the range (0, 1]. Got {ratio!r} instead."
+                "The 'ratio' parameter of from_labels must be a float in the range (0, 1]. "
+                f"Got {ratio!r} instead."
             )
         if n < 2:
             raise InvalidDataError("at least two labelled points are needed to draw pairs.")
@@ -124,7 +126,8 @@ class PairwiseConstraints:
         available = int((same * (same - 1) // 2).sum()) if must_link_only else n * (n - 1) // 2
         if not 0 < m <= available:
             raise InvalidParameterError(
-                f"The 'm' parameter of sample must be an int in [1, {available}]. Got {m!r} instead."
+                f"The 'm' parameter of sample must be an int in [1, {available}]. "
+                f"Got {m!r} instead."
             )
         rng = np.random.default_rng(seed)
         seen: set[tuple[int, int]] = set()

@@ -2,10 +2,10 @@
 formulation) (Yeung, Chang & Dai; docs/spectral_metric.md).
 
 **Full version.**  Base kernel K̂ (RBF), centred K = H K̂ H, H = I − 11ᵀ/n, and its
-positive eigenpairs K = Σ_{r≤p} λ_r v_r v_rᵀ (λ_r > EIG_RTOL·λ₁, see below).  The family is K_β = Σ β_r² v_r v_rᵀ, i.e.
-the factor U = V diag(β).  Out of sample, kernel PCA: the centred kernel vector k_c(x)
-gives y(x) = diag(β/λ) Vᵀ k_c(x) (for a training point K_c e_i = Σ λ_r v_r v_r[i], so
-this is diag(β) V[i], the row of K_β's factor).
+positive eigenpairs K = Σ_{r≤p} λ_r v_r v_rᵀ (λ_r > EIG_RTOL·λ₁, see below).  The family is
+K_β = Σ β_r² v_r v_rᵀ, i.e. the factor U = V diag(β).  Out of sample, kernel PCA: the
+centred kernel vector k_c(x) gives y(x) = diag(β/λ) Vᵀ k_c(x) (for a training point
+K_c e_i = Σ λ_r v_r v_r[i], so this is diag(β) V[i], the row of K_β's factor).
 Cost: O(n² D) for K̂, O(n³) for the eigen-decomposition, O(n²) memory — refused above
 ``FULL_MAX_N`` with the memory it would need.
 

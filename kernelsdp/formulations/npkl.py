@@ -57,7 +57,10 @@ class NPKL(Formulation):
     name: ClassVar[str] = "npkl"
     NPZ_KEYS: ClassVar[dict[str, str]] = {
         "L": "dense (n, n) graph Laplacian; or, instead, the CSR arrays below",
-        "L_data, L_indices, L_indptr, L_shape": "sparse Laplacian in CSR form (as scipy.sparse.save_npz writes data/indices/indptr/shape, prefixed L_)",
+        "L_data, L_indices, L_indptr, L_shape": (
+            "sparse Laplacian in CSR form "
+            "(as scipy.sparse.save_npz writes data/indices/indptr/shape, prefixed L_)"
+        ),
         "pairs": "(m, 2) integer point indices of the constrained pairs",
         "labels": "(m,) +1 for a must-link, -1 for a cannot-link",
         "C, B (optional)": "scalars; command-line flags take precedence",

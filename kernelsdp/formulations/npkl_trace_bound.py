@@ -17,9 +17,10 @@ complement of the free directions.  Then for every K ∈ S_u:
 
 1. tr(P_⊥K) ≤ tr(LK)/λ₊ ≤ u/λ₊ =: ρ (h ≥ 0; λ₊ the smallest positive eigenvalue of L);
 2. for an anchored v with g = vᵀKv, a = |v_i v_j|, κ_i = min((1 − v_i²)ρ, u·(L⁺)_ii) ≥ xᵀKx
-   for x = e_i − v_i v ∈ range(L) (xᵀKx ≤ (xᵀL⁺x)·tr(LK), xᵀL⁺x = (L⁺)_ii as L⁺v = 0), and the loss's bound s·K_ij ≤ b (ℓ2: T + √(2u/C), ℓ1: T + u/C
-   for s = +1, the mirrored lower bounds for s = −1; hinge and squared hinge only bound a
-   cannot-link from above and a must-link from below):
+   for x = e_i − v_i v ∈ range(L) (xᵀKx ≤ (xᵀL⁺x)·tr(LK), xᵀL⁺x = (L⁺)_ii as L⁺v = 0), and
+   the loss's bound s·K_ij ≤ b (ℓ2: T + √(2u/C), ℓ1: T + u/C for s = +1, the mirrored lower
+   bounds for s = −1; hinge and squared hinge only bound a cannot-link from above and a
+   must-link from below):
    s·K_ij = a·g + s(v_i pⱼ + v_j pᵢ) + s·xᵢᵀKxⱼ ≥ a·g − (|v_i|√κ_j + |v_j|√κ_i)√g − √(κ_iκ_j)
    (Cauchy–Schwarz in the K inner product), so √g is at most the positive root of
    a·t² − (|v_i|√κ_j + |v_j|√κ_i)·t − (√(κ_iκ_j) + b);

@@ -205,19 +205,19 @@ class QCQP:
         CVXPY constraints in the same variable (:func:`.cvxpy_input.from_cvxpy`)."""
         import cvxpy as cp
 
-        keywords = dict(
-            inequalities=inequalities,
-            equalities=equalities,
-            A=A,
-            b=b,
-            G=G,
-            h=h,
-            lb=lb,
-            ub=ub,
-            binary=binary,
-            spin=spin,
-            nonneg=nonneg,
-        )
+        keywords = {
+            "inequalities": inequalities,
+            "equalities": equalities,
+            "A": A,
+            "b": b,
+            "G": G,
+            "h": h,
+            "lb": lb,
+            "ub": ub,
+            "binary": binary,
+            "spin": spin,
+            "nonneg": nonneg,
+        }
         if isinstance(P, cp.Expression):
             if q is not None or r != 0.0:
                 raise InvalidDataError(

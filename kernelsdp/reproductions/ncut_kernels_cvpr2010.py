@@ -226,7 +226,7 @@ def main(quick: bool = False) -> int:
                 )
             )
         info = [r["info"] for r in runs]
-        mean = lambda key: float(np.mean([i[key] for i in info]))
+        mean = lambda key, info=info: float(np.mean([i[key] for i in info]))
         vm = min(i["vertex_margin"] for i in info)
         if max(i["exact_support"] for i in info) > 1 or vm <= 0:
             print(
@@ -235,22 +235,25 @@ def main(quick: bool = False) -> int:
             )
         else:
             print(
-                f"{'':<14}why one kernel: at the exact optimum's vertex e_l, mixing in any other kernel k "
-                f"raises the surrogate αᵀQα at the rate 2(Q_lk − Q_ll) ≥ {vm:.3g}·|Q_ll| > 0 "
-                f"(a strict KKT vertex; {mean('negative_curvature'):.1f} of {info[0]['directions']} simplex "
-                f"directions have negative curvature, so the interior holds no minimum either); exact "
-                f"support {mean('exact_support'):.1f}, learned support {mean('learned_support'):.1f}; "
+                f"{'':<14}why one kernel: at the exact optimum's vertex e_l, mixing in any "
+                f"other kernel k raises the surrogate αᵀQα at the rate 2(Q_lk − Q_ll) ≥ "
+                f"{vm:.3g}·|Q_ll| > 0 (a strict KKT vertex; {mean('negative_curvature'):.1f} of "
+                f"{info[0]['directions']} simplex directions have negative curvature, so the "
+                f"interior holds no minimum either); exact support "
+                f"{mean('exact_support'):.1f}, learned support {mean('learned_support'):.1f}; "
                 f"best single {info[0]['single']}, top learned {info[0]['top']}."
             )
         print(
-            f"{'':<14}training N-cut ratio Σ û·α/v̂·α: learned {mean('ratio_learned'):.4g}, uniform "
-            f"{mean('ratio_uniform'):.4g}, best single {mean('ratio_single'):.4g} — the learned weights "
-            "win the criterion they optimise; SVM accuracy is not that criterion."
+            f"{'':<14}training N-cut ratio Σ û·α/v̂·α: learned {mean('ratio_learned'):.4g}, "
+            f"uniform {mean('ratio_uniform'):.4g}, best single {mean('ratio_single'):.4g} — "
+            "the learned weights win the criterion they optimise; SVM accuracy is not that "
+            "criterion."
         )
         print(
-            f"{'':<14}noise kernels' weight {mean('noise_weight'):.2e}; SDP1 bound {mean('bound'):.4g}, rounded "
-            f"{mean('rounded'):.4g}, exact {mean('exact'):.4g}; Theorem 1's hypothesis (Z* > 0) held in "
-            f"{sum(i['theorem1_condition'] for i in info)}/{len(info)} runs; SDP1 {mean('sdp_s'):.2f}s",
+            f"{'':<14}noise kernels' weight {mean('noise_weight'):.2e}; SDP1 bound "
+            f"{mean('bound'):.4g}, rounded {mean('rounded'):.4g}, exact {mean('exact'):.4g}; "
+            f"Theorem 1's hypothesis (Z* > 0) held in {sum(i['theorem1_condition'] for i in info)}"
+            f"/{len(info)} runs; SDP1 {mean('sdp_s'):.2f}s",
             flush=True,
         )
     print(f"(exported: {csv}, {js})")

@@ -177,7 +177,8 @@ def figure2(
                 )
             )
             print(
-                f"  {sel:<8}{fr:>8.2f}{rows[-1][0]:>8.0f}{rows[-1][1]:>10.1f} ± {rows[-1][2]:<4.1f}{rows[-1][3]:>9.3f}"
+                f"  {sel:<8}{fr:>8.2f}{rows[-1][0]:>8.0f}{rows[-1][1]:>10.1f} "
+                f"± {rows[-1][2]:<4.1f}{rows[-1][3]:>9.3f}"
             )
         m, acc, sd, cpu = map(np.array, zip(*rows))
         summary[sel] = acc
@@ -186,8 +187,8 @@ def figure2(
     allr = [r for r in recs if r["selection"] == "all"]
     acc_all, cpu_all, m_all = (np.mean([r[k] for r in allr]) for k in ("accuracy", "cpu_s", "m"))
     print(
-        f"  {'all':<8}{1.0:>8.2f}{m_all:>8.0f}{acc_all:>10.1f} ± {np.std([r['accuracy'] for r in allr]):<4.1f}"
-        f"{cpu_all:>9.3f}"
+        f"  {'all':<8}{1.0:>8.2f}{m_all:>8.0f}{acc_all:>10.1f} "
+        f"± {np.std([r['accuracy'] for r in allr]):<4.1f}{cpu_all:>9.3f}"
     )
     if dataset == "a1a":  # the caption's all-pairs run is on the same data: comparable
         print("  paper, a1a with all 3.9K pairs: 60.8 ± 2.9 %, 81.6 s (Figure 2's caption)")

@@ -11,7 +11,8 @@ in ``READINGS`` and is printed beside the table as an ablation):
   2002)" with "r = 70%N" does not fix a count; the paper's own counts do: Table 4 "#Cons."
   (4,104 pairs for a1a's 1,605 points ... 16,161 for a5a's 6,414) and Figure 2 ("all 3.9K
   constraints" on a1a) are 2.4–2.6·n; ``PAIRS_PER_POINT`` is their mean, computed below.
-  Reading ``xing-0.7``: draw until the must-link graph has 0.7·n components (0.6–1.3·n pairs here, printed).
+  Reading ``xing-0.7``: draw until the must-link graph has 0.7·n components (0.6–1.3·n
+  pairs here, printed).
 - features as distributed*: §6.1 names no scaling ("k-means clustering is also reported
   as the baseline method"); raw features reproduce the paper's k-means column (printed).
   Reading ``standardised``: zero mean, unit variance per column.
@@ -329,7 +330,8 @@ def main(
     )
     store.export(STUDY, out, main_run.records)
     print(
-        f"\ntable: {csv_path}, {json_path}; every unit: {out}/{STUDY}.csv (store {main_run.store_path})"
+        f"\ntable: {csv_path}, {json_path}; every unit: {out}/{STUDY}.csv "
+        f"(store {main_run.store_path})"
     )
     if adult:
         from .simplenpkl_adult import table4
@@ -356,12 +358,10 @@ def _print_header(quick, reading, reps, reps_generic, reps_ablation) -> None:
         f"solver, {reps_ablation} per reading: {'below' if reps_ablation < MIN_REPS else 'at'} the "
         f"{MIN_REPS} a reading needs before a cell may cite it); B = {B}, k = {K_NN}."
     )
+    counts = ", ".join(f"{k} {m / n:.2f}" for k, (n, m) in PAPER_PAIR_COUNTS.items())
     print(
-        "pairs: m = %.2f·n, the mean of the paper's own counts per point (%s)."
-        % (
-            PAIRS_PER_POINT,
-            ", ".join(f"{k} {m / n:.2f}" for k, (n, m) in PAPER_PAIR_COUNTS.items()),
-        )
+        f"pairs: m = {PAIRS_PER_POINT:.2f}·n, the mean of the paper's own counts per point "
+        f"({counts})."
     )
     print(
         "Protein: not available offline, skipped.  Soybean: substitute (see PROVENANCE.md); "
@@ -421,11 +421,16 @@ def _print_results(names, table, ablation, readings, reading) -> list[dict]:
         )
     if swap is not None:
         e = effects["rows-swapped"]
+        if e.in_band_adopted > e.in_band_reading:
+            better = "as read"
+        elif e.in_band_reading > e.in_band_adopted:
+            better = "swapped"
+        else:
+            better = "neither"
         print(
             f"Row assignment (Chessboard / Double-Spiral, both 2 classes × 100 points): as read, "
             f"{e.in_band_adopted} of their {e.changed} cells in band; swapped, {e.in_band_reading}"
-            f" -> {'as read' if e.in_band_adopted > e.in_band_reading else 'swapped' if e.in_band_reading > e.in_band_adopted else 'neither'}"
-            " fits better on our generators"
+            f" -> {better} fits better on our generators"
         )
     print_ablation(names, table, ablation)
     print()

@@ -8,7 +8,8 @@ import numpy as np
 
 #: accuracy (mean, std) and CPU seconds as reconstructed from seed 000 Table 2
 PAPER = {
-    #            k-means      NPKL-LL      NPKL-HL      SNPKL-LL     SNPKL-SHL    times: NPKL LL, HL, SNPKL LL, SHL
+    # per data set: k-means, NPKL-LL, NPKL-HL, SNPKL-LL, SNPKL-SHL as (mean, std), then the
+    # times: NPKL LL, HL, SNPKL LL, SHL
     "iris": (
         (84.5, 6.5),
         (96.0, 6.1),

@@ -208,7 +208,8 @@ def landmark_trend(points: dict) -> str:
     return (
         f"trend: J {trend} ({', '.join(f'm {m}: {j:.3f}' for m, j in zip(ms, js))}; "
         f"largest std {spread:.3f}) -> the paper's 'more landmarks generally give better "
-        f"results' {'holds' if js[-1] > js[0] and trend.startswith('rises') else 'does not hold'} here"
+        f"results' "
+        f"{'holds' if js[-1] > js[0] and trend.startswith('rises') else 'does not hold'} here"
     )
 
 
@@ -310,9 +311,10 @@ def ablation(runs: int, sets=("digits", "heart", "glass", "sonar")) -> None:
         "spectral-metric-ablation", "out", summary.records
     )
     print(
-        f"\nAblation (ours): J on the held-out half, mean over {runs} split(s); one factor at a time "
-        "around the method as run (cut 1e-3·λ₁, 5 similar pairs per class). The paper's numbers are "
-        "not recoverable from the seed; its claim is 'learned metric > Euclidean'."
+        f"\nAblation (ours): J on the held-out half, mean over {runs} split(s); "
+        "one factor at a time around the method as run (cut 1e-3·λ₁, 5 similar pairs per "
+        "class). The paper's numbers are not recoverable from the seed; its claim is "
+        "'learned metric > Euclidean'."
     )
     print(f"  {'row':<30}" + "".join(f"{d:>12}" for d in sets) + "   p (kept eigenvalues)")
     recs = summary.records
@@ -340,10 +342,11 @@ def ablation(runs: int, sets=("digits", "heart", "glass", "sonar")) -> None:
         learned = [lab for lab, learn, *_ in ABLATION if learn == "kbeta"]
         beat = sum(mean(d, lab) > e for lab in learned)
         print(
-            f"    {d:<8} cut alone {cut:+.3f}; re-weighting (K_beta vs its own cut KPCA) {learn:+.3f}; "
-            f"5 -> 100 pairs/class {pairs:+.3f}; learned K_beta as run {as_run:.3f} vs Euclidean "
-            f"{e:.3f}: claim {'holds' if as_run > e else 'fails'} ({beat} of {len(learned)} learned rows "
-            f"beat Euclidean; RBF KPCA rows learn nothing and are not counted)"
+            f"    {d:<8} cut alone {cut:+.3f}; re-weighting (K_beta vs its own cut KPCA) "
+            f"{learn:+.3f}; 5 -> 100 pairs/class {pairs:+.3f}; learned K_beta as run "
+            f"{as_run:.3f} vs Euclidean {e:.3f}: claim {'holds' if as_run > e else 'fails'} "
+            f"({beat} of {len(learned)} learned rows beat Euclidean; RBF KPCA rows learn "
+            f"nothing and are not counted)"
         )
     print(f"  (exported: {csv}, {js})")
 

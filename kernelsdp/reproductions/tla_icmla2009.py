@@ -155,7 +155,8 @@ def table1(reps: int, block_n: int, block_solver: str) -> list[dict]:
         pa = f"| {PAPER[m][3]:5.2f}" if m in PAPER else "|   -  "
         print(
             f"{m:<24}" + "".join(f"{c:>22}" for c in cells) + f"{np.mean(avgs):8.2f} {pa}  "
-            f"{rows[0]['solver']}, {np.mean([r['seconds'] for r in rows]):.2f}s on n = {rows[0]['n_fit']}"
+            f"{rows[0]['solver']}, {np.mean([r['seconds'] for r in rows]):.2f}s "
+            f"on n = {rows[0]['n_fit']}"
         )
     print(f"(exported: {csv}, {js})")
     return res
@@ -330,7 +331,8 @@ def scaling_claims(times: dict) -> list[str]:
     out = [
         f"  MWC-TLA 'very little dependence on the training set size': time ~ n^{slope:.2f} with "
         f"the SVM (n^{slope_sdp:.2f} for ramps + SDP alone) over n = {total[0][0]}..{total[-1][0]}"
-        f" -> {'holds' if slope < 0.5 else 'does not hold'} with the SVM included (bar: slope < 0.5)"
+        f" -> {'holds' if slope < 0.5 else 'does not hold'} with the SVM included "
+        "(bar: slope < 0.5)"
     ]
     mine = {n: a + b for n, a, b in mwc}
     for other in times:
@@ -379,7 +381,8 @@ def main(quick: bool = False, block_n: int = N_TRAIN, block_solver: str = "fast"
     explain(table1(reps, block_n, block_solver))
     honesty_demo()
     print(
-        f"\nlearned transformation plot: {plot_transformation(os.path.join(OUT, 'tla_transformation.png'))}"
+        "\nlearned transformation plot: "
+        f"{plot_transformation(os.path.join(OUT, 'tla_transformation.png'))}"
     )
     claims = scaling(os.path.join(OUT, "tla_scaling.png"), quick)
     print("\nTiming claims, SVM training included (measured in this run):")

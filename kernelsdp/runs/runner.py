@@ -221,8 +221,8 @@ def _stale(study: str, store: ResultsStore, reused: list[str], total: int, file)
         print(
             f"{study}: {len(others)} of {total} units are reported from {store.path} as "
             f"produced by {' and '.join(by)}, not by this kernelsdp {now['kernelsdp']} with "
-            f"graph revision {now['graph_revision']}; a fresh run (--fresh, or another store named by "
-            f"KERNELSDP_STORE) measures them again.",
+            f"graph revision {now['graph_revision']}; a fresh run (--fresh, or another store "
+            f"named by KERNELSDP_STORE) measures them again.",
             file=file or sys.stderr,
         )
     return len(others)

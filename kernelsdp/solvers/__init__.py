@@ -174,6 +174,7 @@ __all__ = [
     "ClosedForm",
     "ConicSolver",
     "ExactStQP",
+    "ExternalSDPSolver",
     "Extragradient",
     "LocalStQP",
     "SOLVERS",

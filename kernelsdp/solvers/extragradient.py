@@ -13,8 +13,8 @@ linear in M, concave in α.  Korpelevich's extragradient: a predictor step
 F = (∇_M f, −∇_α f) = (−GᵀG, −2·1 + 2·y∘(K_M(y∘α))); η by backtracking until
 η‖F(ẑ) − F(z)‖ ≤ ν‖ẑ − z‖ (ν < 1), then grown again.  Projections: onto 𝓜 by an
 eigen-decomposition of a J × J matrix and a capped simplex projection of its spectrum;
-onto 𝒜 by the exact root of a piecewise linear function (yᵀα = 0's multiplier).  Each iteration is O(nJD) — no n × n
-matrix, no n-sized semidefinite block.
+onto 𝒜 by the exact root of a piecewise linear function (yᵀα = 0's multiplier).  Each
+iteration is O(nJD) — no n × n matrix, no n-sized semidefinite block.
 
 Stopping: the relative width of the certified interval
 [svm_dual_bound(α), svm_primal_bound(M, α)] (LMTL.certificate), at the iterates and at

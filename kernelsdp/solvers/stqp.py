@@ -131,7 +131,7 @@ class LocalStQP(Solver):
             if options.time_limit is not None and time.perf_counter() - t0 > options.time_limit:
                 termination = Termination.TIME_LIMIT  # the best start so far stands, said so
                 break
-            for it in range(max_iter):
+            for _ in range(max_iter):
                 g = A @ a
                 new = a * g / (a @ g)
                 total += 1
