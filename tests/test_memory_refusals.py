@@ -1,7 +1,7 @@
 """Memory refused before it is allocated (issue #29): what a file *declares* — an array's
 header, a sparse matrix's shape, a pairs CSV's lines — is priced and refused under
 ``KERNELSDP_MEMORY_GIB`` before anything is read.  The refusals run in a child process
-under an address-space limit (RLIMIT_AS), whose peak RSS is measured by ``wait4``; the
+under an address-space limit (RLIMIT_AS), whose peak RSS it reports itself (VmHWM); the
 streamed pairs reader's own peak is measured with tracemalloc."""
 
 from __future__ import annotations
