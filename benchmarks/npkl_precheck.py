@@ -59,13 +59,25 @@ def spectrum_at(f, U: np.ndarray, beta: np.ndarray) -> dict:
     margin = 1.0 - t * z
     kink = int(np.sum(np.abs(margin) <= KINK_TOL))
     inside = int(np.sum((alpha > INSIDE_TOL * f.C) & (alpha < (1 - INSIDE_TOL) * f.C)))
-    return {"n": f.n, "m": P.m, "rank": r, "K_eigs_top": kev[:3].tolist(),
-            "K_eig_r": float(kev[r - 1]), "K_eig_r_plus_1": float(kev[r]) if r < kev.size else 0.0,
-            "lambda_1": float(w[0]), "lambda_r": float(w[r - 1]), "lambda_r_plus_1": float(w[r]),
-            "eigengap": float(w[r] - w[r - 1]), "cluster_spread": float(w[r - 1] - w[0]),
-            "lowest": w.tolist(), "pairs_at_kink": kink, "multipliers_inside": inside,
-            "r(r+1)/2": r * (r + 1) // 2, "violated": int(np.sum(margin > KINK_TOL)),
-            "eigsh_s": eig_s}
+    return {
+        "n": f.n,
+        "m": P.m,
+        "rank": r,
+        "K_eigs_top": kev[:3].tolist(),
+        "K_eig_r": float(kev[r - 1]),
+        "K_eig_r_plus_1": float(kev[r]) if r < kev.size else 0.0,
+        "lambda_1": float(w[0]),
+        "lambda_r": float(w[r - 1]),
+        "lambda_r_plus_1": float(w[r]),
+        "eigengap": float(w[r] - w[r - 1]),
+        "cluster_spread": float(w[r - 1] - w[0]),
+        "lowest": w.tolist(),
+        "pairs_at_kink": kink,
+        "multipliers_inside": inside,
+        "r(r+1)/2": r * (r + 1) // 2,
+        "violated": int(np.sum(margin > KINK_TOL)),
+        "eigsh_s": eig_s,
+    }
 
 
 def lowest_eigenvalues(S, U: np.ndarray, r: int) -> np.ndarray:
@@ -76,8 +88,16 @@ def lowest_eigenvalues(S, U: np.ndarray, r: int) -> np.ndarray:
     n = S.shape[0]
     k = min(r + EXTRA, n - 2)
     if n <= ARPACK_MAX_N:
-        return np.sort(spla.eigsh(S, k=k, which="SA", tol=1e-8, ncv=min(n - 1, max(2 * k + 1, 40)),
-                                  v0=np.random.default_rng(0).standard_normal(n))[0])
+        return np.sort(
+            spla.eigsh(
+                S,
+                k=k,
+                which="SA",
+                tol=1e-8,
+                ncv=min(n - 1, max(2 * k + 1, 40)),
+                v0=np.random.default_rng(0).standard_normal(n),
+            )[0]
+        )
     Q = np.linalg.qr(U)[0]
     inside = np.linalg.eigvalsh(Q.T @ (S @ Q))
     X0 = np.random.default_rng(0).standard_normal((n, EXTRA))
@@ -93,11 +113,24 @@ def run(n: int, time_limit: float | None, save: str | None, gap_tol: float) -> d
     solve_s = time.perf_counter() - t0
     U, beta = r.kernel.U, np.asarray(r.duals["beta"])
     if save:
-        np.savez(save, U=U, beta=beta, status=r.termination.value, iterations=r.iterations,
-                 gap=r.info.get("relative_gap"), seconds=solve_s, objective=r.objective)
+        np.savez(
+            save,
+            U=U,
+            beta=beta,
+            status=r.termination.value,
+            iterations=r.iterations,
+            gap=r.info.get("relative_gap"),
+            seconds=solve_s,
+            objective=r.objective,
+        )
     out = spectrum_at(f, U, beta)
-    out.update(admm_status=r.termination.value, admm_iterations=r.iterations,
-               admm_gap=r.info.get("relative_gap"), admm_s=solve_s, objective=r.objective)
+    out.update(
+        admm_status=r.termination.value,
+        admm_iterations=r.iterations,
+        admm_gap=r.info.get("relative_gap"),
+        admm_s=solve_s,
+        objective=r.objective,
+    )
     return out
 
 
@@ -105,32 +138,40 @@ def from_saved(n: int, path: str) -> dict:
     """The pre-check at a point saved by ``--save`` (no ADMM run)."""
     d = np.load(path, allow_pickle=True)
     out = spectrum_at(instance(n), d["U"], d["beta"])
-    out.update({f"admm_{k}": d[k].item() for k in ("status", "iterations", "gap", "seconds")
-                if k in d})
+    out.update(
+        {f"admm_{k}": d[k].item() for k in ("status", "iterations", "gap", "seconds") if k in d}
+    )
     return out
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--n", type=int, nargs="+", default=[3000, 20000])
     ap.add_argument("--time-limit", type=float, default=None, metavar="S")
     ap.add_argument("--save", default=None, help="write ADMM's U and beta here (one n only)")
     ap.add_argument("--load", default=None, help="a point saved by --save (one n only)")
-    ap.add_argument("--gap-tol", type=float, default=1e-3,
-                    help="ADMM's certified gap (the eigengap needs the cluster resolved: 1e-5)")
+    ap.add_argument(
+        "--gap-tol",
+        type=float,
+        default=1e-3,
+        help="ADMM's certified gap (the eigengap needs the cluster resolved: 1e-5)",
+    )
     a = ap.parse_args()
     for n in a.n:
-        out = (from_saved(n, a.load) if a.load else run(n, a.time_limit, a.save, a.gap_tol))
+        out = from_saved(n, a.load) if a.load else run(n, a.time_limit, a.save, a.gap_tol)
         lowest = out.pop("lowest")
         print(json.dumps(out), flush=True)
         print("  lowest eigenvalues of S:", " ".join(f"{x:.6g}" for x in lowest), flush=True)
-        print(f"n = {n:,}: rank {out['rank']}, eigengap λ_(r+1) − λ_r = {out['eigengap']:.3e} "
-              f"(spread λ_r − λ_1 = {out['cluster_spread']:.2e}); pairs at the kink "
-              f"{out['pairs_at_kink']:,}, multipliers inside (0, C) {out['multipliers_inside']:,},"
-              f" r(r+1)/2 = {out['r(r+1)/2']:,}; ADMM {out.get('admm_status', '?')} after "
-              f"{out.get('admm_iterations', '?')} iterations, gap {out.get('admm_gap')}",
-              file=sys.stderr)
+        print(
+            f"n = {n:,}: rank {out['rank']}, eigengap λ_(r+1) − λ_r = {out['eigengap']:.3e} "
+            f"(spread λ_r − λ_1 = {out['cluster_spread']:.2e}); pairs at the kink "
+            f"{out['pairs_at_kink']:,}, multipliers inside (0, C) {out['multipliers_inside']:,},"
+            f" r(r+1)/2 = {out['r(r+1)/2']:,}; ADMM {out.get('admm_status', '?')} after "
+            f"{out.get('admm_iterations', '?')} iterations, gap {out.get('admm_gap')}",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -69,10 +69,13 @@ BAR_100K_S, BAR_100K_GIB = 600.0, 3.0
 def _progress(rec: dict) -> None:
     """One line on stderr every 50 iterations (the run takes minutes at n = 100,000)."""
     gap = rec.get("relative_gap")
-    print(f"  iteration {rec['iteration']:5d}  {rec['time_s']:7.1f} s  rank {rec['rank']:3d}  "
-          f"residuals {max(rec['primal_1'], rec['primal_2']):.1e}  objective "
-          f"{rec['primal']:.8g}  gap {gap if gap == gap else float('nan'):.1e}",
-          file=sys.stderr, flush=True)
+    print(
+        f"  iteration {rec['iteration']:5d}  {rec['time_s']:7.1f} s  rank {rec['rank']:3d}  "
+        f"residuals {max(rec['primal_1'], rec['primal_2']):.1e}  objective "
+        f"{rec['primal']:.8g}  gap {gap if gap == gap else float('nan'):.1e}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def instance(n: int, loss: str = "hinge", times: dict | None = None) -> NPKL:
@@ -92,8 +95,9 @@ def instance(n: int, loss: str = "hinge", times: dict | None = None) -> NPKL:
     return f
 
 
-def stages(n: int, loss: str, precision: str = "double", time_limit: float | None = None,
-           **admm) -> dict:
+def stages(
+    n: int, loss: str, precision: str = "double", time_limit: float | None = None, **admm
+) -> dict:
     times = {}
     t = time.perf_counter()
     X, y = gaussian_mixture(n)
@@ -117,11 +121,21 @@ def stages(n: int, loss: str, precision: str = "double", time_limit: float | Non
     gap = r.info.get("relative_gap")
     if gap is None and r.upper_bound is not None and r.lower_bound is not None:  # the closed form
         gap = (r.upper_bound - r.lower_bound) / max(1.0, abs(r.upper_bound))
-    return {"times": times, "solver": r.solver, "status": r.termination.value,
-            "iterations": r.iterations, "rank": r.kernel.rank,
-            "gap": float("nan") if gap is None else gap, "verdict": cert.verdict,
-            "width": cert.width, "lower": cert.lower, "upper": cert.upper,
-            "admm_certificate_s": r.info.get("certificate_s"), "nnz_L": int(L.nnz), "m": pairs.m}
+    return {
+        "times": times,
+        "solver": r.solver,
+        "status": r.termination.value,
+        "iterations": r.iterations,
+        "rank": r.kernel.rank,
+        "gap": float("nan") if gap is None else gap,
+        "verdict": cert.verdict,
+        "width": cert.width,
+        "lower": cert.lower,
+        "upper": cert.upper,
+        "admm_certificate_s": r.info.get("certificate_s"),
+        "nnz_L": int(L.nnz),
+        "m": pairs.m,
+    }
 
 
 def measure(solver: str, n: int, time_limit: float | None) -> dict:
@@ -139,8 +153,10 @@ def measure(solver: str, n: int, time_limit: float | None) -> dict:
         cert = certify(f, r, LOW_RANK_ALM_GAP_TOL)
         scratch = {"scratch_width": cert.width, "scratch_verdict": cert.verdict}
     except (MemoryError, Exception) as exc:  # the solve's own row still counts
-        scratch = {"scratch_width": float("nan"),
-                   "scratch_verdict": f"failed: {type(exc).__name__}: {str(exc)[:160]}"}
+        scratch = {
+            "scratch_width": float("nan"),
+            "scratch_verdict": f"failed: {type(exc).__name__}: {str(exc)[:160]}",
+        }
     times["certificate from scratch"] = time.perf_counter() - t
     own = r.info.get("certificate")
     gap_key = "certified_gap" if solver == "low-rank-alm" else "relative_gap"
@@ -150,15 +166,26 @@ def measure(solver: str, n: int, time_limit: float | None) -> dict:
         products, eig = r.info["products"], r.info["checks"]
     else:
         products, eig = 2 * r.iterations, sum(1 for h in r.history if "relative_gap" in h)
-    return {"solver": solver, "n": n, "m": f.pairs.m, "status": r.termination.value,
-            "iterations": r.iterations, "products": products, "eigensolves": eig,
-            "graph_s": times["graph (mutual 5-NN Laplacian)"], "solve_s": times["solve"],
-            "total_s": time.perf_counter() - t0, "rank": r.kernel.rank,
-            "own_gap": float(r.info.get("relative_gap", float("nan"))),
-            "own_lower": None if own is None else own.lower_label,
-            **scratch,
-            "peak_rss_gib": solve_rss, "certificate_rss_gib": peak_rss_gib(),
-            "certificate_s": times["certificate from scratch"], "curve": curve}
+    return {
+        "solver": solver,
+        "n": n,
+        "m": f.pairs.m,
+        "status": r.termination.value,
+        "iterations": r.iterations,
+        "products": products,
+        "eigensolves": eig,
+        "graph_s": times["graph (mutual 5-NN Laplacian)"],
+        "solve_s": times["solve"],
+        "total_s": time.perf_counter() - t0,
+        "rank": r.kernel.rank,
+        "own_gap": float(r.info.get("relative_gap", float("nan"))),
+        "own_lower": None if own is None else own.lower_label,
+        **scratch,
+        "peak_rss_gib": solve_rss,
+        "certificate_rss_gib": peak_rss_gib(),
+        "certificate_s": times["certificate from scratch"],
+        "curve": curve,
+    }
 
 
 def _cap_memory() -> None:
@@ -168,6 +195,7 @@ def _cap_memory() -> None:
     import resource
 
     from kernelsdp.limits import memory_limit
+
     cap = int(0.6 * memory_limit()) if "KERNELSDP_MEMORY_GIB" not in os.environ else memory_limit()
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
@@ -186,9 +214,12 @@ def side_by_side(sizes, solvers, time_limit: float | None) -> int:
     """Each (n, solver) in its own child, one after the other; the table, the bars, the
     ALM's gap against time."""
     rows = []
-    print(f"{'n':>9} {'solver':<13} {'status':<16} {'iter':>6} {'products':>9} {'eig':>5} "
-          f"{'graph s':>8} {'solve s':>8} {'own gap':>8} {'lower':>9} {'scratch':>8} "
-          f"{'rank':>5} {'RSS GiB':>8} {'+cert':>6}", flush=True)
+    print(
+        f"{'n':>9} {'solver':<13} {'status':<16} {'iter':>6} {'products':>9} {'eig':>5} "
+        f"{'graph s':>8} {'solve s':>8} {'own gap':>8} {'lower':>9} {'scratch':>8} "
+        f"{'rank':>5} {'RSS GiB':>8} {'+cert':>6}",
+        flush=True,
+    )
     for n in sizes:
         for solver in solvers:
             row = _child(solver, n, time_limit)
@@ -196,15 +227,17 @@ def side_by_side(sizes, solvers, time_limit: float | None) -> int:
             if "failed" in row:
                 print(f"{n:>9,} {solver:<13} failed: {row['failed']}", flush=True)
                 continue
-            print(f"{n:>9,} {solver:<13} {row['status']:<16} {row['iterations']:>6} "
-                  f"{row['products']:>9} {row['eigensolves']:>5} {row['graph_s']:>8.1f} "
-                  f"{row['solve_s']:>8.1f} {row['own_gap']:>8.1e} {str(row['own_lower']):>9} "
-                  f"{row['scratch_width']:>8.1e} {row['rank']:>5} {row['peak_rss_gib']:>8.2f} "
-                  f"{row['certificate_rss_gib']:>6.2f}", flush=True)
+            print(
+                f"{n:>9,} {solver:<13} {row['status']:<16} {row['iterations']:>6} "
+                f"{row['products']:>9} {row['eigensolves']:>5} {row['graph_s']:>8.1f} "
+                f"{row['solve_s']:>8.1f} {row['own_gap']:>8.1e} {str(row['own_lower']):>9} "
+                f"{row['scratch_width']:>8.1e} {row['rank']:>5} {row['peak_rss_gib']:>8.2f} "
+                f"{row['certificate_rss_gib']:>6.2f}",
+                flush=True,
+            )
     for r in rows:
         if str(r.get("scratch_verdict", "")).startswith("failed"):
-            print(f"n = {r['n']:,}, {r['solver']}: certificate from scratch "
-                  f"{r['scratch_verdict']}")
+            print(f"n = {r['n']:,}, {r['solver']}: certificate from scratch {r['scratch_verdict']}")
     _bars([r for r in rows if "failed" not in r])
     return 0
 
@@ -216,47 +249,71 @@ def _bars(rows: list[dict]) -> None:
     done = {n: r for n, r in alm.items() if r["status"] == "optimal"}
     if len(done) >= 2:
         p = [r["products"] for r in done.values()]
-        print(f"bar, products within {SAME_PRODUCTS_WITHIN:g}x across n = "
-              f"{', '.join(f'{n:,}' for n in done)}: {max(p) / min(p):.2f}x -> "
-              f"{'met' if max(p) <= SAME_PRODUCTS_WITHIN * min(p) else 'missed'}")
+        print(
+            f"bar, products within {SAME_PRODUCTS_WITHIN:g}x across n = "
+            f"{', '.join(f'{n:,}' for n in done)}: {max(p) / min(p):.2f}x -> "
+            f"{'met' if max(p) <= SAME_PRODUCTS_WITHIN * min(p) else 'missed'}"
+        )
     if 20_000 in alm and 20_000 in admm:
         a, b = alm[20_000], admm[20_000]
         ratio = b["solve_s"] / a["solve_s"]
         ok = ratio >= FASTER_AT_20K and a["status"] == "optimal" and b["status"] == "optimal"
-        print(f"bar, n = 20,000 at least {FASTER_AT_20K:g}x faster than ADMM to gap 1e-3: "
-              f"ADMM {b['solve_s']:.1f} s / ALM {a['solve_s']:.1f} s = {ratio:.2f}x -> "
-              f"{'met' if ok else 'missed'}")
+        print(
+            f"bar, n = 20,000 at least {FASTER_AT_20K:g}x faster than ADMM to gap 1e-3: "
+            f"ADMM {b['solve_s']:.1f} s / ALM {a['solve_s']:.1f} s = {ratio:.2f}x -> "
+            f"{'met' if ok else 'missed'}"
+        )
     if 100_000 in alm:
         r = alm[100_000]
-        ok = (r["status"] == "optimal" and r["total_s"] <= BAR_100K_S
-              and r["peak_rss_gib"] <= BAR_100K_GIB)
-        print(f"bar, n = 100,000 certified 1e-3 in <= {BAR_100K_S:.0f} s and <= {BAR_100K_GIB:g} "
-              f"GiB, graph included: {r['status']}, {r['total_s']:.0f} s, "
-              f"{r['peak_rss_gib']:.2f} GiB -> {'met' if ok else 'missed'}")
+        ok = (
+            r["status"] == "optimal"
+            and r["total_s"] <= BAR_100K_S
+            and r["peak_rss_gib"] <= BAR_100K_GIB
+        )
+        print(
+            f"bar, n = 100,000 certified 1e-3 in <= {BAR_100K_S:.0f} s and <= {BAR_100K_GIB:g} "
+            f"GiB, graph included: {r['status']}, {r['total_s']:.0f} s, "
+            f"{r['peak_rss_gib']:.2f} GiB -> {'met' if ok else 'missed'}"
+        )
     for n, r in alm.items():
         pts = r["curve"][:: max(1, len(r["curve"]) // 12)] + r["curve"][-1:]
-        print(f"ALM gap against time, n = {n:,}: "
-              + "  ".join(f"{t:.0f}s:{g:.1e}" for t, g in pts))
+        print(f"ALM gap against time, n = {n:,}: " + "  ".join(f"{t:.0f}s:{g:.1e}" for t, g in pts))
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="the smaller sizes (see above)")
     ap.add_argument("--n", type=int, default=None)
     ap.add_argument("--stages", action="store_true", help="one solver's stages, profiled")
     ap.add_argument("--solvers", default=",".join(COMPARED), help="side by side: these solvers")
     ap.add_argument("--child", nargs=2, metavar=("SOLVER", "N"), help=argparse.SUPPRESS)
-    ap.add_argument("--loss", default="hinge",
-                    choices=("hinge", "squared-hinge", "l2", "l1", "linear"))
+    ap.add_argument(
+        "--loss", default="hinge", choices=("hinge", "squared-hinge", "l2", "l1", "linear")
+    )
     ap.add_argument("--no-profile", action="store_true", help="time the stages only")
-    ap.add_argument("--precision", default="double", choices=("single", "double"),
-                    help="ADMM's arithmetic (the certificates are double either way)")
+    ap.add_argument(
+        "--precision",
+        default="double",
+        choices=("single", "double"),
+        help="ADMM's arithmetic (the certificates are double either way)",
+    )
     ap.add_argument("--top", type=int, default=25, help="profile entries to print")
-    ap.add_argument("--time-limit", type=float, default=None, metavar="S",
-                    help="stop ADMM after S seconds (its point is still certified and reported)")
-    ap.add_argument("--rank-start", type=int, default=None, metavar="R",
-                    help="ADMM's starting width (default 32; profile at the final width with it)")
+    ap.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        metavar="S",
+        help="stop ADMM after S seconds (its point is still certified and reported)",
+    )
+    ap.add_argument(
+        "--rank-start",
+        type=int,
+        default=None,
+        metavar="R",
+        help="ADMM's starting width (default 32; profile at the final width with it)",
+    )
     ap.add_argument("--rank", type=int, default=None, metavar="R", help="ADMM's width cap")
     a = ap.parse_args()
     if a.child:
@@ -275,24 +332,36 @@ def main() -> int:
     try:
         out = stages(n, a.loss, a.precision, a.time_limit, **admm)
     except KeyboardInterrupt:
-        print(f"npkl_scale: interrupted after {time.perf_counter() - t0:.0f} s (peak RSS "
-              f"{peak_rss_gib():.2f} GiB); --time-limit stops ADMM with its point certified",
-              file=sys.stderr)
+        print(
+            f"npkl_scale: interrupted after {time.perf_counter() - t0:.0f} s (peak RSS "
+            f"{peak_rss_gib():.2f} GiB); --time-limit stops ADMM with its point certified",
+            file=sys.stderr,
+        )
         return 130
     if prof is not None:
         prof.disable()
     total = time.perf_counter() - t0
-    print(f"NPKL {a.loss}, trace B = n, n = {n:,}, m = {out['m']:,}, nnz(L) = {out['nnz_L']:,}, "
-          + ("the closed form" if out["solver"] == "npkl-closed-form"
-             else f"ADMM in {a.precision} precision"))
+    print(
+        f"NPKL {a.loss}, trace B = n, n = {n:,}, m = {out['m']:,}, nnz(L) = {out['nnz_L']:,}, "
+        + (
+            "the closed form"
+            if out["solver"] == "npkl-closed-form"
+            else f"ADMM in {a.precision} precision"
+        )
+    )
     for name, s in out["times"].items():
         print(f"  {name:<32}{s:9.1f} s  ({100 * s / total:4.1f} %)")
     print(f"  {'total':<32}{total:9.1f} s  (bar at n = 100,000: 300 s)")
-    own = ("" if out["admm_certificate_s"] is None else
-           f" (its own certificates: {out['admm_certificate_s']:.1f} s)")
-    print(f"{out['solver']}: {out['status']}, {out['iterations']} iterations, rank {out['rank']}, "
-          f"its gap {out['gap']:.2e}{own}; certified from scratch: {out['verdict']}, interval "
-          f"[{out['lower']:.8g}, {out['upper']:.8g}], width {out['width']:.1e}")
+    own = (
+        ""
+        if out["admm_certificate_s"] is None
+        else f" (its own certificates: {out['admm_certificate_s']:.1f} s)"
+    )
+    print(
+        f"{out['solver']}: {out['status']}, {out['iterations']} iterations, rank {out['rank']}, "
+        f"its gap {out['gap']:.2e}{own}; certified from scratch: {out['verdict']}, interval "
+        f"[{out['lower']:.8g}, {out['upper']:.8g}], width {out['width']:.1e}"
+    )
     print(f"peak RSS {peak_rss_gib():.2f} GiB (bar at n = 100,000: 4 GiB)")
     if prof is not None:
         for key in ("cumulative", "tottime"):
@@ -300,7 +369,7 @@ def main() -> int:
             pstats.Stats(prof, stream=buf).sort_stats(key).print_stats(a.top)
             text = buf.getvalue()
             print(f"\n== profile, top {a.top} by {key} ==")
-            print(text[text.find("   ncalls"):].rstrip())
+            print(text[text.find("   ncalls") :].rstrip())
     return 0
 
 

@@ -35,8 +35,9 @@ def _fixture(name: str, n: int, loss: str) -> NPKL:
     X, y = load(name)
     idx = np.sort(np.random.default_rng(0).choice(len(y), n, replace=False))
     pairs = PairwiseConstraints.from_labels(y[idx], ratio=0.5, seed=1)
-    return NPKL(L=knn_laplacian(X[idx], 5), pairs=pairs, loss=loss, capacity="trace", C=1.0,
-                B=float(n))
+    return NPKL(
+        L=knn_laplacian(X[idx], 5), pairs=pairs, loss=loss, capacity="trace", C=1.0, B=float(n)
+    )
 
 
 def _own(r):
@@ -49,6 +50,7 @@ def test_each_loss_is_certified_by_proofs_and_holds_clarabel_s_optimum(loss):
     its width is within the gap, and Clarabel's optimum lies inside it (up to Clarabel's own
     accuracy); the NPKL certificate from scratch holds the answer too."""
     from kernelsdp.verify import certify
+
     f = _fixture("wine", 60, loss)
     r = solve(f, "low-rank-alm")
     cert = _own(r)
@@ -66,6 +68,7 @@ def test_each_loss_is_certified_by_proofs_and_holds_clarabel_s_optimum(loss):
 def test_intervals_of_admm_and_the_alm_intersect(loss):
     """Iris, 40 points: ADMM's certified interval (from scratch) and the ALM's own meet."""
     from kernelsdp.verify import certify
+
     f = _fixture("iris", 40, loss)
     mine = _own(solve(f, "low-rank-alm"))
     admm = certify(f, solve(f, "admm"), LOW_RANK_ALM_GAP_TOL)
@@ -81,6 +84,7 @@ def test_upper_end_bounds_the_exact_objective_and_the_factor_is_feasible():
     upper, V = primal_upper(f, U)
     assert np.sum(V * V) <= f.B
     from kernelsdp.result import KernelFactor
+
     exact = f.objective(KernelFactor(V))
     assert exact <= upper <= exact + 1e-9 * abs(exact)
     W, tr = feasible_factor(V, f.B)
@@ -136,8 +140,11 @@ def test_memory_formula_holds_tracemalloc_s_peak():
     n, rank = 6000, 24
     f = two_class_npkl(n, 1.2, "hinge", "trace", B=float(n))
     for precision, word in (("single", 4), ("double", 8)):
-        r, peak = traced_peak(lambda p=precision: solve(f, "low-rank-alm", precision=p,
-                                                        rank=rank, max_iter=120, verify_max_n=0))
+        r, peak = traced_peak(
+            lambda p=precision: solve(
+                f, "low-rank-alm", precision=p, rank=rank, max_iter=120, verify_max_n=0
+            )
+        )
         assert r.kernel.rank == rank
         est = memory_bytes_for(n, f.pairs.m, f.L.nnz, rank, word)
         assert (1 - MEMORY_FORMULA_RTOL) * est <= peak <= (1 + MEMORY_FORMULA_RTOL) * est

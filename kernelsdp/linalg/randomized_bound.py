@@ -76,8 +76,12 @@ def kw_epsilon(n: int, steps: int, failure_probability: float) -> float:
 
 def steps_for(n: int, epsilon: float, failure_probability: float) -> int:
     """Lanczos steps after which Theorem 4.2's ε is at most ``epsilon``."""
-    return int(math.ceil((math.log(KW_CONSTANT * math.sqrt(n) / failure_probability)
-                          / math.sqrt(epsilon) + 1) / 2))
+    return int(
+        math.ceil(
+            (math.log(KW_CONSTANT * math.sqrt(n) / failure_probability) / math.sqrt(epsilon) + 1)
+            / 2
+        )
+    )
 
 
 def upper_shift(A) -> float:
@@ -115,13 +119,25 @@ class _Lanczos:
 
     def theta(self) -> float:
         k = len(self.alpha)
-        return float(eigvalsh_tridiagonal(np.array(self.alpha), np.array(self.beta[:k - 1]),
-                                          select="i", select_range=(k - 1, k - 1))[0])
+        return float(
+            eigvalsh_tridiagonal(
+                np.array(self.alpha),
+                np.array(self.beta[: k - 1]),
+                select="i",
+                select_range=(k - 1, k - 1),
+            )[0]
+        )
 
 
-def randomized_min_eig(A, target: float = 0.0, failure_probability: float = FAILURE_PROBABILITY,
-                       max_steps: int = MAX_STEPS, min_steps: int = CHUNK,
-                       seed: int | None = None, shift: float | None = None) -> RandomizedBound:
+def randomized_min_eig(
+    A,
+    target: float = 0.0,
+    failure_probability: float = FAILURE_PROBABILITY,
+    max_steps: int = MAX_STEPS,
+    min_steps: int = CHUNK,
+    seed: int | None = None,
+    shift: float | None = None,
+) -> RandomizedBound:
     """λ_min(A) ≥ ``lower`` with probability ≥ 1 − ``failure_probability`` (module
     docstring), for a symmetric A (sparse, dense, or anything with ``@`` and ``shape``;
     ``shift`` ≥ λ_max(A) must then be given).  Lanczos runs until ritz − lower ≤ ``target``
@@ -143,8 +159,10 @@ def randomized_min_eig(A, target: float = 0.0, failure_probability: float = FAIL
         ritz = c - theta
         if lan.broke or k >= max_steps or (target > 0 and ritz - lower <= target):
             break
-    note = (f"Kuczyński–Woźniakowski bound after {k} Lanczos steps from a random start: "
-            f"holds except with probability {failure_probability:.0e} (ε = {eps:.2e})")
+    note = (
+        f"Kuczyński–Woźniakowski bound after {k} Lanczos steps from a random start: "
+        f"holds except with probability {failure_probability:.0e} (ε = {eps:.2e})"
+    )
     return RandomizedBound(float(lower), float(ritz), k, failure_probability, eps, c, note)
 
 

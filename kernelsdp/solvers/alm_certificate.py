@@ -70,8 +70,9 @@ def feasible_factor(U: np.ndarray, B: float) -> tuple[np.ndarray, float]:
     return U, tr
 
 
-def _loss_lipschitz(loss: str, z: np.ndarray, t: np.ndarray, C: float,
-                    delta: np.ndarray) -> np.ndarray:
+def _loss_lipschitz(
+    loss: str, z: np.ndarray, t: np.ndarray, C: float, delta: np.ndarray
+) -> np.ndarray:
     """max |h'| on [z − δ, z + δ], per pair (h convex: the larger end's slope)."""
     if loss in ("hinge", "l1", "linear"):
         return np.full_like(z, C)
@@ -89,15 +90,15 @@ def primal_upper(f, U: np.ndarray) -> tuple[float, np.ndarray]:
     n, r = U.shape
     quad, quad_abs = 0.0, 0.0
     for lo in range(0, n, CHUNK):
-        blk = U[lo:lo + CHUNK] * (L[lo:lo + CHUNK] @ U)
+        blk = U[lo : lo + CHUNK] * (L[lo : lo + CHUNK] @ U)
         quad += float(np.sum(blk))
         quad_abs += float(np.sum(np.abs(blk)))
     k = int(np.max(np.diff(L.indptr), initial=1))
     err_quad = (gamma(k) * abs_row_sum_max(L) * tr + gamma(n * r + n) * quad_abs) * (1 + gamma(4))
     hsum, err_h, h_abs = 0.0, 0.0, 0.0
     for lo in range(0, P.m, CHUNK):
-        Ui, Uj = U[P.i[lo:lo + CHUNK]], U[P.j[lo:lo + CHUNK]]
-        t = P.t[lo:lo + CHUNK]
+        Ui, Uj = U[P.i[lo : lo + CHUNK]], U[P.j[lo : lo + CHUNK]]
+        t = P.t[lo : lo + CHUNK]
         z = np.einsum("ij,ij->i", Ui, Uj)
         dz = gamma(r) * (1 + gamma(r)) * np.einsum("ij,ij->i", np.abs(Ui), np.abs(Uj))
         h = LOSSES[f.loss].value(z, t, f.C)
@@ -119,9 +120,17 @@ def dual_lower_terms(f, beta: np.ndarray):
     return b, minus_conj, up(UNIT_ROUNDOFF * abs_row_sum_max(M)), M
 
 
-def interval(f, U: np.ndarray, beta: np.ndarray, lam_ritz: float, target_gap: float,
-             verify_max_n: int, failure_probability: float = FAILURE_PROBABILITY,
-             seed: int = 0, max_steps: int | None = None) -> Interval:
+def interval(
+    f,
+    U: np.ndarray,
+    beta: np.ndarray,
+    lam_ritz: float,
+    target_gap: float,
+    verify_max_n: int,
+    failure_probability: float = FAILURE_PROBABILITY,
+    seed: int = 0,
+    max_steps: int | None = None,
+) -> Interval:
     """The labelled interval at (U, β) (module docstring); ``target_gap``: the relative gap
     the caller aims at (it sizes the randomised bound's steps)."""
     upper, U = primal_upper(f, U)
@@ -129,6 +138,7 @@ def interval(f, U: np.ndarray, beta: np.ndarray, lam_ritz: float, target_gap: fl
     lam, label, why, method, steps = -math.inf, PROBABLE, "", "", 0
     if f.n <= verify_max_n:
         from ..linalg.verified import verified_min_eig
+
         v = verified_min_eig(M, extra=m_err)  # its own estimate: a Ritz value is above λ_min
         if v.proof:
             lam, label, method = v.lower, PROOF, v.method
@@ -137,8 +147,9 @@ def interval(f, U: np.ndarray, beta: np.ndarray, lam_ritz: float, target_gap: fl
     if label != PROOF:
         slack = BOUND_SHARE * target_gap * max(abs(upper), 1e-300) / f.B
         kw = {} if max_steps is None else {"max_steps": max_steps}
-        rb = randomized_min_eig(M, target=slack, failure_probability=failure_probability,
-                                seed=seed, **kw)
+        rb = randomized_min_eig(
+            M, target=slack, failure_probability=failure_probability, seed=seed, **kw
+        )
         lam, method, steps = down(rb.lower - m_err), "randomized-lanczos", rb.steps
         lam_ritz = min(lam_ritz, rb.ritz)
         why += rb.note
@@ -148,8 +159,16 @@ def interval(f, U: np.ndarray, beta: np.ndarray, lam_ritz: float, target_gap: fl
 
 def certificate(iv: Interval, tol: float, measures: dict) -> Certificate:
     """The :class:`~kernelsdp.certificate.Certificate` of an interval (both ends labelled)."""
-    return Certificate(OPTIMALITY, tol, iv.lower, iv.upper, iv.lower_label,
-                       measures=measures, reported=tuple(measures), upper_label=PROOF,
-                       lower_why="" if iv.lower_label == PROOF else iv.lower_why,
-                       note=f"low-rank ALM: upper P(U) with ‖U‖²_F ≤ B and rounding bounded; "
-                            f"lower D(β) with λ_min by {iv.method}")
+    return Certificate(
+        OPTIMALITY,
+        tol,
+        iv.lower,
+        iv.upper,
+        iv.lower_label,
+        measures=measures,
+        reported=tuple(measures),
+        upper_label=PROOF,
+        lower_why="" if iv.lower_label == PROOF else iv.lower_why,
+        note=f"low-rank ALM: upper P(U) with ‖U‖²_F ≤ B and rounding bounded; "
+        f"lower D(β) with λ_min by {iv.method}",
+    )

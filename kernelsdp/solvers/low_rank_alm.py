@@ -85,27 +85,45 @@ CHECK_ARRAYS = 3
 
 @dataclass(frozen=True)
 class LowRankALMOptions:
-    gap_tol: float = option(tolerances.LOW_RANK_ALM_GAP_TOL, low=0.0, open_low=True,
-                            help="certified relative gap to stop at")
+    gap_tol: float = option(
+        tolerances.LOW_RANK_ALM_GAP_TOL,
+        low=0.0,
+        open_low=True,
+        help="certified relative gap to stop at",
+    )
     max_iter: int = option(20_000, low=1, help="gradient iterations, all outer loops together")
     time_limit: float | None = option(None, low=0.0, open_low=True, help="wall-clock limit, s")
-    rank: int | None = option(None, low=1, help=f"widest factor (default min(Pataki's bound, "
-                              f"{RANK_CAP}))")
+    rank: int | None = option(
+        None, low=1, help=f"widest factor (default min(Pataki's bound, {RANK_CAP}))"
+    )
     rho: float = option(1.0, low=0.0, open_low=True, help="starting penalty, in units of C")
     inner_iterations: int = option(20, low=1, help="gradient iterations between FW checks")
-    precision: str = option("single", choices=("single", "double"),
-                            help="the iterate's arithmetic (the certificate is double)")
+    precision: str = option(
+        "single",
+        choices=("single", "double"),
+        help="the iterate's arithmetic (the certificate is double)",
+    )
     reorder: bool = option(True, help="reverse Cuthill-McKee order of the graph")
-    verify_max_n: int = option(4000, low=0, help="largest n whose lambda_min is verified "
-                               "(a proof); above it the randomised bound (probable)")
-    failure_probability: float = option(FAILURE_PROBABILITY, low=0.0, high=0.5, open_low=True,
-                                        help="of the randomised lambda_min bound")
+    verify_max_n: int = option(
+        4000,
+        low=0,
+        help="largest n whose lambda_min is verified "
+        "(a proof); above it the randomised bound (probable)",
+    )
+    failure_probability: float = option(
+        FAILURE_PROBABILITY,
+        low=0.0,
+        high=0.5,
+        open_low=True,
+        help="of the randomised lambda_min bound",
+    )
     seed: int = option(0, low=0, help="seed of the eigen-solvers' random starts")
     progress: Callable[[dict], None] | None = option(None, help="called at every FW check")
 
 
-def memory_bytes_for(n: int, m: int, nnz_L: int, rank: int, word: int = 4,
-                     verify_max_n: int = 0) -> int:
+def memory_bytes_for(
+    n: int, m: int, nnz_L: int, rank: int, word: int = 4, verify_max_n: int = 0
+) -> int:
     """The module docstring's peak, in bytes: what stays (the point V and L·V, the check's
     block and vertex, L and the pair pattern, the pair indices and multipliers) plus the
     largest phase (the gradient loop, the check, the certificate; a dense verified λ_min
@@ -127,19 +145,27 @@ class LowRankALM(Solver):
     name = "low-rank-alm"
     kind = "iterative"
     ACCEPTS = {NPKL: {"loss": ("hinge", "squared-hinge", "l2", "l1"), "capacity": ("trace",)}}
-    REFUSALS = {("capacity", "none"): "every iterate's certificate needs tr K <= B",
-                ("capacity", "frobenius"): "the Frank-Wolfe vertex is the trace ball's"}
+    REFUSALS = {
+        ("capacity", "none"): "every iterate's certificate needs tr K <= B",
+        ("capacity", "frobenius"): "the Frank-Wolfe vertex is the trace ball's",
+    }
     Options = LowRankALMOptions
     objective_tol = tolerances.LOW_RANK_ALM_GAP_TOL
     certificate_tol = tolerances.LOW_RANK_ALM_GAP_TOL
 
     def memory_bytes(self, f: NPKL, options: LowRankALMOptions) -> int:
-        return memory_bytes_for(f.n, f.pairs.m, f.L.nnz, _rank_cap(f, options),
-                                4 if options.precision == "single" else 8,
-                                options.verify_max_n)
+        return memory_bytes_for(
+            f.n,
+            f.pairs.m,
+            f.L.nnz,
+            _rank_cap(f, options),
+            4 if options.precision == "single" else 8,
+            options.verify_max_n,
+        )
 
     def run(self, f: NPKL, options: LowRankALMOptions) -> Result:
         from .alm_outer import solve_alm
+
         return solve_alm(self.name, f, options, _rank_cap(f, options))
 
 
