@@ -84,13 +84,16 @@ def test_the_solvers_euclidean_hessian_is_the_derivative_of_its_gradient(iris_sm
 
 def test_memory_estimate_holds_the_measured_peak():
     """memory_bytes (what the memory check refuses sizes by) is at least tracemalloc's peak
-    over the first trust-region iterations at n = 2,000, and not far above it."""
+    over the first 15 trust-region iterations at n = 2,000, and not far above it.  An
+    iteration limit, not a time limit: the peak grows with the inner conjugate-gradient
+    iterations reached (0.57 of the estimate after 1, 0.78 after 3-5, 0.86 from 15 on), so a
+    time limit made the ratio depend on the machine's load."""
     from kernelsdp.formulations import NPKL
     from kernelsdp.solvers import get_solver
 
     f = two_class_npkl(2000, 1.2, "squared-hinge", "trace", B=2000.0)
     s = get_solver(NPKL, "burer-monteiro")
-    r, peak = traced_peak(lambda: solve(f, "burer-monteiro", time_limit=2.0))
-    assert r.iterations >= 1
-    estimate = s.memory_bytes(f, s.options(time_limit=2.0))
-    assert 0.8 * estimate <= peak <= estimate  # measured 0.91
+    r, peak = traced_peak(lambda: solve(f, "burer-monteiro", max_iter=15))
+    assert r.iterations == 15
+    estimate = s.memory_bytes(f, s.options(max_iter=15))
+    assert 0.8 * estimate <= peak <= estimate  # measured 0.86
