@@ -39,12 +39,16 @@ from scipy.optimize import minimize_scalar
 from .alm_problem import ScaledNPKL
 
 #: the step's curvature estimate ℓ is multiplied by this before each iteration's test
-STEP_GROWTH = 0.7
+STEP_GROWTH = 0.9
 #: ℓ's floor (the scaled problem's curvature is O(1): a·‖L‖ + ρ-terms; on the ball's
 #: boundary the test can pass at any ℓ, and a vanishing ℓ overflowed float32 steps) and
 #: the backtracking's cap (a non-finite value fails the test; ℓ doubles past it)
 ELL_MIN = 1e-3
 MAX_BACKTRACKS = 60
+#: above this ℓ (far beyond the scaled problem's curvature) a failed test is the iterate's
+#: rounding: the test then allows 10 ulps of the value (float32 at n = 60 sent ℓ to 2⁶⁰ and
+#: the steps to zero: 20,000 iterations without a certificate)
+ELL_NOISE = 1e4
 #: complement vectors the Frank–Wolfe check computes (LOBPCG's block)
 BLOCK = 8
 #: at or below this n the check is dense LAPACK on the projected M
@@ -96,7 +100,7 @@ def apg(
     a, s = prob.a, prob.scale
     prev, cur = pt, pt
     tk, iters, backtracks, restarts, step = 1.0, 0, 0, 0, math.inf
-    Y, LY, G = (np.empty_like(pt.X) for _ in range(3))
+    Y, LY, G, D = (np.empty_like(pt.X) for _ in range(4))
     slack = 1e-12  # measured: 10·eps(float32) here took 2,020 iterations at n = 3,000 against 1,280
     while iters < max_iter and (deadline is None or time.perf_counter() < deadline):
         iters += 1
@@ -113,15 +117,18 @@ def apg(
         G *= 2.0 * a
         ell = max(ell * STEP_GROWTH, ELL_MIN)
         for _ in range(MAX_BACKTRACKS):
-            Xn = _project(Y - G / ell)
+            Xn = np.multiply(G, -1.0 / ell)
+            Xn += Y
+            xx = _project(Xn, norm=True)
             new = evaluate(prob, Xn, beta, rho)
-            D = Xn - Y
+            D = np.subtract(Xn, Y, out=D)
             dd = _dot(D, D)
-            if new.value <= fY + _dot(G, D) + 0.5 * ell * dd + slack * abs(fY):
+            noise = slack if ell < ELL_NOISE else 10.0 * np.finfo(Xn.dtype).eps
+            if new.value <= fY + _dot(G, D) + 0.5 * ell * dd + noise * abs(fY):
                 break
             ell *= 2.0
             backtracks += 1
-        step = ell * math.sqrt(dd) * math.sqrt(_dot(Xn, Xn))
+        step = ell * math.sqrt(dd * xx)
         if new.value > cur.value:  # function restart
             tn, restarts = 1.0, restarts + 1
         prev, cur, tk = cur, new, tn
@@ -283,9 +290,10 @@ def _extrapolate(X: np.ndarray, Xo: np.ndarray, theta: float, out: np.ndarray) -
     out += X
 
 
-def _project(X: np.ndarray) -> np.ndarray:
-    """Onto ‖X‖_F ≤ 1."""
+def _project(X: np.ndarray, norm: bool = False):
+    """Onto ‖X‖_F ≤ 1, in place (``norm``: also return ‖X‖²_F after it)."""
     s = _dot(X, X)
     if s > 1.0:
         X *= 1.0 / math.sqrt(s)
-    return X
+        s = 1.0
+    return s if norm else X

@@ -67,6 +67,9 @@ from .base import Solver
 FW_SHARE = 0.5
 #: ρ doubles after an outer iteration that left FY above this share of its last value
 FY_PROGRESS = 0.5
+#: the multipliers are updated anyway after an inner round whose gradient steps stopped as
+#: stationary within this many iterations (the FW gap cannot fall below FY/2 there)
+STALLED_BELOW = 3
 #: ρ's cap, in units of C
 RHO_MAX = 64.0
 #: the widest default factor (Pataki's bound is 1,548 at n = 10⁶; the optima met are far
