@@ -198,3 +198,57 @@ class Block:
         if self.kind == "psd":
             return np.array([max(float(np.trace(self.matrix(v))), 0.0)])
         return np.array([float(np.linalg.norm(v))])  # exp/pow3d: |⟨y, s⟩| ≤ dist·‖s‖
+
+
+# ----- many blocks at once ---------------------------------------------------------------
+#: PSD blocks up to this side that share a layout are read (and verified) as one stack
+STACK_MAX_SIDE = 64
+
+
+def psd_groups(form) -> list[tuple[Block, np.ndarray, np.ndarray]]:
+    """(a block, the indices of the blocks sharing its layout, their rows as a (k, size)
+    index array) for each layout of two or more small PSD blocks — cached on the form."""
+    cache = form.__dict__.get("_psd_groups")
+    if cache is not None:
+        return cache
+    by_layout: dict[tuple, list[int]] = {}
+    for j, blk in enumerate(form.blocks):
+        if blk.kind == "psd" and blk.side <= STACK_MAX_SIDE:
+            by_layout.setdefault((blk.side, blk.triangle, blk.sqrt2), []).append(j)
+    out = []
+    for members in by_layout.values():
+        if len(members) > 1:
+            idx = np.asarray(members)
+            rows = np.stack([np.arange(form.blocks[j].start, form.blocks[j].stop) for j in idx])
+            out.append((form.blocks[members[0]], idx, rows))
+    form.__dict__["_psd_groups"] = out
+    return out
+
+
+def stacked_matrices(blk: Block, V: np.ndarray, dual: bool = False) -> np.ndarray:
+    """:meth:`Block.matrix` of each row of V (k, size), for blocks of ``blk``'s layout."""
+    k, n = V.shape[0], blk.side
+    if blk.triangle is None:
+        M = V.reshape((k, n, n), order="C").transpose(0, 2, 1)  # column-major per block
+        return (M + M.transpose(0, 2, 1)) / 2
+    a, b, w = blk.entry_map()
+    vals = V / w if blk.sqrt2 else (np.where(a == b, V, V / 2) if dual else V)
+    M = np.empty((k, n, n))
+    M[:, a, b] = vals
+    M[:, b, a] = vals
+    return M
+
+
+def blocks_min_eig(form, v: np.ndarray, dual: bool = False) -> float:
+    """min over the non-zero-cone blocks of :meth:`Block.min_eig` — the small PSD blocks
+    of one layout by one stacked eigensolve."""
+    done = np.zeros(len(form.blocks), dtype=bool)
+    best = np.inf
+    for blk, idx, rows in psd_groups(form):
+        lam = np.linalg.eigvalsh(stacked_matrices(blk, v[rows], dual))[:, 0]
+        best = min(best, float(lam.min()))
+        done[idx] = True
+    for j, blk in enumerate(form.blocks):
+        if not done[j] and blk.kind != "zero":
+            best = min(best, blk.min_eig(v[blk.rows], dual))
+    return float(best)

@@ -50,7 +50,7 @@ from ..linalg.rounding import (
 from ..linalg.verified import verified_psd
 from .canonical import CanonicalForm
 from .correction import dual_correction, project_equalities, scaled_correction, zero_rows
-from .membership import block_lower, cached_singular_bound, distinct_rows
+from .membership import blocks_lower, cached_singular_bound, distinct_rows
 from .verdict import ESTIMATE, PROOF
 
 #: the floor, relative to ‖y‖_∞, at which unbounded dual blocks are held inside K*: room
@@ -169,10 +169,11 @@ def proven_lower(
     details["dual_enclosure"] = delta
     lower = q - up(q_err) - up(norm_up(b) * delta)
     short = 0.0
+    lows = blocks_lower(form, yc, dual=True)
     for j, blk in enumerate(form.blocks):
         if blk.kind == "zero":
             continue
-        bl = block_lower(blk, yc[blk.rows], dual=True)
+        bl = lows[j]
         lam = bl.values - delta
         if not bl.proof:
             whys.append(f"block {j} ({blk.kind}): {bl.why}")
@@ -216,6 +217,26 @@ def _equality_enclosure(form: CanonicalForm, x: np.ndarray) -> tuple[np.ndarray,
     return x1, up(rho / math.sqrt(down(sig.lower))), ""
 
 
+def _row_norms(form: CanonicalForm) -> list:
+    """Per block, the bound ‖A_j‖ that turns δx into the room a block must keep: per row
+    for ℝ₊ (‖a_i‖₂ rounded up), ‖A_j‖_F for the others; None for the zero cone — cached."""
+    cache = form.__dict__.get("_row_norms")
+    if cache is None:
+        A, cache = sp.csr_matrix(form.A), []
+        for blk in form.blocks:
+            sub = A[blk.rows]
+            if blk.kind == "zero":
+                cache.append(None)
+            elif blk.kind == "nonneg":
+                cache.append(
+                    np.sqrt(np.asarray(sub.multiply(sub).sum(axis=1)).ravel()) * (1 + 1e-15)
+                )
+            else:
+                cache.append(np.array([norm_up(sub.data)]))
+        form.__dict__["_row_norms"] = cache
+    return cache
+
+
 def proven_upper(form: CanonicalForm, x: np.ndarray) -> End:
     """The primal side: a proof when a feasible point within δx of x₁ is proven."""
     x1, dx, why = _equality_enclosure(form, x)
@@ -227,15 +248,13 @@ def proven_upper(form: CanonicalForm, x: np.ndarray) -> End:
     s1 = A @ x1 + b
     err_s = affine_error(A, x1, b)
     worst, failing = 0.0, []
+    rooms = [None if norm is None else norm * dx for norm in _row_norms(form)]
+    goal = [None if r is None else float(np.max(r)) for r in rooms]
+    lows = blocks_lower(form, s1, err_s, at_least=goal)
     for j, blk in enumerate(form.blocks):
         if blk.kind == "zero":
             continue
-        sub = A[blk.rows]
-        if blk.kind == "nonneg":
-            room = np.sqrt(np.asarray(sub.multiply(sub).sum(axis=1)).ravel()) * (1 + 1e-15) * dx
-        else:
-            room = np.array([norm_up(sub.data) * dx])
-        bl = block_lower(blk, s1[blk.rows], err_s[blk.rows], at_least=float(np.max(room)))
+        room, bl = rooms[j], lows[j]
         short = float(np.max(room - bl.values, initial=-np.inf))
         if not bl.proof or short >= 0:
             failing.append(

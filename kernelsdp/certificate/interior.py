@@ -29,6 +29,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .canonical import CanonicalForm
+from .cones import blocks_min_eig
 from .perturbed import cone_identity
 
 #: weight of the equality rows in the primal least-squares problem
@@ -52,9 +53,7 @@ def _factor(N: sp.spmatrix):
 
 
 def _block_min(form: CanonicalForm, v: np.ndarray, dual: bool) -> float:
-    return min(
-        (b.min_eig(v[b.rows], dual) for b in form.blocks if b.kind != "zero"), default=np.inf
-    )
+    return blocks_min_eig(form, v, dual)
 
 
 def _best_t(curve, loss, scale: float) -> tuple[float, float]:

@@ -23,8 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..linalg.rounding import UNIT_ROUNDOFF, abs_row_sum_max, down, gamma, norm_up, up
-from ..linalg.verified import VerifiedEig, verified_min_eig
-from .cones import Block
+from ..linalg.verified import VerifiedEig, verified_min_eig, verified_min_eig_stack
+from .cones import Block, psd_groups, stacked_matrices
 
 #: shifts tried for σ_min², relative to ‖AᵀA‖ (largest first: the first success is kept)
 SIGMA_SHIFTS = (1e-4, 1e-8, 1e-12)
@@ -80,6 +80,29 @@ def block_lower(
             f"the point is not proven inside the {blk.kind} cone",
         )
     return BlockLower(np.array([r]), True)
+
+
+def blocks_lower(
+    form, v: np.ndarray, err: np.ndarray | None = None, dual: bool = False, at_least=None
+) -> dict[int, BlockLower]:
+    """:func:`block_lower` of every non-zero-cone block of ``form`` (index → bound), with
+    ``at_least`` None or one value per block; the small PSD blocks of one layout verified
+    as one stack (:func:`kernelsdp.linalg.verified.verified_min_eig_stack`)."""
+    err = np.zeros_like(v) if err is None else np.asarray(err, dtype=float)
+    goal = [None] * len(form.blocks) if at_least is None else list(at_least)
+    out: dict[int, BlockLower] = {}
+    for blk, idx, rows in psd_groups(form):
+        M = stacked_matrices(blk, v[rows], dual)
+        E = stacked_matrices(blk, np.abs(err[rows]), dual) * (1 + 4 * UNIT_ROUNDOFF)
+        if blk.sqrt2 or blk.triangle is None:
+            E = E + 2 * UNIT_ROUNDOFF * np.abs(M - M * np.eye(blk.side))
+        found = verified_min_eig_stack(M, E, [goal[j] for j in idx])
+        for j, r in zip(idx, found):
+            out[int(j)] = BlockLower(np.array([r.lower]), r.proof, r.note)
+    for j, blk in enumerate(form.blocks):
+        if blk.kind != "zero" and j not in out:
+            out[j] = block_lower(blk, v[blk.rows], err[blk.rows], dual, goal[j])
+    return out
 
 
 def _exp_inside(x: float, y: float, z: float, r: tuple[float, float, float]) -> bool:

@@ -229,3 +229,80 @@ def verified_min_eig(
 def verified_psd(A, extra: float = 0.0, estimate: float | None = None) -> VerifiedEig:
     """Is A (+ E, ‖E‖₂ ≤ extra) positive semidefinite?  ``proof and lower >= 0`` says yes."""
     return verified_min_eig(A, extra, estimate, at_least=0.0)
+
+
+def verified_min_eig_stack(Ms: np.ndarray, Es: np.ndarray, at_least=None) -> list:
+    """:func:`verified_min_eig` of each matrix of the stack Ms (k, n, n), with the entrywise
+    error bounds Es (k, n, n) and ``at_least`` (None, or one value per matrix): the same
+    estimate, first shift, Cholesky and residual bound per matrix, the small dense
+    factorisations of a stack done together (k calls of Python overhead become one).
+
+    Matrices outside this path — not exactly symmetric, a zero row, a non-finite entry, n
+    above ``DENSE_SPARSE_SWITCH``, or a Cholesky that fails at the first shift — take
+    :func:`verified_min_eig` itself; every entry of the result is that function's answer
+    or one proven the same way."""
+    Ms, Es = np.asarray(Ms, dtype=float), np.abs(np.asarray(Es, dtype=float))
+    k, n = Ms.shape[0], Ms.shape[1]
+    goal = [None] * k if at_least is None else list(at_least)
+    plain = (
+        np.all(Ms == Ms.transpose(0, 2, 1), axis=(1, 2))
+        & np.all(np.any(Ms != 0, axis=2), axis=1)
+        & np.all(np.isfinite(Ms), axis=(1, 2))
+        & np.all(np.isfinite(Es), axis=(1, 2))
+    )
+    if n > DENSE_SPARSE_SWITCH or n == 0:
+        plain[:] = False
+    out: list = [None] * k
+    idx = np.flatnonzero(plain)
+    if idx.size:
+        for i, r in zip(idx, _stack_first_shift(Ms[idx], Es[idx], [goal[i] for i in idx])):
+            out[i] = r
+    for i in range(k):
+        if out[i] is None:
+            out[i] = verified_min_eig(Ms[i], Es[i], None, goal[i])
+    return out
+
+
+def _row_sum_max_up(M: np.ndarray) -> np.ndarray:
+    """:func:`.rounding.abs_row_sum_max` of each matrix of a stack."""
+    n = M.shape[2]
+    rows = np.abs(M).sum(axis=2).max(axis=1)
+    return np.array([0.0 if r == 0 else up(float(r) * (1.0 + gamma(max(n, 1)))) for r in rows])
+
+
+def _stack_first_shift(Ms: np.ndarray, Es: np.ndarray, goal: list) -> list:
+    """VerifiedEig per matrix proven at its first shift, None where that shift fails."""
+    k, n = Ms.shape[0], Ms.shape[1]
+    extra, scale = _row_sum_max_up(Es), _row_sum_max_up(Ms)
+    est = np.linalg.eigvalsh(Ms)[:, 0]
+    mu = np.array([_shifts(float(est[i]), float(scale[i]), n, goal[i])[0] for i in range(k)])
+    S = Ms - mu[:, None, None] * np.eye(n)
+    L, ok = _cholesky_each(S)
+    R = S - L @ L.transpose(0, 2, 1)
+    absL = np.abs(L)
+    absR = np.abs(R).sum(axis=2)
+    LL = np.einsum("kij,kj->ki", absL, absL.sum(axis=1))
+    g1, g3 = gamma(n), gamma(n + 3)
+    rows = absR * (1 + g1) + g3 * (np.abs(S).sum(axis=2) + LL + absR) * (1 + g1) ** 2
+    worst = rows.max(axis=1)
+    out: list = []
+    for i in range(k):
+        if not (ok[i] and np.all(np.isfinite(L[i])) and np.isfinite(worst[i])):
+            out.append(None)
+            continue
+        err = up(float(worst[i]))
+        out.append(VerifiedEig(down(mu[i] - up(err + extra[i])), True, "cholesky", estimate=est[i]))
+    return out
+
+
+def _cholesky_each(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(L, ok): the Cholesky factor of each matrix of the stack where it exists (zeros and
+    ok False where it does not) — the stack halved until the failures are isolated."""
+    try:
+        return np.linalg.cholesky(S), np.ones(S.shape[0], dtype=bool)
+    except np.linalg.LinAlgError:
+        if S.shape[0] == 1:
+            return np.zeros_like(S), np.zeros(1, dtype=bool)
+    h = S.shape[0] // 2
+    (L1, ok1), (L2, ok2) = _cholesky_each(S[:h]), _cholesky_each(S[h:])
+    return np.concatenate([L1, L2]), np.concatenate([ok1, ok2])

@@ -1,0 +1,78 @@
+"""The certificate's cost work (issue #26): many small PSD blocks verified as one stack give
+exactly the scalar answers."""
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+from kernelsdp.certificate import solve_canonical
+from kernelsdp.certificate.cones import blocks_min_eig
+from kernelsdp.certificate.membership import block_lower, blocks_lower
+from kernelsdp.linalg.verified import verified_min_eig, verified_min_eig_stack
+
+
+def _matrices(k: int, n: int, seed: int) -> np.ndarray:
+    """PSD, indefinite, singular, zero-row and non-symmetric matrices, mixed."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(k):
+        B = rng.standard_normal((n, n))
+        M = B @ B.T
+        if i % 4 == 1:
+            M = M - 1.2 * np.linalg.eigvalsh(M)[-1] * np.eye(n)
+        if i % 4 == 2:
+            v = rng.standard_normal(n)
+            M = np.outer(v, v)
+        if i % 9 == 3:
+            M[1, :] = M[:, 1] = 0
+        M = (M + M.T) / 2
+        if i % 11 == 5:
+            M[0, 1] += 1e-3  # not exactly symmetric
+        out.append(M)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("n", [2, 3, 7])
+@pytest.mark.parametrize("goal", ["none", "zero", "random"])
+def test_a_stack_is_verified_exactly_as_each_matrix_alone(n, goal):
+    Ms = _matrices(30, n, seed=n)
+    rng = np.random.default_rng(0)
+    E = np.abs(rng.standard_normal(Ms.shape)) * 1e-10
+    E = (E + E.transpose(0, 2, 1)) / 2
+    at = {"none": None, "zero": [0.0] * 30, "random": list(rng.uniform(-1, 1, 30))}[goal]
+    got = verified_min_eig_stack(Ms, E, at)
+    for i, r in enumerate(got):
+        alone = verified_min_eig(Ms[i], E[i], None, None if at is None else at[i])
+        assert (r.lower, r.proof) == (alone.lower, alone.proof), i
+        sym = (Ms[i] + Ms[i].T) / 2
+        if r.proof:  # below the exact λ_min of every matrix within E
+            assert r.lower <= np.linalg.eigvalsh(sym)[0] + np.abs(E[i]).sum(axis=1).max()
+
+
+def _many_blocks():
+    """Ten 3 × 3 PSD variables and one 5 × 5 (a truss-like layout of equal small blocks)."""
+    Xs = [cp.Variable((3, 3), symmetric=True) for _ in range(10)]
+    Y = cp.Variable((5, 5), symmetric=True)
+    rng = np.random.default_rng(3)
+    C = [rng.standard_normal((3, 3)) for _ in Xs]
+    obj = sum(cp.trace((c + c.T) @ X) for c, X in zip(C, Xs)) + cp.trace(Y)
+    cons = [X >> 0 for X in Xs] + [Y >> 0, cp.trace(Y) + sum(cp.trace(X) for X in Xs) == 1]
+    return cp.Problem(cp.Minimize(obj), cons)
+
+
+def test_blocks_are_verified_as_one_block_at_a_time_would_be():
+    sol = solve_canonical(_many_blocks(), "CLARABEL")
+    form = sol.form
+    s = form.A @ sol.x + form.b
+    rng = np.random.default_rng(1)
+    err = np.abs(rng.standard_normal(s.size)) * 1e-12
+    for v, e, dual in ((s, err, False), (sol.y, None, True)):
+        goal = [float(g) for g in rng.uniform(-1e-3, 1e-3, len(form.blocks))]
+        got = blocks_lower(form, v, e, dual, goal)
+        for j, blk in enumerate(form.blocks):
+            if blk.kind == "zero":
+                continue
+            alone = block_lower(blk, v[blk.rows], None if e is None else e[blk.rows], dual, goal[j])
+            assert np.array_equal(got[j].values, alone.values) and got[j].proof == alone.proof
+        plain = min(b.min_eig(v[b.rows], dual) for b in form.blocks if b.kind != "zero")
+        assert blocks_min_eig(form, v, dual) == pytest.approx(plain, abs=1e-12)
