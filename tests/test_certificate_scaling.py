@@ -86,13 +86,14 @@ def test_spectral_metric_stqp_and_mwc_verdicts_do_not_change_with_scale():
 
 
 def _scaled_solution(sol, t: float, rows: bool):
-    """The same canonical answer for the problem with its objective (or every row) × t."""
+    """The same canonical answer for the problem with its objective (or every row) × t
+    (with a cache of its own: ``replace`` would share the original's certificates)."""
     form = sol.form
     if rows:
         new = replace(form, A=form.A * t, b=form.b * t)
-        return replace(sol, form=new, y=None if sol.y is None else sol.y / t)
+        return replace(sol, form=new, y=None if sol.y is None else sol.y / t, cache={})
     new = replace(form, c=form.c * t, d=form.d * t, P=None if form.P is None else form.P * t)
-    return replace(sol, form=new, y=None if sol.y is None else sol.y * t)
+    return replace(sol, form=new, y=None if sol.y is None else sol.y * t, cache={})
 
 
 @pytest.mark.parametrize(

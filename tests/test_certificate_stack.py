@@ -1,13 +1,17 @@
 """The certificate's cost work (issue #26): many small PSD blocks verified as one stack give
-exactly the scalar answers."""
+exactly the scalar answers, and a re-solve is not run on a side that has no strictly
+feasible point."""
 
 import cvxpy as cp
 import numpy as np
 import pytest
 
-from kernelsdp.certificate import solve_canonical
+from kernelsdp import tolerances as tol
+from kernelsdp.certificate import conic_certificate, solve_canonical
 from kernelsdp.certificate.cones import blocks_min_eig
 from kernelsdp.certificate.membership import block_lower, blocks_lower
+from kernelsdp.certificate.perturbed import dual_room_needed, normalized, shrink_sizes
+from kernelsdp.certificate.slater import dual_recession_column, primal_fixed_row
 from kernelsdp.linalg.verified import verified_min_eig, verified_min_eig_stack
 
 
@@ -76,3 +80,49 @@ def test_blocks_are_verified_as_one_block_at_a_time_would_be():
             assert np.array_equal(got[j].values, alone.values) and got[j].proof == alone.proof
         plain = min(b.min_eig(v[b.rows], dual) for b in form.blocks if b.kind != "zero")
         assert blocks_min_eig(form, v, dual) == pytest.approx(plain, abs=1e-12)
+
+
+def _sdpa_like(F: list[np.ndarray], c: list[float]) -> cp.Problem:
+    """min cᵀx s.t. Σ F_i x_i − F_0 ⪰ 0 (SDPA's primal; x free, in no equality row)."""
+    x = cp.Variable(len(c))
+    S = sum(x[i] * F[i + 1] for i in range(len(c))) - F[0]
+    return cp.Problem(cp.Minimize(np.asarray(c) @ x), [(S + S.T) / 2 >> 0])
+
+
+def test_a_free_direction_of_the_primal_skips_the_dual_re_solve():
+    """gpp's structure: x_0's matrix J = 11ᵀ ⪰ 0 costs nothing, so ⟨Y, J⟩ = 0 for every
+    dual point, and no dual point is strictly feasible."""
+    n = 4
+    J, I = np.ones((n, n)), np.eye(n)
+    D = np.diag([1.0, 2.0, 3.0, 4.0])
+    problem = _sdpa_like([D, J, I], [0.0, 1.0])
+    sol = solve_canonical(problem, "CLARABEL")
+    assert "x_0" in dual_recession_column(sol.form)
+    assert primal_fixed_row(sol.form) == ""
+    cert = conic_certificate(sol, tol.CERTIFY_TOL)
+    assert cert.lower_label != "proof" and "no dual re-solve" in cert.note
+    assert cert.upper_label == "proof"
+
+
+def test_a_row_that_is_always_zero_has_no_strictly_feasible_primal_point():
+    x = cp.Variable(2)
+    S = cp.bmat([[x[0], x[1], 0], [x[1], 1 + x[0], 0], [0, 0, 0]])
+    sol = solve_canonical(cp.Problem(cp.Minimize(x[0]), [S >> 0]), "CLARABEL")
+    assert "no strictly feasible primal point" in primal_fixed_row(sol.form)
+    cert = conic_certificate(sol, tol.CERTIFY_TOL)
+    assert cert.upper_label != "proof" and "no primal re-solve" in cert.note
+    assert cert.lower_label == "proof"
+
+
+def test_the_dual_shrink_leaves_room_for_the_rounding_enclosure():
+    """ε_d of the re-solve is at least twice δ = ρ/σ_min(A) in every unbounded block's
+    normalised units, and grows as σ_min(A) shrinks."""
+    sol = solve_canonical(_many_blocks(), "CLARABEL")
+    form, x, y = sol.form, sol.x, sol.y
+    plain = shrink_sizes(form, x, y)[1]
+    small = shrink_sizes(form, x, y, 1e-9)[1]
+    _, r, sigma = normalized(form)
+    rows = [b.rows for b in form.blocks if b.kind == "psd"]
+    unit = min(float(np.min(sigma * r[rw])) for rw in rows)
+    assert small >= 2 * dual_room_needed(form, x, y, 1e-9) / unit * (1 - 1e-12)
+    assert small > plain and shrink_sizes(form, x, y, 1e-3)[1] <= small

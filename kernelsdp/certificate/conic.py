@@ -49,6 +49,7 @@ from .perturbed import (
     shrink_sizes,
 )
 from .rays import farkas_certificate, ray_certificate
+from .slater import dual_recession_column, primal_fixed_row
 from .verdict import OPTIMALITY, PROOF, Certificate, feasibility_only, no_point, relative_width
 
 #: the measures judged at tol beside the interval: the returned point's own feasibility (the
@@ -200,30 +201,49 @@ def _proven_ends(
         and _wide(lo, hi, tol, scale)
         and (_boundary_failure(lo) or _boundary_failure(hi) or "central" in " ".join(notes))
     ):
-        eps_p, eps_d = shrink_sizes(form, x, y)
-        need_p = hi.label != PROOF or "primal point" in " ".join(notes)
-        need_d = lo.label != PROOF or "dual point" in " ".join(notes)
-        refusal = resolve_refusal(form)
-        limit = max(RESOLVE_MIN_S, RESOLVE_TIME_FACTOR * solve_time_s)
-        alt = (
-            None
-            if refusal
-            else shrink_and_solve(
-                form, eps_p if need_p else 0.0, eps_d if need_d else 0.0, time_limit=limit
-            )
-        )
-        if refusal:
-            notes.append(refusal)
-        elif alt is None:
-            notes.append("a re-solve with the cones shrunk found no strictly feasible point")
-        else:
-            lo = _better(lo, proven_lower(form, alt.x, alt.y, bounds), lower=True)
-            hi = _better(hi, proven_upper(form, alt.x), lower=False)
-            notes.append(
-                f"re-solved with the cones shrunk (ε_primal {alt.eps_primal:.1e}, "
-                f"ε_dual {alt.eps_dual:.1e}, {alt.solve_time_s:.2f} s)"
-            )
+        lo, hi = _resolve(form, (x, y), (lo, hi), bounds, notes, solve_time_s)
     return lo, hi, "; ".join(notes)
+
+
+def _resolve(form: CanonicalForm, point, ends, bounds, notes: list, solve_time_s: float):
+    """(lo, hi) after the one re-solve with the cones shrunk (:mod:`.perturbed`) on the sides
+    that need it and can have a strictly feasible point (:mod:`.slater`); ``notes`` gets
+    what was done, and why a side was left alone or its proof still failed."""
+    (x, y), (lo, hi) = point, ends
+    joined = " ".join(notes)
+    need_p = hi.label != PROOF or "primal point" in joined
+    need_d = lo.label != PROOF or "dual point" in joined
+    if need_p and (why := primal_fixed_row(form)):
+        notes.append(f"no primal re-solve: {why}")
+        need_p = False
+    if need_d and (why := dual_recession_column(form)):
+        notes.append(f"no dual re-solve: {why}")
+        need_d = False
+    if not (need_p or need_d):
+        return lo, hi
+    refusal = resolve_refusal(form)
+    if refusal:
+        notes.append(refusal)
+        return lo, hi
+    eps_p, eps_d = shrink_sizes(
+        form, x, y, lo.details.get("sigma_min_A"), frozenset(k for k in bounds)
+    )
+    limit = max(RESOLVE_MIN_S, RESOLVE_TIME_FACTOR * solve_time_s)
+    alt = shrink_and_solve(
+        form, eps_p if need_p else 0.0, eps_d if need_d else 0.0, time_limit=limit
+    )
+    if alt is None:
+        notes.append("a re-solve with the cones shrunk found no strictly feasible point")
+        return lo, hi
+    lo2, hi2 = proven_lower(form, alt.x, alt.y, bounds), proven_upper(form, alt.x)
+    notes.append(
+        f"re-solved with the cones shrunk (ε_primal {alt.eps_primal:.1e}, "
+        f"ε_dual {alt.eps_dual:.1e}, {alt.solve_time_s:.2f} s)"
+    )
+    for end, need, name in ((lo2, need_d, "lower"), (hi2, need_p, "upper")):
+        if need and end.label != PROOF:
+            notes.append(f"its {name} end: {end.why[:160]}")
+    return _better(lo, lo2, lower=True), _better(hi, hi2, lower=False)
 
 
 def _optimality(sol: CanonicalSolution, tol: float, resolve: bool = True) -> Certificate:

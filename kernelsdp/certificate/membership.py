@@ -26,8 +26,11 @@ from ..linalg.rounding import UNIT_ROUNDOFF, abs_row_sum_max, down, gamma, norm_
 from ..linalg.verified import VerifiedEig, verified_min_eig, verified_min_eig_stack
 from .cones import Block, psd_groups, stacked_matrices
 
-#: shifts tried for σ_min², relative to ‖AᵀA‖ (largest first: the first success is kept)
-SIGMA_SHIFTS = (1e-4, 1e-8, 1e-12)
+#: shifts tried for σ_min², relative to ‖AᵀA‖ (largest first: the first success is kept);
+#: two decades apart — with four apart SDPLIB's control7 (σ_min²/‖AᵀA‖ = 8.5e-10) was
+#: proven only at 1e-12, σ_min ≥ 0.13 for 6.7, and control8 (7.8e-10, whose rounding
+#: bound is 9.5e-13 of ‖AᵀA‖) not at all
+SIGMA_SHIFTS = (1e-4, 1e-6, 1e-8, 1e-10, 1e-12)
 
 
 @dataclass(frozen=True)

@@ -232,13 +232,48 @@ def _shrink_and_solve(
     )
 
 
-def shrink_sizes(form: CanonicalForm, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+def shrink_sizes(
+    form: CanonicalForm,
+    x: np.ndarray,
+    y: np.ndarray,
+    sigma_min_a: float | None = None,
+    bounded: frozenset[int] = frozenset(),
+) -> tuple[float, float]:
     """(ε_p, ε_d) for the normalised problem (:func:`normalized`): SHRINK_REL of the
-    magnitudes of its cone rows and of its duals at (x, y)."""
+    magnitudes of its cone rows and of its duals at (x, y) — and ε_d at least what the
+    lower end's proof will take away: its enclosure δ = ρ / σ_min(A) of the stationarity
+    residual, whose floor ρ is the rounding of Aᵀy (:func:`dual_room_needed`), mapped into
+    the normalised units of the blocks without an a-priori bound (``bounded``)."""
     scaled, r, sigma = normalized(form)
     s = scaled.A @ x + scaled.b
     yn = y / (sigma * r)
-    return (
-        SHRINK_REL * max(float(np.max(np.abs(s), initial=0.0)), 1e-300),
-        SHRINK_REL * max(float(np.max(np.abs(yn), initial=0.0)), 1e-300),
-    )
+    eps_d = SHRINK_REL * max(float(np.max(np.abs(yn), initial=0.0)), 1e-300)
+    if sigma_min_a:
+        room = dual_room_needed(form, x, y, sigma_min_a)
+        rows = [
+            blk.rows
+            for j, blk in enumerate(form.blocks)
+            if blk.kind in ("nonneg", "soc", "psd") and j not in bounded
+        ]
+        unit = min((float(np.min(sigma * r[rw], initial=np.inf)) for rw in rows), default=np.inf)
+        if np.isfinite(unit) and unit > 0:
+            eps_d = max(eps_d, ROOM_SAFETY * room / unit)
+    return SHRINK_REL * max(float(np.max(np.abs(s), initial=0.0)), 1e-300), eps_d
+
+
+#: the dual re-solve's room is this many times the enclosure its proof will subtract
+ROOM_SAFETY = 2.0
+
+
+def dual_room_needed(form: CanonicalForm, x: np.ndarray, y: np.ndarray, sigma_min_a: float):
+    """δ the lower end's proof subtracts from every dual block's λ_min even after an exact
+    correction: ρ / σ_min(A) with ρ the rounding bound of c + Px − Aᵀy alone (Higham's γ_k,
+    as :func:`.ends._stationarity` bounds it).  A re-solve that leaves less room than this
+    in a block without an a-priori bound cannot prove the lower end (control6–8 of SDPLIB
+    did exactly that: room 1.8e-9, δ 2.1e-9)."""
+    from ..linalg.rounding import UNIT_ROUNDOFF, matvec_error, norm_up
+
+    g = form.c if form.P is None else form.c + form.P @ x
+    ATy = form.A.T @ y
+    err = matvec_error(form.A.T, y) + 2 * UNIT_ROUNDOFF * (np.abs(g) + 2 * np.abs(ATy))
+    return norm_up(err) / sigma_min_a
