@@ -126,3 +126,33 @@ def test_the_dual_shrink_leaves_room_for_the_rounding_enclosure():
     unit = min(float(np.min(sigma * r[rw])) for rw in rows)
     assert small >= 2 * dual_room_needed(form, x, y, 1e-9) / unit * (1 - 1e-12)
     assert small > plain and shrink_sizes(form, x, y, 1e-3)[1] <= small
+
+
+def test_a_stalled_metric_correction_falls_back_on_the_least_norm_one(monkeypatch):
+    """When the interior-point-metric correction keeps y inside K* but leaves a residual
+    whose enclosure pushes a block out (truss6), the least-norm correction still proves
+    the lower end."""
+    from kernelsdp.certificate import ends
+    from kernelsdp.certificate.perturbed import cone_identity
+
+    rng = np.random.default_rng(7)
+    n, m = 5, 3
+    F = [rng.standard_normal((n, n)) for _ in range(m + 1)]
+    F = [(f + f.T) / 2 for f in F[:1]] + [np.eye(n)] + [(f + f.T) / 2 for f in F[2:]]
+    Y0 = np.eye(n) + 0.1 * np.ones((n, n))
+    c = [float(np.trace(f @ Y0)) for f in F[1:]]  # Y0 ≻ 0 is dual feasible
+    sol = solve_canonical(_sdpa_like(F, c), "CLARABEL")
+    form = sol.form
+    (blk,) = [b for b in form.blocks if b.kind == "psd"]
+    y0 = np.zeros(form.A.shape[0])
+    y0[blk.rows] = blk.vector(Y0, dual=True)  # inside K* by 1, stationary up to rounding
+    assert ends.proven_lower(form, sol.x, y0, {}).label == "proof"
+    e = cone_identity(form, dual=True)
+    stalled = ends.scaled_correction
+    monkeypatch.setattr(  # still inside K*, but 10·Aᵀe away from stationarity
+        ends, "scaled_correction", lambda form, y, g, floor: stalled(form, y, g, floor) + 10 * e
+    )
+    yc = ends.scaled_correction(form, y0, form.c, 0.0)
+    assert "outside K*" in ends._lower_at(form, sol.x, yc, {}, 0 * sol.x).why
+    got = ends.proven_lower(form, sol.x, y0, {})
+    assert got.label == "proof" and got.value <= form.objective(sol.x) + 1e-9

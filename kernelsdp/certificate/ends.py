@@ -135,13 +135,31 @@ def _inside_or_none(
 def proven_lower(
     form: CanonicalForm, x: np.ndarray, y: np.ndarray, bounds: dict[int, float]
 ) -> End:
-    """The dual side: a proof when every step above closes (see the module docstring)."""
-    A, b = form.A, form.b
+    """The dual side: a proof when every step above closes (see the module docstring).
+
+    y is corrected in the interior-point metric first; when that correction keeps y inside
+    K* but leaves a residual whose enclosure pushes a block out (its refinement stalls on
+    an ill-conditioned metric: SDPLIB's truss6, residual 1.9e-7 against 1.6e-13 for the
+    least-norm correction), the least-norm correction is tried as well and the better end
+    kept."""
     floor = DUAL_FLOOR * max(float(np.max(np.abs(y), initial=0.0)), 1e-300)
     Px = np.zeros_like(x) if form.P is None else form.P @ x
-    yc = _inside_or_none(form, scaled_correction(form, y, Px + form.c, floor), bounds, floor / 2)
+    g = Px + form.c
+    yc = _inside_or_none(form, scaled_correction(form, y, g, floor), bounds, floor / 2)
     if yc is None:
-        yc = dual_correction(form, y, Px + form.c, bounds, floor=floor)
+        return _lower_at(form, x, dual_correction(form, y, g, bounds, floor=floor), bounds, Px)
+    first = _lower_at(form, x, yc, bounds, Px)
+    if first.label == PROOF or "outside K*" not in first.why:
+        return first
+    second = _lower_at(form, x, dual_correction(form, y, g, bounds, floor=floor), bounds, Px)
+    return second if second.label == PROOF else first
+
+
+def _lower_at(
+    form: CanonicalForm, x: np.ndarray, yc: np.ndarray, bounds: dict[int, float], Px: np.ndarray
+) -> End:
+    """The lower end proven from the corrected dual yc (the module docstring's bound)."""
+    A, b = form.A, form.b
     used, rho = _stationarity(form, x, yc)
     half = 0.0 if form.P is None else 0.5 * float(x @ Px)
     bty = float(b @ yc)
