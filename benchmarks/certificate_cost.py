@@ -16,7 +16,11 @@ Parts
                times, and whether the interval holds SDPLIB's published optimum (table
                below); summary: "both ends proven on K of N", the median certify / solve
                ratio (bar 0.2; VSDP: about 1.0 lower + 1.3 upper), and the published optima
-               outside a proven interval (must be 0)
+               outside a proven interval (must be 0).  "solve" is solve_canonical end to
+               end, as a user's problem.solve() would run: CVXPY's canonicalisation,
+               Clarabel through CVXPY's interface, the unpacking and the constraint
+               violations; the median of certify / Clarabel's run alone is printed beside
+               it, with each family's medians
   generic      Clarabel and SCS on instances whose PSD side is at least 30 (Lovász theta of
                odd cycles as CVXPY models and as SDPA files, MaxCut on odd cycles and random
                graphs, theta of random graphs, NPKL with hinge loss and trace capacity), plus

@@ -98,8 +98,11 @@ def _p_is_psd(form: CanonicalForm) -> tuple[bool, str]:
     return r.proof and r.lower >= 0, "the objective's P is not proven PSD"
 
 
-def _stationarity(form: CanonicalForm, x: np.ndarray, yc: np.ndarray) -> tuple[np.ndarray, float]:
-    """(columns of A that carry the residual, ρ ≥ ‖c + Px − Aᵀy′‖₂ exactly)."""
+def _stationarity(
+    form: CanonicalForm, x: np.ndarray, yc: np.ndarray
+) -> tuple[np.ndarray, float, float]:
+    """(columns of A that carry the residual, ρ ≥ ‖c + Px − Aᵀy′‖₂ exactly, the part of ρ
+    that is the products' rounding alone)."""
     A = form.A
     Px = np.zeros_like(x) if form.P is None else form.P @ x
     g = Px + form.c
@@ -111,8 +114,8 @@ def _stationarity(form: CanonicalForm, x: np.ndarray, yc: np.ndarray) -> tuple[n
     used = np.flatnonzero(np.diff(A.tocsc().indptr) > 0)
     loose = np.setdiff1d(np.arange(A.shape[1]), used)
     if loose.size and np.any(np.abs(r[loose]) + err[loose] > 0):
-        return used, math.inf  # a variable in no constraint with a nonzero gradient
-    return used, norm_up(np.abs(r[used]) + err[used])
+        return used, math.inf, 0.0  # a variable in no constraint with a nonzero gradient
+    return used, norm_up(np.abs(r[used]) + err[used]), float(np.linalg.norm(err[used]))
 
 
 def _inside_or_none(
@@ -138,10 +141,10 @@ def proven_lower(
     """The dual side: a proof when every step above closes (see the module docstring).
 
     y is corrected in the interior-point metric first; when that correction keeps y inside
-    K* but leaves a residual whose enclosure pushes a block out (its refinement stalls on
-    an ill-conditioned metric: SDPLIB's truss6, residual 1.9e-7 against 1.6e-13 for the
-    least-norm correction), the least-norm correction is tried as well and the better end
-    kept."""
+    K* but leaves a residual above 4× its rounding whose enclosure pushes a block out (its
+    refinement stalls on an ill-conditioned metric: SDPLIB's truss6, residual 1.9e-7
+    against 1.6e-13 for the least-norm correction), the least-norm correction is tried as
+    well and the better end kept."""
     floor = DUAL_FLOOR * max(float(np.max(np.abs(y), initial=0.0)), 1e-300)
     Px = np.zeros_like(x) if form.P is None else form.P @ x
     g = Px + form.c
@@ -149,7 +152,8 @@ def proven_lower(
     if yc is None:
         return _lower_at(form, x, dual_correction(form, y, g, bounds, floor=floor), bounds, Px)
     first = _lower_at(form, x, yc, bounds, Px)
-    if first.label == PROOF or "outside K*" not in first.why:
+    stalled = first.details["correction_residual"] > 4 * first.details["rounding_residual"]
+    if first.label == PROOF or "outside K*" not in first.why or not stalled:
         return first
     second = _lower_at(form, x, dual_correction(form, y, g, bounds, floor=floor), bounds, Px)
     return second if second.label == PROOF else first
@@ -160,14 +164,14 @@ def _lower_at(
 ) -> End:
     """The lower end proven from the corrected dual yc (the module docstring's bound)."""
     A, b = form.A, form.b
-    used, rho = _stationarity(form, x, yc)
+    used, rho, rounding = _stationarity(form, x, yc)
     half = 0.0 if form.P is None else 0.5 * float(x @ Px)
     bty = float(b @ yc)
     q = form.d - bty - half
     q_err = dot_error(b, yc) + 2 * UNIT_ROUNDOFF * (abs(form.d) + abs(bty) + abs(half) + abs(q))
     if form.P is not None:
         q_err += 0.5 * (dot_error(x, Px) + float(np.abs(x) @ matvec_error(form.P, x)))
-    details = {"correction_residual": rho}
+    details = {"correction_residual": rho, "rounding_residual": rounding}
     whys = []
     ok_p, why_p = _p_is_psd(form)
     if not ok_p:
