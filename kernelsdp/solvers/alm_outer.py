@@ -14,7 +14,14 @@ from ..result import KernelFactor, PointStatus, Result, Termination
 from .alm_certificate import certificate, interval
 from .alm_inner import apg, evaluate, fw_check, fw_step, shrink
 from .alm_problem import ScaledNPKL
-from .low_rank_alm import CERTIFY_AT, FW_SHARE, FY_PROGRESS, RHO_MAX, STALLED_BELOW
+from .low_rank_alm import (
+    CERTIFY_AT,
+    FW_SHARE,
+    FY_PROGRESS,
+    RETRY_AT,
+    RHO_MAX,
+    STALLED_BELOW,
+)
 
 
 class _Run:
@@ -157,7 +164,7 @@ def _stop(run: _Run, pt, chk, rec, final: bool = False) -> Termination | None:
         iv = run.certify(pt, chk, tol)
         if iv.width <= tol:
             return Termination.OPTIMAL
-        run.next_certify = 0.7 * est
+        run.next_certify = RETRY_AT * est
     return None
 
 
