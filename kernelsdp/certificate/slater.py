@@ -62,19 +62,21 @@ def dual_recession_column(form: CanonicalForm) -> str:
     if any(b.kind in ("exp", "pow3d") for b in form.blocks):
         return ""
     A = sp.csc_matrix(form.A)
+    n = A.shape[1]
     sign, zero = _sign_rows(form)
-    free = np.asarray(abs(A[zero]).sum(axis=0)).ravel() == 0 if zero.any() else None
+    col = np.repeat(np.arange(n), np.diff(A.indptr))  # the column of each stored entry
+    live = A.data != 0
+    free = np.bincount(col[live & zero[A.indices]], minlength=n) == 0
     if form.P is not None and form.P.nnz:
-        still = np.asarray(abs(sp.csc_matrix(form.P)).sum(axis=0)).ravel() == 0
-        free = still if free is None else free & still
-    S = A[sign]
-    for s in (1.0, -1.0):
-        pos = np.asarray((s * S > 0).sum(axis=0)).ravel() > 0
-        neg = np.asarray((s * S < 0).sum(axis=0)).ravel() > 0
-        ok = pos & ~neg & (s * form.c <= 0)
-        if free is not None:
-            ok &= free
-        for i in np.flatnonzero(ok)[:50]:
+        P = sp.csc_matrix(form.P)
+        free &= (
+            np.bincount(np.repeat(np.arange(n), np.diff(P.indptr))[P.data != 0], minlength=n) == 0
+        )
+    on_sign = live & sign[A.indices]
+    pos = np.bincount(col[on_sign & (A.data > 0)], minlength=n)
+    neg = np.bincount(col[on_sign & (A.data < 0)], minlength=n)
+    for s, ok in ((1.0, (pos > 0) & (neg == 0)), (-1.0, (neg > 0) & (pos == 0))):
+        for i in np.flatnonzero(ok & free & (s * form.c <= 0))[:50]:
             if _column_inside(form, s * A[:, [i]].toarray().ravel()):
                 return (
                     f"no strictly feasible dual point: x_{i} is a free direction of the "
