@@ -18,7 +18,7 @@ from kernelsdp.errors import TooLargeError
 from kernelsdp.formulations import NPKL
 from kernelsdp.linalg.randomized_bound import kw_epsilon, randomized_min_eig, steps_for
 from kernelsdp.result import PointStatus, Termination
-from kernelsdp.solvers import solve
+from kernelsdp.solvers import alm_problem, solve
 from kernelsdp.solvers.alm_certificate import feasible_factor, primal_upper
 from kernelsdp.solvers.alm_problem import ScaledNPKL
 from kernelsdp.solvers.low_rank_alm import memory_bytes_for
@@ -132,6 +132,19 @@ def test_reordering_is_undone_on_the_way_out():
     np.testing.assert_allclose(prob.from_original(U), V)
     z = prob.B * prob.pair_entries(V)
     np.testing.assert_allclose(z, np.einsum("ij,ij->i", U[f.pairs.i], U[f.pairs.j]))
+
+
+@pytest.mark.parametrize("threaded_from", [10**9, 1])
+def test_pair_entries_in_sorted_gather_order_are_the_pairs_own(monkeypatch, threaded_from):
+    """The pairs are gathered by sorted rows and written back in their own order, on one
+    thread or two: the same sums as gathering each pair where it stands (bit for bit: the
+    same products summed in the same order)."""
+    monkeypatch.setattr(alm_problem, "THREADED_PAIRS_FROM", threaded_from)
+    prob = ScaledNPKL(_fixture("iris", 60, "hinge"), np.float32)
+    assert not np.array_equal(prob.gather, np.arange(prob.m))
+    V = np.random.default_rng(2).standard_normal((60, 5)).astype(np.float32)
+    direct = np.einsum("ij,ij->i", V[prob.i], V[prob.j], dtype=np.float64)
+    np.testing.assert_array_equal(prob.pair_entries(V), direct)
 
 
 def test_memory_formula_holds_tracemalloc_s_peak():

@@ -71,6 +71,11 @@ class ScaledNPKL:
             (np.zeros(2 * P.m, dtype=self.dtype), slot.indices, slot.indptr), shape=(n, n)
         )
         self.L_rows, self.pair_rows = RowBlocks(self.L), RowBlocks(self.pairs)
+        # the gathers' order: by the lower index, then the upper, so that one of the two
+        # row gathers walks V forwards (pair_entries writes back in the pairs' own order)
+        lo, hi = np.minimum(self.i, self.j), np.maximum(self.i, self.j)
+        self.gather = np.lexsort((hi, lo))
+        self.gather_lo, self.gather_hi = lo[self.gather], hi[self.gather]
         self.products = 0  # sparse products with L or the pairs, counted in n×s blocks
 
     # ----- products ----------------------------------------------------------------------
@@ -93,17 +98,19 @@ class ScaledNPKL:
 
     # ----- pairs -------------------------------------------------------------------------
     def pair_entries(self, V: np.ndarray) -> np.ndarray:
-        """z_p = v_iᵀv_j for every pair (float64), the gathers on threads when large."""
-        m = self.m
+        """z_p = v_iᵀv_j for every pair (float64), gathered in sorted-row order (the
+        pairs' own order restored by one scatter), on threads when large."""
+        m, lo, hi = self.m, self.gather_lo, self.gather_hi
+        z = np.empty(m)
         if m < THREADED_PAIRS_FROM or available_cores() < 2:
-            return _rowdot(V, self.i, self.j)
+            z[self.gather] = _rowdot(V, lo, hi)
+            return z
         half = m // 2
         parts = list(
-            _pool(2).map(
-                lambda s: _rowdot(V, self.i[s], self.j[s]), (slice(0, half), slice(half, m))
-            )
+            _pool(2).map(lambda s: _rowdot(V, lo[s], hi[s]), (slice(0, half), slice(half, m)))
         )
-        return np.concatenate(parts)
+        z[self.gather] = np.concatenate(parts)
+        return z
 
     def envelope(self, w: np.ndarray, beta: np.ndarray, rho: float) -> tuple[float, np.ndarray]:
         """Σ_p e_p(w_p) and β̃ = ∇e (module docstring), w = K_p in K's units."""
@@ -139,7 +146,7 @@ class ScaledNPKL:
     def bytes(self) -> int:
         """L's and the pair pattern's copies with their row blocks, the pair indices."""
         w = self.dtype.itemsize
-        return (self.L.nnz + 2 * self.m) * (w + 4) + 3 * 8 * self.m + 2 * 8 * self.n
+        return (self.L.nnz + 2 * self.m) * (w + 4) + 6 * 8 * self.m + 2 * 8 * self.n
 
 
 def _rowdot(V: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:

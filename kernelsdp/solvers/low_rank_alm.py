@@ -84,7 +84,7 @@ RETRY_AT = 0.85
 #: extrapolated Y and L·Y, the gradient, the step and its temporaries, the previous point)
 #: and m-vectors of the pair values (the envelope's temporaries), measured by tracemalloc
 APG_ARRAYS = 12
-PAIR_VECTORS = 11
+PAIR_VECTORS = 12
 #: n×s double arrays of the check (V's copy, G·V, [V, W] and [G·V, G·W])
 CHECK_ARRAYS = 3
 
@@ -131,12 +131,12 @@ def memory_bytes_for(
     n: int, m: int, nnz_L: int, rank: int, word: int = 4, verify_max_n: int = 0
 ) -> int:
     """The module docstring's peak, in bytes: what stays (the point V and L·V, the check's
-    block and vertex, L and the pair pattern, the pair indices and multipliers) plus the
-    largest phase (the gradient loop, the check, the certificate; a dense verified λ_min
-    below ``verify_max_n``)."""
+    block and vertex, L and the pair pattern, the pair indices in two orders and the
+    multipliers) plus the largest phase (the gradient loop, the check, the certificate; a
+    dense verified λ_min below ``verify_max_n``)."""
     s, k = rank, BLOCK
     sparse = (nnz_L + 2 * m) * (word + 4)
-    stays = word * 2 * n * s + 8 * n * (k + 2) + sparse + 8 * 7 * m + 16 * n
+    stays = word * 2 * n * s + 8 * n * (k + 2) + sparse + 8 * 10 * m + 16 * n
     loop = word * (APG_ARRAYS * n * s + 2 * m * s) + 8 * PAIR_VECTORS * m
     check = 8 * ((CHECK_ARRAYS + (word == 4)) * n * s + 14 * n * k) + 12 * (nnz_L + 2 * m)
     rows, pairs = min(n, CERT_CHUNK), min(m, CERT_CHUNK)
