@@ -64,6 +64,8 @@ QUICK_SIZES = (3_000, 20_000)
 SAME_PRODUCTS_WITHIN = 2.0
 FASTER_AT_20K = 5.0
 BAR_100K_S, BAR_100K_GIB = 600.0, 3.0
+#: the side-by-side children print their solver's progress on stderr from this size
+PROGRESS_FROM = 50_000
 
 
 def _progress(rec: dict) -> None:
@@ -138,6 +140,18 @@ def stages(
     }
 
 
+def _alm_progress(rec: dict) -> None:
+    """One line on stderr at each of the ALM's Frank–Wolfe checks (n = 100,000: about 12
+    minutes, and nothing printed before the end without it): the estimated gap as it falls."""
+    print(
+        f"  check {rec['check']:4d}  {rec['time_s']:7.1f} s  products {rec['products']:6d}  "
+        f"rank {rec['rank']:3d}  rho {rec['rho']:6.2f}  objective {rec['primal']:.8g}  "
+        f"estimated gap {rec['estimated_gap']:.1e}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def measure(solver: str, n: int, time_limit: float | None) -> dict:
     """One solve at size n in this process (the side-by-side run's child), certified again
     from scratch; the row the parent prints."""
@@ -145,7 +159,8 @@ def measure(solver: str, n: int, time_limit: float | None) -> dict:
     t0 = time.perf_counter()
     f = instance(n, "hinge", times)
     t = time.perf_counter()
-    r = solve(f, solver, time_limit=time_limit)
+    progress = {"low-rank-alm": _alm_progress, "admm": _progress}[solver]
+    r = solve(f, solver, time_limit=time_limit, progress=progress if n >= PROGRESS_FROM else None)
     times["solve"] = time.perf_counter() - t
     solve_rss = peak_rss_gib()  # before the from-scratch certificate, which has its own needs
     t = time.perf_counter()
