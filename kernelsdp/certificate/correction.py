@@ -225,7 +225,8 @@ def scaled_correction(
     out = y.copy()
     for _ in range(rounds):
         r = g - form.A.T @ out
-        step = HA @ sla.cho_solve(factor, r)
+        with np.errstate(invalid="ignore", over="ignore"):  # a non-finite step is refused below
+            step = HA @ sla.cho_solve(factor, r)
         if not np.all(np.isfinite(step)):
             return None
         out = out + step
