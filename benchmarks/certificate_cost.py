@@ -46,6 +46,7 @@ Parts
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import sys
@@ -662,6 +663,22 @@ def _sdpa(a) -> int | None:
     return None
 
 
+def _sdpa_key(a) -> dict:
+    """The results store's key: the graph revision and the --sdpa folder's .dat-s files (name
+    and size), so a run on another folder measures its files instead of reporting the last
+    folder's."""
+    folder = a.sdpa or os.environ.get("KERNELSDP_BENCH_SDPA")
+    files = []
+    if folder and os.path.isdir(folder):
+        files = sorted(
+            f"{f}:{os.path.getsize(os.path.join(folder, f))}"
+            for f in os.listdir(folder)
+            if f.endswith(".dat-s")
+        )
+    digest = hashlib.sha256("\n".join(files).encode()).hexdigest()[:16]
+    return {"graph_revision": GRAPH_REVISION, "sdpa_files": digest}
+
+
 def main() -> int:
     return parts.run(
         __file__,
@@ -669,7 +686,7 @@ def main() -> int:
         PARTS,
         report,
         extra=_sdpa,
-        unit_extra={"graph_revision": GRAPH_REVISION},
+        unit_extra=_sdpa_key,
         extra_args=lambda ap: ap.add_argument(
             "--sdpa", metavar="DIR", default=None, help="also every .dat-s file in DIR"
         ),

@@ -8,7 +8,8 @@ store already holds without measuring them again (``--fresh`` measures everythin
 Ctrl-C stops with one line saying what was kept; the results are also written as
 ``out/benchmarks/<script>[-quick].csv`` and ``.json``.  ``unit_extra`` goes into every
 part's key (a benchmark on k-NN graphs passes data.graph.GRAPH_REVISION, so parts measured
-on another graph are measured again, not reported).
+on another graph are measured again, not reported); it may be a function of the parsed
+arguments, for a key that depends on them (an input folder's contents).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def run(
     report: Callable[[str, dict], None],
     extra: Callable[[argparse.Namespace], int | None] | None = None,
     extra_args: Callable[[argparse.ArgumentParser], None] | None = None,
-    unit_extra: dict | None = None,
+    unit_extra: dict | Callable[[argparse.Namespace], dict] | None = None,
 ) -> int:
     ap = argparse.ArgumentParser(
         description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -56,6 +57,8 @@ def run(
     if a.child:
         print(json.dumps(parts[a.part](a.quick)))
         return 0
+    if callable(unit_extra):
+        unit_extra = unit_extra(a)
     name = os.path.splitext(os.path.basename(script))[0]
     study = f"benchmark:{name}" + (":quick" if a.quick else "")
     store = ResultsStore()
