@@ -16,6 +16,7 @@ from kernelsdp.certificate import PROBABLE, PROOF
 from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
 from kernelsdp.errors import TooLargeError
 from kernelsdp.formulations import NPKL
+from kernelsdp.linalg import row_blocks
 from kernelsdp.linalg.randomized_bound import kw_epsilon, randomized_min_eig, steps_for
 from kernelsdp.result import PointStatus, Termination
 from kernelsdp.solvers import alm_problem, solve
@@ -145,6 +146,22 @@ def test_pair_entries_in_sorted_gather_order_are_the_pairs_own(monkeypatch, thre
     V = np.random.default_rng(2).standard_normal((60, 5)).astype(np.float32)
     direct = np.einsum("ij,ij->i", V[prob.i], V[prob.j], dtype=np.float64)
     np.testing.assert_array_equal(prob.pair_entries(V), direct)
+
+
+def test_check_matrix_in_its_fixed_pattern_is_the_sum_of_l_and_the_pairs(monkeypatch):
+    """M(β) written in place into a pattern built once, multiplied by row blocks: the same
+    entries as L + Σ β_p E_p summed afresh, and the same products (two blocks here)."""
+    monkeypatch.setattr(row_blocks, "PARALLEL_FROM_NNZ", 1)
+    prob = ScaledNPKL(_fixture("iris", 60, "hinge"), np.float32)
+    Y = np.random.default_rng(3).standard_normal((60, 4))
+    for seed in (4, 5):  # twice: the second call overwrites the first's data
+        beta = np.random.default_rng(seed).uniform(-1.0, 0.0, prob.m)
+        M = prob.dual_matrix(beta)
+        prob.set_multipliers(beta)
+        fresh = (prob.L + prob.pairs).astype(np.float64)
+        np.testing.assert_array_equal(M.toarray(), fresh.toarray())
+        np.testing.assert_array_equal(prob.dual_times(Y), fresh @ Y)
+        np.testing.assert_array_equal(prob.dual_operator() @ Y[:, 0], fresh @ Y[:, 0])
 
 
 def test_memory_formula_holds_tracemalloc_s_peak():

@@ -166,15 +166,15 @@ def fw_check(
     _, bt = prob.envelope(pt.w, beta, rho)
     M = prob.dual_matrix(bt)
     X64 = np.asarray(X, dtype=np.float64)
-    GX = M @ X64
+    GX = prob.dual_times(X64)
     k = min(BLOCK, n - X.shape[1] - 1)
     rng = np.random.default_rng(seed)
     W0 = rng.standard_normal((n, k))
     if warm is not None and warm.shape[1]:
         W0[:, : min(k, warm.shape[1])] = warm[:, :k]
-    W, theta, products = _complement(M, W0, X64)
+    W, theta, products = _complement(M, W0, X64, prob.dual_operator())
     Q = np.hstack([X64, W])
-    H = Q.T @ np.hstack([GX, M @ W])
+    H = Q.T @ np.hstack([GX, prob.dual_times(W)])
     S = Q.T @ Q
     H = (H + H.T) / 2
     try:
@@ -206,9 +206,10 @@ def fw_check(
     )
 
 
-def _complement(M, W0: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+def _complement(M, W0: np.ndarray, X: np.ndarray, op=None) -> tuple[np.ndarray, np.ndarray, int]:
     """The lowest eigenpairs of M orthogonal to span(X): LOBPCG's block (directions), or
-    dense LAPACK on the projected M for small n (LOBPCG refuses constraints there)."""
+    dense LAPACK on the projected M for small n (LOBPCG refuses constraints there); ``op``
+    multiplies by M for LOBPCG (M itself when not given)."""
     n, k = W0.shape
     if X.shape[1]:  # off span X by the normal equations (O(n·s·k), not lstsq's O(n·s²))
         gram = X.T @ X
@@ -224,7 +225,7 @@ def _complement(M, W0: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarra
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         theta, W = spla.lobpcg(
-            M,
+            M if op is None else op,
             W0,
             Y=X if X.shape[1] else None,
             largest=False,

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from ..formulations.losses import LOSSES
@@ -76,6 +77,7 @@ class ScaledNPKL:
         lo, hi = np.minimum(self.i, self.j), np.maximum(self.i, self.j)
         self.gather = np.lexsort((hi, lo))
         self.gather_lo, self.gather_hi = lo[self.gather], hi[self.gather]
+        self._dual_pattern()
         self.products = 0  # sparse products with L or the pairs, counted in n×s blocks
 
     # ----- products ----------------------------------------------------------------------
@@ -91,10 +93,49 @@ class ScaledNPKL:
         self.products += 1
         return self.pair_rows.matmul(V, out)
 
-    def dual_matrix(self, beta: np.ndarray, dtype=np.float64) -> sp.csr_matrix:
-        """M(β) in this order (for the Frank–Wolfe eigenvectors)."""
+    def _dual_pattern(self) -> None:
+        """M(β)'s pattern in double, L's and the pairs' entries together, built once: each
+        check writes its data in place and multiplies by row blocks on the cores."""
+        n = self.n
+        Lc, Pc = self.L.tocoo(), self.pairs.tocoo()  # the CSR orders of L.data, pairs.data
+        key_L = Lc.row.astype(np.int64) * n + Lc.col
+        key_P = Pc.row.astype(np.int64) * n + Pc.col
+        keys = np.union1d(key_L, key_P)
+        index = np.int32 if len(keys) < 2**31 else np.int64
+        self.M_L = np.searchsorted(keys, key_L).astype(index)
+        self.M_pairs = np.searchsorted(keys, key_P).astype(index)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(keys // n, minlength=n))])
+        self.M = sp.csr_matrix(
+            (np.zeros(len(keys)), (keys % n).astype(index), indptr.astype(index)), shape=(n, n)
+        )
+        self.M_rows = RowBlocks(self.M)
+        self._M_sum = np.zeros(len(keys), dtype=self.dtype)
+
+    def dual_matrix(self, beta: np.ndarray) -> sp.csr_matrix:
+        """M(β) in this order, in double (for the Frank–Wolfe eigenvectors): L + the pairs
+        summed in the iterate's precision as before, written into the fixed pattern (valid
+        until the next call)."""
         self.set_multipliers(beta)
-        return (self.L + self.pairs).astype(dtype).tocsr()
+        d = self._M_sum
+        d.fill(0)
+        d[self.M_L] = self.L.data
+        d[self.M_pairs] += self.pairs.data
+        self.M.data[...] = d
+        return self.M
+
+    def dual_times(self, Y: np.ndarray) -> np.ndarray:
+        """M(β)·Y for the last :meth:`dual_matrix`'s β, by row blocks on the cores."""
+        Y = np.ascontiguousarray(Y, dtype=np.float64)
+        return self.M_rows.matmul(Y, np.empty((self.n, Y.shape[1])))
+
+    def dual_operator(self) -> spla.LinearOperator:
+        """M(β) as LOBPCG's operator (:meth:`dual_times`)."""
+        return spla.LinearOperator(
+            (self.n, self.n),
+            matvec=lambda x: self.dual_times(x.reshape(-1, 1)).ravel(),
+            matmat=self.dual_times,
+            dtype=np.float64,
+        )
 
     # ----- pairs -------------------------------------------------------------------------
     def pair_entries(self, V: np.ndarray) -> np.ndarray:

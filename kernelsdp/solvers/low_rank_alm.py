@@ -44,8 +44,9 @@ eigenvectors, the pair multipliers and the certificate are computed in double.
 width s (at most ``rank`` plus the check's block k) over n points and m pairs: the
 gradient loop holds ``APG_ARRAYS`` n×s arrays and two m×s row gathers; the check holds
 ``CHECK_ARRAYS`` n×(s + k) arrays in double plus LOBPCG's blocks; the certificate the
-factor in double and row chunks; L and the pair pattern in the iterate's precision and M(β)
-in double (12 bytes per entry) — the largest phase is the peak.
+factor in double and row chunks; all along, L and the pair pattern in the iterate's
+precision and M(β)'s fixed pattern in double (24 + w bytes per entry with its sum and the
+maps into it, built once and written in place at each check) — plus the largest phase.
 """
 
 from __future__ import annotations
@@ -131,14 +132,15 @@ def memory_bytes_for(
     n: int, m: int, nnz_L: int, rank: int, word: int = 4, verify_max_n: int = 0
 ) -> int:
     """The module docstring's peak, in bytes: what stays (the point V and L·V, the check's
-    block and vertex, L and the pair pattern, the pair indices in two orders and the
-    multipliers) plus the largest phase (the gradient loop, the check, the certificate; a
-    dense verified λ_min below ``verify_max_n``)."""
+    block and vertex, L and the pair pattern, M(β)'s pattern in double, the pair indices
+    in two orders and the multipliers) plus the largest phase (the gradient loop, the
+    check, the certificate; a dense verified λ_min below ``verify_max_n``)."""
     s, k = rank, BLOCK
     sparse = (nnz_L + 2 * m) * (word + 4)
-    stays = word * 2 * n * s + 8 * n * (k + 2) + sparse + 8 * 10 * m + 16 * n
+    dual = (nnz_L + 2 * m) * (24 + word)  # M(β)'s fixed pattern in double, its sum, maps
+    stays = word * 2 * n * s + 8 * n * (k + 2) + sparse + dual + 8 * 10 * m + 16 * n
     loop = word * (APG_ARRAYS * n * s + 2 * m * s) + 8 * PAIR_VECTORS * m
-    check = 8 * ((CHECK_ARRAYS + (word == 4)) * n * s + 14 * n * k) + 12 * (nnz_L + 2 * m)
+    check = 8 * ((CHECK_ARRAYS + (word == 4)) * n * s + 14 * n * k)
     rows, pairs = min(n, CERT_CHUNK), min(m, CERT_CHUNK)
     cert = 8 * (2 * n * s + 2 * rows * s + 3 * pairs * s + 8 * n) + 12 * (nnz_L + 2 * m)
     dense = 4 * 8 * n * n if n <= verify_max_n else 0
