@@ -119,7 +119,7 @@ def run(n: int, time_limit: float | None, save: str | None, gap_tol: float) -> d
             beta=beta,
             status=r.termination.value,
             iterations=r.iterations,
-            gap=r.info.get("relative_gap"),
+            gap=np.nan if r.info.get("relative_gap") is None else r.info["relative_gap"],
             seconds=solve_s,
             objective=r.objective,
         )
@@ -136,7 +136,7 @@ def run(n: int, time_limit: float | None, save: str | None, gap_tol: float) -> d
 
 def from_saved(n: int, path: str) -> dict:
     """The pre-check at a point saved by ``--save`` (no ADMM run)."""
-    d = np.load(path, allow_pickle=True)
+    d = np.load(path, allow_pickle=False)  # a saved file must never run code when read
     out = spectrum_at(instance(n), d["U"], d["beta"])
     out.update(
         {f"admm_{k}": d[k].item() for k in ("status", "iterations", "gap", "seconds") if k in d}
