@@ -268,7 +268,15 @@ def _is_option_error(exc: TypeError) -> bool:
 def honest_status(
     sol, tol_: float, limit: Termination | None = None
 ) -> tuple[Termination, PointStatus, str]:
-    """Termination and point status from the generic certificate, not the solver's word.
+    """Termination and point status from the generic certificate, not the solver's word
+    (:func:`status_from_certificate` on ``conic_certificate(sol, tol_)``)."""
+    return status_from_certificate(sol, conic_certificate(sol, tol_), tol_, limit)
+
+
+def status_from_certificate(
+    sol, cert, tol_: float, limit: Termination | None = None
+) -> tuple[Termination, PointStatus, str]:
+    """The one rule for every solver whose answer has a generic certificate.
 
     "optimal" stands only when the solver says so *and* the certificate passes at the one
     named tolerance (``CERTIFY_TOL``); else "almost optimal" when what fails is only the
@@ -276,9 +284,8 @@ def honest_status(
     infeasible or two proofs cross — the failing terms named in the message; an
     inaccurate stop or a user limit is "almost optimal" only when the certificate passes,
     else the limit it reached (``limit``: the options' iteration or time limit; CVXPY's
-    user limit) or "slow progress".  The point is feasible when err1, err2 ≤ tol, nearly feasible up
-    to √tol, infeasible beyond (measured, not claimed)."""
-    cert = conic_certificate(sol, tol_)
+    user limit) or "slow progress".  The point is feasible when err1, err2 ≤ tol, nearly
+    feasible up to √tol, infeasible beyond (measured, not claimed)."""
     primal = max(
         cert.measures.get("primal_equalities", 0.0) or 0.0,
         cert.measures.get("primal_cones", 0.0) or 0.0,

@@ -56,10 +56,15 @@ from ..declarations import option
 from ..errors import InvalidDataError, KernelSDPError
 from ..formulations.base import Formulation
 from ..formulations.cvxpy_problem import CvxpyProblem
-from ..result import PointStatus, Result, Termination
+from ..result import Result, Termination
 from ..tolerances import CERTIFY_TOL
 from .base import Solver
-from .conic import GENERIC_MEMORY_LIMIT, INTERIOR_POINT_BYTES_PER_ENTRY, honest_status
+from .conic import (
+    GENERIC_MEMORY_LIMIT,
+    INTERIOR_POINT_BYTES_PER_ENTRY,
+    honest_status,
+    status_from_certificate,
+)
 
 #: the largest iteration limit both programs take (a C int)
 MAX_ITER_CAP = 2**31 - 1
@@ -336,7 +341,9 @@ def external_result(
         )
     limit = Termination.ITERATION_LIMIT if sol.status == cp.USER_LIMIT else None
     termination, point, text = (
-        honest_status(sol, tol_, limit) if cert is None else _status_of(sol, cert, tol_, limit)
+        honest_status(sol, tol_, limit)
+        if cert is None
+        else status_from_certificate(sol, cert, tol_, limit)
     )
     read = formulation.from_cvxpy(model) if model is not None else {}
     a, b = formulation.objective_map()
@@ -360,39 +367,6 @@ def external_result(
         canonical=sol,
         message=text,
         info=info,
-    )
-
-
-def _status_of(
-    sol: CanonicalSolution, cert: Certificate, tol_: float, limit: Termination | None
-) -> tuple[Termination, PointStatus, str]:
-    """honest_status's rule on a certificate already computed: optimal only when claimed
-    and certified; almost optimal when certified otherwise; else the limit or slow progress.
-    The point is feasible when err1, err2 ≤ tol, nearly feasible up to √tol."""
-    primal = max(
-        cert.measures.get("primal_equalities", 0.0) or 0.0,
-        cert.measures.get("primal_cones", 0.0) or 0.0,
-    )
-    point = (
-        PointStatus.FEASIBLE_POINT
-        if primal <= tol_
-        else PointStatus.NEARLY_FEASIBLE_POINT
-        if primal <= tol_**0.5
-        else PointStatus.INFEASIBLE_POINT
-    )
-    if cert.passed:
-        return (
-            (Termination.OPTIMAL if sol.status == cp.OPTIMAL else Termination.ALMOST_OPTIMAL),
-            point,
-            "",
-        )
-    why = f"its certificate fails at tol {tol_:g}: {', '.join(cert.failed)}"
-    if sol.status == cp.OPTIMAL:
-        return Termination.UNCERTIFIED, point, f"{sol.solver} reported optimal, but {why}"
-    return (
-        (limit or Termination.SLOW_PROGRESS),
-        point,
-        f"{sol.solver} stopped ({sol.status}) short of a certified optimum: {why}",
     )
 
 
