@@ -101,16 +101,7 @@ def stages(
     n: int, loss: str, precision: str = "double", time_limit: float | None = None, **admm
 ) -> dict:
     times = {}
-    t = time.perf_counter()
-    X, y = gaussian_mixture(n)
-    times["data"] = time.perf_counter() - t
-    t = time.perf_counter()
-    L = knn_laplacian(X, 5)
-    times["graph (mutual 5-NN Laplacian)"] = time.perf_counter() - t
-    t = time.perf_counter()
-    pairs = PairwiseConstraints.sample(y, int(1.2 * n), seed=0)
-    f = NPKL(L=L, pairs=pairs, loss=loss, capacity="trace", C=1.0, B=float(n))
-    times["pairs and problem"] = time.perf_counter() - t
+    f = instance(n, loss, times)
     t = time.perf_counter()
     if loss == "linear":
         r = solve(f, "closed-form", time_limit=time_limit)
@@ -135,8 +126,8 @@ def stages(
         "lower": cert.lower,
         "upper": cert.upper,
         "admm_certificate_s": r.info.get("certificate_s"),
-        "nnz_L": int(L.nnz),
-        "m": pairs.m,
+        "nnz_L": int(f.L.nnz),
+        "m": f.pairs.m,
     }
 
 
