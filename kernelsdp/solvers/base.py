@@ -240,6 +240,21 @@ class Solver(ABC):
     def run(self, formulation: Formulation, options) -> Result:
         """Solve with validated options (the caller has checked ``supports``)."""
 
+    def stopped(self, formulation: Formulation, stop, since: float, **info) -> Result:
+        """The result of a run whose eigensolver hit a limit before any point
+        (:class:`kernelsdp.linalg.positive_part.EigenStop`): its termination and message, the
+        time since ``since`` (a ``time.perf_counter()`` reading) and ``info``."""
+        import time
+
+        return Result.failure(
+            formulation.name,
+            self.name,
+            stop.termination,
+            str(stop),
+            solve_time_s=time.perf_counter() - since,
+            **({"info": info} if info else {}),
+        )
+
     def describe(self) -> dict[str, Any]:
         """What `kernelsdp solvers` shows: kind, capabilities, options, tolerances."""
         return {

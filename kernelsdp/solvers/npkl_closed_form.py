@@ -99,14 +99,7 @@ class ClosedForm(Solver):
         try:
             part = positive_eigenpairs(A, method=eig_method, budget=budget)
         except EigenStop as stop:
-            return Result.failure(
-                f.name,
-                self.name,
-                stop.termination,
-                str(stop),
-                solve_time_s=time.perf_counter() - t1,
-                info={"arpack_products": budget.products},
-            )
+            return self.stopped(f, stop, t1, arpack_products=budget.products)
         kernel = closed_form_kernel(part, f.B)
         t2 = time.perf_counter()
         lam = part.frobenius / (2 * np.sqrt(f.B))
@@ -148,14 +141,7 @@ class ClosedForm(Solver):
         try:
             low = extreme_eigenvalue(M if f.n <= DENSE_MAX_N else budget.operator(M), "SA")
         except EigenStop as stop:
-            return Result.failure(
-                f.name,
-                self.name,
-                stop.termination,
-                str(stop),
-                solve_time_s=time.perf_counter() - t1,
-                info={"arpack_products": budget.products},
-            )
+            return self.stopped(f, stop, t1, arpack_products=budget.products)
         t2 = time.perf_counter()
         info = {
             "eigen_method": low.method,

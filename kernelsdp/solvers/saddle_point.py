@@ -102,13 +102,7 @@ class SaddlePoint(Solver):
         try:
             cur = dual(dual.project(np.ones(f.pairs.m)))
         except EigenStop as stop:
-            return Result.failure(
-                f.name,
-                self.name,
-                stop.termination,
-                str(stop),
-                solve_time_s=time.perf_counter() - t0,
-            )
+            return self.stopped(f, stop, t0)
         best_p, best_d = cur, cur
         t1 = time.perf_counter()
         history: list[dict] = []
