@@ -9,13 +9,17 @@ residual at the level of rounding, which the proofs then enclose (:mod:`.members
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from .canonical import CanonicalForm
+from .normal_equations import (
+    dense_or_sparse,
+    least_squares_solver,
+    ridged_solver,
+    weighted_gram,
+    working_matrix,
+)
 
 #: relative weight of a row in the stationarity correction: free rows and bounded blocks
 #: move, the rest (whose dual must stay in K* without a bound to absorb it) barely
@@ -31,25 +35,15 @@ def correct_stationarity(
 ) -> np.ndarray:
     """y + δ with Aᵀ(y + δ) = g, δ the least Σ w_i δ_i² (w = 1 on zero rows and on the
     blocks in ``light_blocks``, HEAVY elsewhere; rows in ``frozen`` do not move)."""
-    A = form.A
+    A = working_matrix(form)
     winv = np.full(A.shape[0], 1.0 / HEAVY)
     for j, blk in enumerate(form.blocks):
         if blk.kind == "zero" or j in light_blocks:
             winv[blk.rows] = 1.0
     if frozen is not None:
         winv[frozen] = 0.0
-    N = (A.T @ sp.diags(winv) @ A).tocsc()
-    ridge = 1e-14 * max(float(N.diagonal().max(initial=0.0)), 1e-300)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            lu = spla.splu((N + ridge * sp.identity(N.shape[0], format="csc")).tocsc())
-            solve = lu.solve
-        except RuntimeError:  # structurally singular: least squares instead
-
-            def solve(r):
-                return spla.lsqr(N, r, atol=1e-15, btol=1e-15)[0]
-
+    N = weighted_gram(A, winv)
+    solve = ridged_solver(N, 1e-14) or least_squares_solver(N)  # singular: least squares
     y0, y = y, y.copy()
     for _ in range(3):  # iterative refinement against the ridge and rounding
         r = g - A.T @ y
@@ -113,19 +107,15 @@ def project_equalities(
     times; x itself when A_Z A_Zᵀ cannot be factored."""
     if A_Z.shape[0] == 0:
         return x
-    N = (A_Z @ A_Z.T).tocsc()
-    ridge = 1e-15 * max(float(N.diagonal().max(initial=0.0)), 1e-300)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            lu = spla.splu((N + ridge * sp.identity(N.shape[0], format="csc")).tocsc())
-        except RuntimeError:
-            return x
+    A_Z = dense_or_sparse(A_Z)
+    solve = ridged_solver(weighted_gram(A_Z.T), 1e-15)
+    if solve is None:
+        return x
     out = x.copy()
     for _ in range(rounds):
         r = A_Z @ out + b_Z
         with np.errstate(all="ignore"):
-            step = A_Z.T @ lu.solve(-r)
+            step = A_Z.T @ solve(-r)
         if not np.all(np.isfinite(step)):
             break
         out = out + step
@@ -134,6 +124,8 @@ def project_equalities(
 
 #: the scaled correction's dense Aᵀ H⁻¹ A is formed up to this many entries (8 bytes each)
 SCALED_MAX_ENTRIES = 20_000_000
+#: ... and A is read as one dense array up to this many entries
+DENSE_ROWS_MAX_ENTRIES = 2_000_000
 
 
 def _scaled_columns(form: CanonicalForm, y: np.ndarray) -> np.ndarray | None:
@@ -141,13 +133,15 @@ def _scaled_columns(form: CanonicalForm, y: np.ndarray) -> np.ndarray | None:
     block v ↦ vec(Y mat(v) Y) — a Nesterov–Todd-like scaling that moves each eigen-direction
     of Y in proportion to its eigenvalue — y_i² on ℝ₊, y₀² on a second-order cone, a large
     weight on the free rows.  None when it would not fit or the cones are not all symmetric."""
-    A = form.A
+    A = working_matrix(form)
     if A.shape[0] * A.shape[1] > SCALED_MAX_ENTRIES:
         return None
     out = np.zeros(A.shape, dtype=float)
     scale = max(float(np.max(np.abs(y), initial=0.0)), 1e-300)
+    if not isinstance(A, np.ndarray) and A.shape[0] * A.shape[1] <= DENSE_ROWS_MAX_ENTRIES:
+        A = A.toarray()  # one conversion, not one sparse slice per block (truss: 151 blocks)
     for blk in form.blocks:
-        sub = A[blk.rows].toarray()
+        sub = A[blk.rows] if isinstance(A, np.ndarray) else A[blk.rows].toarray()
         if blk.kind == "zero":
             out[blk.rows] = sub * (1e4 * scale) ** 2
         elif blk.kind == "nonneg":
@@ -174,9 +168,12 @@ def _psd_scaled(blk, Y: np.ndarray, sub: np.ndarray) -> np.ndarray:
         (Y·M·Y)[a, b] = Σ_r m_r·(Y[a, a_r]·Y[b, b_r] + Y[a, b_r]·Y[b, a_r]) / (2 on the diagonal)
 
     over the entries r = (a_r, b_r) of M — one dense product per chunk of entries and one
-    sparse sum into the columns, no loop over columns."""
+    sparse sum into the columns, no loop over columns; a small block instead forms every
+    mat(m) and multiplies (:func:`_psd_scaled_small`)."""
     a, b, w = blk.entry_map()
     w_dual = np.where(a == b, 1.0, w if blk.sqrt2 else 2.0)
+    if blk.side <= SMALL_SIDE and blk.side**2 * sub.shape[1] <= _CHUNK_ENTRIES:
+        return _psd_scaled_small(blk, Y, sub, w_dual)
     S = sp.coo_matrix(sub)
     m = S.data / w[S.row]  # mat(m)'s entries, each pair once
     ar, br = a[S.row], b[S.row]
@@ -198,6 +195,21 @@ def _psd_scaled(blk, Y: np.ndarray, sub: np.ndarray) -> np.ndarray:
     return out * w_dual[:, None]
 
 
+#: a PSD block up to this side takes the dense path of :func:`_psd_scaled`
+SMALL_SIDE = 24
+
+
+def _psd_scaled_small(blk, Y: np.ndarray, sub: np.ndarray, w_dual: np.ndarray) -> np.ndarray:
+    """:func:`_psd_scaled` for a small block: mat(m) of every column, then Y·M·Y."""
+    a, b, w = blk.entry_map()
+    M = np.zeros((sub.shape[1], blk.side, blk.side))
+    vals = (sub / w[:, None]).T  # (columns × packed rows): mat(m)'s entries
+    M[:, a, b] = vals
+    M[:, b, a] = vals
+    R = Y @ M @ Y  # (columns × side × side)
+    return R[:, a, b].T * w_dual[:, None]
+
+
 def scaled_correction(
     form: CanonicalForm, y: np.ndarray, g: np.ndarray, floor: float, rounds: int = 2
 ) -> np.ndarray | None:
@@ -213,7 +225,7 @@ def scaled_correction(
     HA = _scaled_columns(form, y)
     if HA is None:
         return None
-    N = form.A.T @ HA
+    N = working_matrix(form).T @ HA
     N = (N + N.T) / 2
     ridge = 1e-14 * max(float(np.max(np.abs(np.diag(N)), initial=0.0)), 1e-300)
     try:
@@ -224,7 +236,7 @@ def scaled_correction(
         return None
     out = y.copy()
     for _ in range(rounds):
-        r = g - form.A.T @ out
+        r = g - working_matrix(form).T @ out
         with np.errstate(invalid="ignore", over="ignore"):  # a non-finite step is refused below
             step = HA @ sla.cho_solve(factor, r)
         if not np.all(np.isfinite(step)):

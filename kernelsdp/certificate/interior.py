@@ -22,14 +22,11 @@ is nothing to combine with, and the end says so.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from .canonical import CanonicalForm
 from .cones import blocks_min_eig
+from .normal_equations import ridged_solver, weighted_gram, working_matrix
 from .perturbed import cone_identity
 
 #: weight of the equality rows in the primal least-squares problem
@@ -37,19 +34,10 @@ EQUALITY_WEIGHT = 1e4
 #: t searched over scale·10^k for these k, then refined by GOLDEN_STEPS of golden section
 T_GRID = tuple(range(-6, 7, 2))
 GOLDEN_STEPS = 4
+#: the ridge of the least-squares systems, relative to their largest diagonal entry
+RIDGE = 1e-13
 #: θ tried: THETA_GROWTH × the least θ that the measured shortfall needs
 THETA_GROWTH = (2.0, 20.0, 200.0)
-
-
-def _factor(N: sp.spmatrix):
-    N = N.tocsc()
-    ridge = 1e-13 * max(float(N.diagonal().max(initial=0.0)), 1e-300)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return spla.splu((N + ridge * sp.identity(N.shape[0], format="csc")).tocsc()).solve
-        except RuntimeError:
-            return None
 
 
 def _block_min(form: CanonicalForm, v: np.ndarray, dual: bool) -> float:
@@ -70,6 +58,9 @@ def _best_t(curve, loss, scale: float) -> tuple[float, float]:
     i = int(np.argmin(vals))
     if not np.isfinite(vals[i]):
         return 0.0, -np.inf
+    if vals[i] == 0:  # nothing to lose (a feasibility problem): the most central t
+        t = max((t for t, v in zip(ts, vals) if v == 0), key=curve)
+        return t, curve(t)
     lo, hi = ts[max(i - 1, 0)], ts[min(i + 1, len(ts) - 1)]
     g = (np.sqrt(5.0) - 1) / 2
     for _ in range(GOLDEN_STEPS):
@@ -87,17 +78,17 @@ def central_primal(
 ) -> tuple[np.ndarray, float] | None:
     """(x_c, η): a point keeping the equalities whose cone blocks have λ_min ≥ η > 0
     (estimated; the proof comes later), or None."""
-    A, b = form.A, form.b
+    A, b = working_matrix(form), form.b
     e = cone_identity(form)
     w = np.ones(A.shape[0])
     for blk in form.blocks:
         if blk.kind == "zero":
             w[blk.rows] = EQUALITY_WEIGHT**2
-    solve = _factor(A.T @ sp.diags(w) @ A)
+    solve = ridged_solver(weighted_gram(A, w), RIDGE)
     if solve is None:
         return None
-    x0 = solve(np.asarray(A.T @ (w * -b), dtype=float))
-    x1 = solve(np.asarray(A.T @ (w * e), dtype=float))
+    x0 = solve(A.T @ (w * -b))
+    x1 = solve(A.T @ (w * e))
     if not (np.all(np.isfinite(x0)) and np.all(np.isfinite(x1))):
         return None
 
@@ -114,17 +105,17 @@ def central_dual(
 ) -> tuple[np.ndarray, float] | None:
     """(y_c, η): a stationary dual point (Aᵀy = g) whose blocks have λ_min ≥ η > 0 in K*
     (estimated), or None."""
-    A = form.A
+    A = working_matrix(form)
     e = cone_identity(form, dual=True)
     winv = np.ones(A.shape[0])
     for blk in form.blocks:
         if blk.kind == "zero":
             winv[blk.rows] = EQUALITY_WEIGHT**2
-    solve = _factor(A.T @ sp.diags(winv) @ A)
+    solve = ridged_solver(weighted_gram(A, winv), RIDGE)
     if solve is None:
         return None
     y0 = winv * (A @ solve(np.asarray(g, dtype=float)))
-    w = e - winv * (A @ solve(np.asarray(A.T @ e, dtype=float)))
+    w = e - winv * (A @ solve(A.T @ e))
     if not (np.all(np.isfinite(y0)) and np.all(np.isfinite(w))):
         return None
 
