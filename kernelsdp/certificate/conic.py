@@ -43,8 +43,7 @@ from .correction import zero_rows
 from .ends import proven_lower, proven_upper
 from .interior import central_dual, central_primal, thetas
 from .perturbed import (
-    RESOLVE_MIN_S,
-    RESOLVE_TIME_FACTOR,
+    resolve_limits,
     resolve_refusal,
     shrink_and_solve,
     shrink_sizes,
@@ -186,7 +185,7 @@ def _proven_ends(
     y: np.ndarray,
     resolve: bool,
     tol: float,
-    solve_time_s: float = 0.0,
+    limits: dict | None = None,
 ):
     """(lower End, upper End, note): the two proofs; an end that a cone's boundary stopped
     is retried from a combination with a central point, then — while the interval is not
@@ -202,11 +201,11 @@ def _proven_ends(
         and _wide(lo, hi, tol, scale)
         and (_boundary_failure(lo) or _boundary_failure(hi) or "central" in " ".join(notes))
     ):
-        lo, hi = _resolve(form, (x, y), (lo, hi), bounds, notes, solve_time_s)
+        lo, hi = _resolve(form, (x, y), (lo, hi), bounds, notes, limits or {})
     return lo, hi, "; ".join(notes)
 
 
-def _resolve(form: CanonicalForm, point, ends, bounds, notes: list, solve_time_s: float):
+def _resolve(form: CanonicalForm, point, ends, bounds, notes: list, limits: dict):
     """(lo, hi) after the one re-solve with the cones shrunk (:mod:`.perturbed`) on the sides
     that need it and can have a strictly feasible point (:mod:`.slater`); ``notes`` gets
     what was done, and why a side was left alone or its proof still failed."""
@@ -234,10 +233,7 @@ def _resolve(form: CanonicalForm, point, ends, bounds, notes: list, solve_time_s
     eps_p, eps_d = shrink_sizes(
         form, x, y, lo.details.get("sigma_min_A"), frozenset(k for k in bounds)
     )
-    limit = max(RESOLVE_MIN_S, RESOLVE_TIME_FACTOR * solve_time_s)
-    alt = shrink_and_solve(
-        form, eps_p if need_p else 0.0, eps_d if need_d else 0.0, time_limit=limit
-    )
+    alt = shrink_and_solve(form, eps_p if need_p else 0.0, eps_d if need_d else 0.0, **limits)
     if alt is None:
         notes.append("a re-solve with the cones shrunk found no strictly feasible point")
         return lo, hi
@@ -255,7 +251,9 @@ def _resolve(form: CanonicalForm, point, ends, bounds, notes: list, solve_time_s
 def _optimality(sol: CanonicalSolution, tol: float, resolve: bool = True) -> Certificate:
     form, x, y = sol.form, sol.x, sol.y
     measures = dimacs_measures(form, x, y)
-    lo, hi, how = _proven_ends(form, x, y, resolve, tol, sol.solve_time_s)
+    lo, hi, how = _proven_ends(
+        form, x, y, resolve, tol, resolve_limits(sol.solve_time_s, sol.iterations, sol.solver)
+    )
     for k, v in {**lo.details, **hi.details}.items():
         measures[k] = float(v)
     note = (
