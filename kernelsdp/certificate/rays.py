@@ -31,6 +31,7 @@ from ..linalg.rounding import dot_error, down, matvec_error, norm_up, up
 from .canonical import CanonicalForm, CanonicalSolution
 from .correction import dual_correction, project_equalities, zero_rows
 from .ends import proven_upper
+from .interior import central_primal
 from .membership import block_lower, cached_singular_bound, distinct_rows
 from .verdict import ESTIMATE, INFEASIBILITY, PROOF, UNBOUNDEDNESS, Certificate, no_point
 
@@ -198,8 +199,17 @@ def _ray_proof(form: CanonicalForm, r: np.ndarray) -> str:
     return ""
 
 
+def _central_point_proven(zero: CanonicalForm) -> bool:
+    """Is the least-squares central point of :mod:`.interior` a proven feasible point?  (No
+    solve: on SDPLIB's infd1 and infd2 it is, where the re-solve cost 0.7 of the solve.)"""
+    scale = float(np.max(np.abs(zero.b), initial=1.0)) or 1.0
+    found = central_primal(zero, np.zeros(zero.A.shape[1]), scale)
+    return found is not None and proven_upper(zero, found[0]).label == PROOF
+
+
 def _feasibility_proof(form: CanonicalForm) -> str:
-    """'' when a feasible point is proven (one shrunk re-solve with c = 0)."""
+    """'' when a feasible point is proven: the central point of :mod:`.interior` if it is
+    one, else the point of one shrunk re-solve with c = 0."""
     from dataclasses import replace
 
     from .perturbed import RESOLVE_MIN_S, SHRINK_REL, resolve_refusal, shrink_and_solve
@@ -208,6 +218,8 @@ def _feasibility_proof(form: CanonicalForm) -> str:
     refusal = resolve_refusal(zero)
     if refusal:
         return "the ray is proven, but " + refusal
+    if _central_point_proven(zero):
+        return ""
     eps = SHRINK_REL * max(1.0, float(np.max(np.abs(form.b), initial=0.0)))
     found = shrink_and_solve(zero, eps, 0.0, time_limit=RESOLVE_MIN_S * 10)
     if found is None:

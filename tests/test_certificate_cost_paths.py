@@ -1,0 +1,78 @@
+"""The cheap paths of the certificate (issue #26's cost bar) give what the general ones give:
+dense normal equations, the small-block interior-point metric, the re-solve's iteration cap,
+and the feasible point of a ray certificate found without a solve.  None of them may change
+a label: each only decides how a point to be proven is found."""
+
+import cvxpy as cp
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from kernelsdp import tolerances as tol
+from kernelsdp.certificate import conic_certificate, correction, perturbed, solve_canonical
+from kernelsdp.certificate.cones import Block
+from kernelsdp.certificate.normal_equations import (
+    dense_or_sparse,
+    ridged_solver,
+    weighted_gram,
+)
+
+
+@pytest.mark.parametrize("shape", [(30, 8), (400, 60)])
+def test_dense_and_sparse_normal_equations_agree(shape):
+    rng = np.random.default_rng(3)
+    A = sp.random(*shape, density=0.3, random_state=4, format="csr") + sp.eye(*shape)
+    w = rng.uniform(0.5, 2.0, shape[0])
+    r = rng.standard_normal(shape[1])
+    dense = ridged_solver(weighted_gram(A.toarray(), w), 1e-14)(r)
+    sparse = ridged_solver(weighted_gram(sp.csr_matrix(A), w), 1e-14)(r)
+    assert np.allclose(dense, sparse, rtol=1e-9, atol=1e-12)
+    assert isinstance(dense_or_sparse(A), np.ndarray) == (shape[0] * shape[1] <= 20_000)
+
+
+def test_an_empty_column_makes_no_dense_solver():
+    A = np.zeros((5, 3))
+    A[:, :2] = np.arange(10.0).reshape(5, 2)
+    assert ridged_solver(weighted_gram(A), 0.0) is None
+
+
+@pytest.mark.parametrize("triangle,sqrt2", [("lower", True), ("upper", False)])
+@pytest.mark.parametrize("side", [1, 4, 9])
+def test_the_small_block_metric_equals_the_chunked_one(monkeypatch, triangle, sqrt2, side):
+    rng = np.random.default_rng(side)
+    blk = Block("psd", 0, side * (side + 1) // 2, side=side, triangle=triangle, sqrt2=sqrt2)
+    B = rng.standard_normal((side, side))
+    Y = B @ B.T
+    sub = rng.standard_normal((blk.size, 7))
+    sub[np.abs(sub) < 0.5] = 0.0
+    small = correction._psd_scaled(blk, Y, sub)
+    monkeypatch.setattr(correction, "SMALL_SIDE", 0)
+    chunked = correction._psd_scaled(blk, Y, sub)
+    assert np.allclose(small, chunked, rtol=1e-12, atol=1e-12 * np.abs(chunked).max())
+
+
+def test_the_re_solve_is_capped_by_an_interior_point_solve_s_iterations():
+    limits = perturbed.resolve_limits(0.01, 23, "clarabel")
+    assert limits["max_iter"] == perturbed.RESOLVE_MIN_ITER
+    assert perturbed.resolve_limits(0.01, 80, "CLARABEL")["max_iter"] == 160
+    assert perturbed.resolve_limits(0.01, 500, "mosek")["max_iter"] == perturbed.CLARABEL_MAX_ITER
+    # a first-order solver's count says nothing about Clarabel's: its own cap stays
+    assert "max_iter" not in perturbed.resolve_limits(0.01, 4000, "scs")
+    assert "max_iter" not in perturbed.resolve_limits(0.01, None, "clarabel")
+    assert perturbed.resolve_limits(5.0, 20, "clarabel")["time_limit"] == 10.0
+
+
+def test_an_unbounded_problem_s_feasible_point_is_proven_without_a_solve(monkeypatch):
+    """min −x₀ s.t. [[x₀, x₁], [x₁, 1 + x₀]] ⪰ 0, x₁ ≥ −1: the ray (1, 0) and a strictly
+    feasible central point; the shrunk re-solve is never reached."""
+    x = cp.Variable(2)
+    S = cp.bmat([[x[0], x[1]], [x[1], 1 + x[0]]])
+    sol = solve_canonical(cp.Problem(cp.Minimize(-x[0]), [S >> 0, x[1] >= -1]), "CLARABEL")
+    assert sol.status == "unbounded"
+
+    def no_solve(*args, **kwargs):
+        raise AssertionError("the central point should have been proven")
+
+    monkeypatch.setattr(perturbed, "shrink_and_solve", no_solve)
+    cert = conic_certificate(sol, tol.CERTIFY_TOL)
+    assert cert.passed and "a feasible point" in cert.note and "not proven" not in cert.note
