@@ -37,18 +37,27 @@ def test_an_empty_column_makes_no_dense_solver():
 
 
 @pytest.mark.parametrize("triangle,sqrt2", [("lower", True), ("upper", False)])
-@pytest.mark.parametrize("side", [1, 4, 9])
-def test_the_small_block_metric_equals_the_chunked_one(monkeypatch, triangle, sqrt2, side):
+@pytest.mark.parametrize("side", [1, 4, 9, 30])
+@pytest.mark.parametrize("small_side", [0, 24])
+def test_the_interior_point_metric_of_a_psd_block_is_y_m_y(
+    monkeypatch, triangle, sqrt2, side, small_side
+):
+    """Both paths of :func:`correction._psd_scaled` (all columns at once for a small block,
+    one column on its support otherwise) give Y·mat(m)·Y, packed with the dual weights."""
     rng = np.random.default_rng(side)
     blk = Block("psd", 0, side * (side + 1) // 2, side=side, triangle=triangle, sqrt2=sqrt2)
     B = rng.standard_normal((side, side))
     Y = B @ B.T
     sub = rng.standard_normal((blk.size, 7))
-    sub[np.abs(sub) < 0.5] = 0.0
-    small = correction._psd_scaled(blk, Y, sub)
-    monkeypatch.setattr(correction, "SMALL_SIDE", 0)
-    chunked = correction._psd_scaled(blk, Y, sub)
-    assert np.allclose(small, chunked, rtol=1e-12, atol=1e-12 * np.abs(chunked).max())
+    sub[np.abs(sub) < 1.0] = 0.0
+    sub[:, 3] = 0.0  # an empty column
+    monkeypatch.setattr(correction, "SMALL_SIDE", small_side)
+    got = correction._psd_scaled(blk, Y, sub)
+    a, b, w = blk.entry_map()
+    w_dual = np.where(a == b, 1.0, w if sqrt2 else 2.0)
+    for col in range(sub.shape[1]):
+        want = (Y @ blk.matrix(sub[:, col]) @ Y)[a, b] * w_dual
+        assert np.allclose(got[:, col], want, rtol=1e-12, atol=1e-12 * (1 + np.abs(want).max()))
 
 
 def test_the_re_solve_is_capped_by_an_interior_point_solve_s_iterations():
