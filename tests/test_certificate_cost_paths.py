@@ -85,3 +85,23 @@ def test_an_unbounded_problem_s_feasible_point_is_proven_without_a_solve(monkeyp
     monkeypatch.setattr(perturbed, "shrink_and_solve", no_solve)
     cert = conic_certificate(sol, tol.CERTIFY_TOL)
     assert cert.passed and "a feasible point" in cert.note and "not proven" not in cert.note
+
+
+def test_a_dual_re_solve_shrinks_the_primal_too_where_it_can_have_an_interior():
+    """The one re-solve that the dual needs also shrinks the primal (its point may tighten a
+    proven but loose upper end: SDPLIB's control1, 18.06 → 17.79 against 17.78) — except
+    where a cone row is 0 for every x, so no primal point is strictly feasible."""
+    from kernelsdp.certificate.conic import _sides_to_shrink
+    from kernelsdp.certificate.ends import End
+
+    lo = End(0.0, "estimate", "block 0 (psd): its dual is outside K* by 1e-3")
+    hi = End(1.0, "proof")
+    x = cp.Variable(2)
+    free = solve_canonical(
+        cp.Problem(cp.Minimize(x[0]), [cp.bmat([[x[0], x[1]], [x[1], 1]]) >> 0]), "CLARABEL"
+    )
+    assert _sides_to_shrink(free.form, lo, hi, []) == (True, True)
+    assert _sides_to_shrink(free.form, hi, hi, []) == (False, False)
+    S = cp.bmat([[x[0], x[1], 0], [x[1], 1 + x[0], 0], [0, 0, 0]])
+    fixed = solve_canonical(cp.Problem(cp.Minimize(x[0]), [S >> 0]), "CLARABEL")
+    assert _sides_to_shrink(fixed.form, lo, hi, []) == (False, True)
