@@ -168,7 +168,7 @@ def measure(solver: str, n: int, time_limit: float | None) -> dict:
     gap_key = "certified_gap" if solver == "low-rank-alm" else "relative_gap"
     curve = [(h["time_s"], h[gap_key]) for h in r.history if gap_key in h]
     if solver == "low-rank-alm":
-        curve = [(h["time_s"], h["estimated_gap"]) for h in r.history]
+        curve = [(h["time_s"], h["estimated_gap"]) for h in r.history if "estimated_gap" in h]
         products, eig = r.info["products"], r.info["checks"]
     else:
         products, eig = 2 * r.iterations, sum(1 for h in r.history if "relative_gap" in h)
