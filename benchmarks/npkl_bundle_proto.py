@@ -58,7 +58,6 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 import time
 import warnings
@@ -66,6 +65,7 @@ import warnings
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse.linalg as spla
+from npkl_polish_proto import plain_row, run_child
 from npkl_scale import instance
 from threadpoolctl import threadpool_limits
 
@@ -398,26 +398,6 @@ def _hybrid(n: int, gap: float, switch: float, limit: float, steps: int) -> dict
     return row
 
 
-def _plain(method: str, n: int, gap: float, limit: float) -> dict:
-    f = instance(n)
-    t0 = time.perf_counter()
-    r = solve(f, method, gap_tol=gap, time_limit=limit)
-    dt = time.perf_counter() - t0
-    own = r.info.get("certificate")
-    alm = method == "low-rank-alm"
-    return {
-        "status": r.termination.value,
-        "iterations": str(r.iterations),
-        "products": r.info["products"] if alm else 2 * r.iterations,
-        "eigsolves": r.info["checks"] if alm else r.info.get("eigensolves", "-"),
-        "solve_s": dt,
-        "gap": float(r.info.get("relative_gap", float("nan"))),
-        "label": None if own is None else own.lower_label,
-        "rank": r.kernel.rank,
-        "steps": [],
-    }
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -437,7 +417,7 @@ def main() -> int:
         elif method == "alm+bundle-dual":
             row = _hybrid(n, args.gap, args.switch, args.time_limit, args.steps)
         else:
-            row = _plain(method, n, args.gap, args.time_limit)
+            row = plain_row(method, n, args.gap, args.time_limit)
         print(json.dumps(row))
         return 0
     print(f"gap {args.gap:g}, switch {args.switch:g}; load {os.getloadavg()}", flush=True)
@@ -449,26 +429,13 @@ def main() -> int:
     rows = {}
     for n in args.sizes:
         for method in args.methods.split(","):
-            cmd = [
-                sys.executable,
-                os.path.abspath(__file__),
-                "--child",
-                method,
-                str(n),
-                "--gap",
-                str(args.gap),
-                "--switch",
-                str(args.switch),
-                "--steps",
-                str(args.steps),
-                "--time-limit",
-                str(args.time_limit),
-            ]
-            out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=False)
-            if out.returncode != 0 or not out.stdout.strip():
-                print(f"{n:>7,} {method:<13} failed: exit code {out.returncode}", flush=True)
+            options = ["--gap", str(args.gap), "--switch", str(args.switch)]
+            options += ["--steps", str(args.steps), "--time-limit", str(args.time_limit)]
+            row = run_child(__file__, method, n, options)
+            if "failed" in row:
+                print(f"{n:>7,} {method:<13} failed: {row['failed']}", flush=True)
                 continue
-            row = rows[n, method] = json.loads(out.stdout.strip().splitlines()[-1])
+            rows[n, method] = row
             print(
                 f"{n:>7,} {method:<13} {row['status']:<12} {row['iterations']:>11} "
                 f"{row['products']:>9} {row['eigsolves']!s:>5} {row['solve_s']:>8.1f} "

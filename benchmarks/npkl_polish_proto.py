@@ -36,17 +36,18 @@ from kernelsdp.solvers import solve
 METHODS = ("admm", "low-rank-alm", "alm+newton")
 
 
-def _plain(method: str, n: int, gap: float, limit: float) -> dict:
+def plain_row(method: str, n: int, gap: float, limit: float) -> dict:
     f = instance(n)
     t = time.perf_counter()
     r = solve(f, method, gap_tol=gap, time_limit=limit)
     dt = time.perf_counter() - t
     own = r.info.get("certificate")
-    products = r.info["products"] if method == "low-rank-alm" else 2 * r.iterations
+    alm = method == "low-rank-alm"
     return {
         "status": r.termination.value,
         "iterations": str(r.iterations),
-        "products": products,
+        "products": r.info["products"] if alm else 2 * r.iterations,
+        "eigsolves": r.info["checks"] if alm else r.info.get("eigensolves", "-"),
         "solve_s": dt,
         "gap": float(r.info.get("relative_gap", float("nan"))),
         "label": None if own is None else own.lower_label,
@@ -87,20 +88,19 @@ def _polished(n: int, gap: float, switch: float, limit: float) -> dict:
     }
 
 
-def _child(method: str, n: int, args) -> dict:
-    cmd = [sys.executable, os.path.abspath(__file__), "--child", method, str(n)]
-    cmd += [
-        "--gap",
-        str(args.gap),
-        "--switch",
-        str(args.switch),
-        "--time-limit",
-        str(args.time_limit),
-    ]
+def run_child(script: str, method: str, n: int, options: list[str]) -> dict:
+    """One row, measured in a fresh process (``script --child METHOD N`` + ``options``):
+    each method starts from the same cold state; {"failed": ...} when the child fails."""
+    cmd = [sys.executable, os.path.abspath(script), "--child", method, str(n), *options]
     out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=False)
     if out.returncode != 0 or not out.stdout.strip():
         return {"failed": f"exit code {out.returncode}"}
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _child(method: str, n: int, args) -> dict:
+    options = ["--gap", str(args.gap), "--switch", str(args.switch)]
+    return run_child(__file__, method, n, options + ["--time-limit", str(args.time_limit)])
 
 
 def main() -> int:
@@ -119,7 +119,7 @@ def main() -> int:
         if method == "alm+newton":
             row = _polished(n, args.gap, args.switch, args.time_limit)
         else:
-            row = _plain(method, n, args.gap, args.time_limit)
+            row = plain_row(method, n, args.gap, args.time_limit)
         print(json.dumps(row))
         return 0
     print(f"gap {args.gap:g}, switch {args.switch:g}; load {os.getloadavg()}", flush=True)
