@@ -54,7 +54,6 @@ end lagging; at 3,000 it certifies 1e-3 in 3.2 s (ALM 1.8 s, ADMM 2.5 s) and 1e-
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -65,7 +64,7 @@ import warnings
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse.linalg as spla
-from npkl_polish_proto import plain_row, run_child
+from npkl_polish_proto import plain_row, print_speedups, run_child, side_by_side_arguments
 from npkl_scale import instance
 from threadpoolctl import threadpool_limits
 
@@ -399,16 +398,8 @@ def _hybrid(n: int, gap: float, switch: float, limit: float, steps: int) -> dict
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    ap.add_argument("--sizes", type=int, nargs="+", default=[3000])
-    ap.add_argument("--methods", default=",".join(METHODS))
-    ap.add_argument("--gap", type=float, default=1e-3)
-    ap.add_argument("--switch", type=float, default=1e-2)
+    ap = side_by_side_arguments(__doc__, METHODS, [3000])
     ap.add_argument("--steps", type=int, default=30, help="bundle steps before the ALM resumes")
-    ap.add_argument("--time-limit", type=float, default=600.0)
-    ap.add_argument("--child", nargs=2, metavar=("METHOD", "N"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         method, n = args.child[0], int(args.child[1])
@@ -455,16 +446,7 @@ def main() -> int:
                         f"{s[5]:3d} {s[6]:5d} {s[7]: .3e}",
                         flush=True,
                     )
-    for n in args.sizes:
-        if "solve_s" in rows.get((n, "admm"), {}):
-            print(
-                f"n = {n:,}, faster than ADMM: "
-                + ", ".join(
-                    f"{m}: {rows[n, 'admm']['solve_s'] / rows[n, m]['solve_s']:.2f}x"
-                    for m in args.methods.split(",")
-                    if m != "admm" and (n, m) in rows
-                )
-            )
+    print_speedups(rows, args.sizes, args.methods.split(","))
     print(f"load {os.getloadavg()}")
     return 0
 

@@ -103,16 +103,37 @@ def _child(method: str, n: int, args) -> dict:
     return run_child(__file__, method, n, options + ["--time-limit", str(args.time_limit)])
 
 
-def main() -> int:
+def side_by_side_arguments(doc: str, methods: tuple, sizes: list[int]) -> argparse.ArgumentParser:
+    """The options both #30 prototypes take (sizes, methods, gap, switch, time limit, and the
+    hidden --child METHOD N of :func:`run_child`)."""
     ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--sizes", type=int, nargs="+", default=[3000, 20000])
-    ap.add_argument("--methods", default=",".join(METHODS))
+    ap.add_argument("--sizes", type=int, nargs="+", default=sizes)
+    ap.add_argument("--methods", default=",".join(methods))
     ap.add_argument("--gap", type=float, default=1e-3, help="certified gap to reach")
     ap.add_argument("--switch", type=float, default=1e-2, help="the ALM's gap at the switch")
     ap.add_argument("--time-limit", type=float, default=600.0)
     ap.add_argument("--child", nargs=2, metavar=("METHOD", "N"), help=argparse.SUPPRESS)
+    return ap
+
+
+def print_speedups(rows: dict, sizes: list[int], methods: list[str]) -> None:
+    """Per size, ADMM's time over each method's, from rows of the same run."""
+    for n in sizes:
+        if "solve_s" not in rows.get((n, "admm"), {}):
+            continue
+        ratios = [
+            f"{m}: {rows[n, 'admm']['solve_s'] / rows[n, m]['solve_s']:.2f}x"
+            for m in methods
+            if m != "admm" and "solve_s" in rows.get((n, m), {})
+        ]
+        if ratios:
+            print(f"n = {n:,}, faster than ADMM (its time / the method's): " + ", ".join(ratios))
+
+
+def main() -> int:
+    ap = side_by_side_arguments(__doc__, METHODS, [3000, 20000])
     args = ap.parse_args()
     if args.child:
         method, n = args.child[0], int(args.child[1])
@@ -151,17 +172,7 @@ def main() -> int:
                     ),
                     flush=True,
                 )
-    for n in args.sizes:
-        ratios = [
-            f"{m}: {rows[n, 'admm']['solve_s'] / rows[n, m]['solve_s']:.2f}x"
-            for m in args.methods.split(",")
-            if (n, "admm") in rows
-            and m != "admm"
-            and "solve_s" in rows.get((n, m), {})
-            and "solve_s" in rows[n, "admm"]
-        ]
-        if ratios:
-            print(f"n = {n:,}, faster than ADMM (its time / the method's): " + ", ".join(ratios))
+    print_speedups(rows, args.sizes, args.methods.split(","))
     print(f"load {os.getloadavg()}")
     return 0
 
