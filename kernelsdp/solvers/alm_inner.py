@@ -243,7 +243,7 @@ def fw_step(prob: ScaledNPKL, pt: Point, chk: Check, beta: np.ndarray, rho: floa
     v = chk.vertex if chk.lam < 0 else np.zeros(prob.n)
     lap_x = _dot(X, pt.LX) if X.shape[1] else 0.0
     lap_v = float(v @ (prob.L.astype(np.float64) @ v))
-    wv = prob.B * v[prob.i] * v[prob.j]
+    wv = prob.B * prob.outer_entries(v)
 
     def phi(t: float) -> float:
         env, _ = prob.envelope((1 - t) * pt.w + t * wv, beta, rho)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ..errors import InvalidParameterError
 from ..formulations.npkl import NPKL
 from ..result import KernelFactor, PointStatus, Result, Termination
 from .alm_certificate import certificate, interval
@@ -27,23 +29,77 @@ from .low_rank_alm import (
 )
 
 
-class _Run:
-    """One solve's state: the point, the multipliers, the counters, the history."""
+@dataclass
+class Start:
+    """A warm start of the outer loop: the factor U (n×r, the caller's order, K = UUᵀ,
+    scaled onto tr K ≤ B if beyond), the pair multipliers β (m, the pairs' order: the β of
+    :mod:`.alm_problem`, hinge β = −α·T), and ρ (K's units) and the step's ℓ if known.
+    The multilevel start (:mod:`.alm_coarse`) prolongs a coarse solution into one."""
 
-    def __init__(self, f: NPKL, o, rank_cap: int):
+    U: np.ndarray
+    beta: np.ndarray
+    rho: float | None = None
+    ell: float | None = None
+
+    def checked(self, n: int, m: int) -> Start:
+        U, beta = np.asarray(self.U, dtype=np.float64), np.asarray(self.beta, dtype=np.float64)
+        if U.ndim != 2 or U.shape[0] != n or not np.all(np.isfinite(U)):
+            raise InvalidParameterError(
+                f"The warm start's factor must be a finite {n}×r array. Got shape {U.shape}."
+            )
+        if beta.shape != (m,) or not np.all(np.isfinite(beta)):
+            raise InvalidParameterError(
+                f"The warm start's multipliers must be {m} finite values. Got shape {beta.shape}."
+            )
+        for name, v in (("rho", self.rho), ("ell", self.ell)):
+            if v is not None and not (math.isfinite(v) and v > 0):
+                raise InvalidParameterError(
+                    f"The warm start's {name} must be a positive float. Got {v!r} instead."
+                )
+        return Start(U, beta, self.rho, self.ell)
+
+
+class _Run:
+    """One solve's state: the point, the multipliers, the counters, the history.  ``prob``
+    replaces the scaled problem (a coarse level's, :mod:`.alm_coarse`); ``estimate_only``
+    stops at the estimated gap without the labelled interval (a coarse level has none)."""
+
+    def __init__(
+        self,
+        f: NPKL,
+        o,
+        rank_cap: int,
+        start: Start | None = None,
+        prob: ScaledNPKL | None = None,
+        estimate_only: bool = False,
+    ):
         self.t0 = time.perf_counter()
         self.f, self.o, self.cap = f, o, rank_cap
         dtype = np.float32 if o.precision == "single" else np.float64
-        self.prob = ScaledNPKL(f, dtype, o.reorder)
+        self.prob = ScaledNPKL(f, dtype, o.reorder) if prob is None else prob
+        self.estimate_only, self.last_check = estimate_only, None
         self.beta = np.zeros(f.pairs.m)
         self.rho = o.rho * f.C
+        self.X0 = np.zeros((self.prob.n, 0), dtype=self.prob.dtype)
+        self.ell = 1.0
+        if start is not None:
+            self._warm(start.checked(self.prob.n, f.pairs.m))
         self.deadline = None if o.time_limit is None else self.t0 + o.time_limit
-        self.ell, self.iterations, self.checks, self.eig_products = 1.0, 0, 0, 0
+        self.iterations, self.checks, self.eig_products = 0, 0, 0
         self.history: list[dict] = []
         self.warm = None
         self.next_certify = math.inf  # the estimated gap below which to certify again
         self.best = None  # the last labelled interval
         self.polished, self.newton_steps, self.krylov = False, 0, 0
+
+    def _warm(self, start: Start) -> None:
+        """The start in the scaled problem's terms (the factor onto ‖V‖_F ≤ 1)."""
+        X = self.prob.from_original(start.U).astype(np.float64)
+        X *= 1.0 / max(1.0, math.sqrt(float(np.sum(X * X))))
+        self.X0 = X.astype(self.prob.dtype)
+        self.beta = start.beta.copy()
+        self.rho = self.rho if start.rho is None else min(start.rho, RHO_MAX * self.f.C)
+        self.ell = self.ell if start.ell is None else start.ell
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.t0
@@ -107,18 +163,20 @@ class _Run:
         return iv
 
 
-def solve_alm(name: str, f: NPKL, o, rank_cap: int) -> Result:
-    """The solve (see :mod:`.low_rank_alm`)."""
+def solve_alm(name: str, f: NPKL, o, rank_cap: int, start: Start | None = None) -> Result:
+    """The solve (see :mod:`.low_rank_alm`), from ``start`` when given (else K = 0, β = 0)."""
     # the dense work is O(n·s) and O(s²n); one BLAS thread leaves the other core to the
     # threaded sparse products and gathers
     with threadpool_limits(limits=1, user_api="blas"):
-        run = _Run(f, o, rank_cap)
-        return _loop(name, run)
+        run = _Run(f, o, rank_cap, start)
+        pt, status = iterate(run)
+        return _result(name, run, pt, status)
 
 
-def _loop(name: str, run: _Run) -> Result:
+def iterate(run: _Run):
+    """The outer loop from the run's start to its stop: (the last point, the status)."""
     prob, o = run.prob, run.o
-    pt = evaluate(prob, np.zeros((prob.n, 0), dtype=prob.dtype), run.beta, run.rho)
+    pt = evaluate(prob, run.X0, run.beta, run.rho)
     fy_last, status, stalled = math.inf, None, False
     while status is None:
         chk, rec = run.check(pt)
@@ -156,7 +214,7 @@ def _loop(name: str, run: _Run) -> Result:
         if status is not None:  # the last point, certified: OPTIMAL if that suffices
             chk, rec = run.check(pt)
             status = _stop(run, pt, chk, rec, final=True) or status
-    return _result(name, run, pt, status)
+    return pt, status
 
 
 def _stop(run: _Run, pt, chk, rec, final: bool = False) -> Termination | None:
@@ -164,9 +222,12 @@ def _stop(run: _Run, pt, chk, rec, final: bool = False) -> Termination | None:
     estimated gap says it may be); at a limit (``final``) the point is certified anyway
     (None: not within gap_tol)."""
     tol = run.o.gap_tol
+    run.last_check = chk
     if pt.X.shape[1] == 0 and not final:
         return None
     est = rec["estimated_gap"]
+    if run.estimate_only:
+        return Termination.OPTIMAL if est <= tol else None
     if final or (est <= CERTIFY_AT * tol and est <= run.next_certify):
         iv = run.certify(pt, chk, tol)
         if iv.width <= tol:

@@ -153,6 +153,10 @@ class ScaledNPKL:
         z[self.gather] = np.concatenate(parts)
         return z
 
+    def outer_entries(self, v: np.ndarray) -> np.ndarray:
+        """z_p of the rank-one factor v (a vector): v_i·v_j for every pair."""
+        return v[self.i] * v[self.j]
+
     def envelope(self, w: np.ndarray, beta: np.ndarray, rho: float) -> tuple[float, np.ndarray]:
         """Σ_p e_p(w_p) and β̃ = ∇e (module docstring), w = K_p in K's units."""
         zs = self.loss.prox(w + beta / rho, self.t, self.C, rho)

@@ -48,6 +48,12 @@ first within ``gap_tol``, else the ALM goes on from its own point.  Measured (do
 2.5 s, where the ALM stops at 2.4e-4 and ADMM takes 11.5 s), but at n = 20,000 it is slower
 to 1e-3 than the ALM (77 s against 29 s) and closes only linearly once its sets settle.
 
+**Warm start** (:class:`.alm_outer.Start`, the ``start`` of :func:`.alm_outer.solve_alm`;
+not an option): a factor U, multipliers β and optionally ρ and ℓ replace K = 0, β = 0;
+the answer is certified from scratch as ever.  The multilevel start of :mod:`.alm_coarse`
+(the problem restricted to graph aggregates, prolonged) fills it; measured (docs/npkl.md
+§7, sixth pass), it does not pay on ``npkl_scale.py``'s instance.
+
 **Memory** (:func:`memory_bytes_for`), in words of the iterate (w bytes) for a factor of
 width s (at most ``rank`` plus the check's block k) over n points and m pairs: the
 gradient loop holds ``APG_ARRAYS`` n×s arrays and two m×s row gathers; the check holds
