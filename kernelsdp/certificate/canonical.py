@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,7 @@ import scipy.sparse as sp
 from cvxpy.constraints import PSD, SOC, ExpCone, NonNeg, PowCone3D, Zero
 from cvxpy.constraints.psd import SvecPSD
 
+from ..linalg.rounding import Magnitude, magnitude
 from .cones import Block
 
 
@@ -71,6 +73,22 @@ class CanonicalForm:
             P,
             ids,
         )
+
+    def derived(self, key: str, make: Callable[[], Any]) -> Any:
+        """``make()``, computed once per form and kept under ``key``: what the proofs read
+        again and again (Aᵀ with its magnitudes, the scaled form, the Slater checks).  A
+        form's data are never changed after it is built — a changed problem is a new form
+        (``dataclasses.replace``), which starts with nothing kept."""
+        kept = self.__dict__.setdefault("_derived", {})
+        if key not in kept:
+            kept[key] = make()
+        return kept[key]
+
+    def magnitude(self, transposed: bool = False) -> Magnitude:
+        """A (or Aᵀ) with |A| and its longest row, for the rounding bounds (kept)."""
+        if transposed:
+            return self.derived("AT", lambda: magnitude(self.A.T))
+        return self.derived("A", lambda: magnitude(self.A))
 
     def objective(self, x: np.ndarray) -> float:
         """½xᵀPx + cᵀx + d (the minimised objective)."""

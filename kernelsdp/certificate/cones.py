@@ -207,10 +207,11 @@ STACK_MAX_SIDE = 64
 
 def psd_groups(form) -> list[tuple[Block, np.ndarray, np.ndarray]]:
     """(a block, the indices of the blocks sharing its layout, their rows as a (k, size)
-    index array) for each layout of two or more small PSD blocks — cached on the form."""
-    cache = form.__dict__.get("_psd_groups")
-    if cache is not None:
-        return cache
+    index array) for each layout of two or more small PSD blocks — kept on the form."""
+    return form.derived("psd_groups", lambda: _psd_groups(form))
+
+
+def _psd_groups(form) -> list[tuple[Block, np.ndarray, np.ndarray]]:
     by_layout: dict[tuple, list[int]] = {}
     for j, blk in enumerate(form.blocks):
         if blk.kind == "psd" and blk.side <= STACK_MAX_SIDE:
@@ -221,7 +222,6 @@ def psd_groups(form) -> list[tuple[Block, np.ndarray, np.ndarray]]:
             idx = np.asarray(members)
             rows = np.stack([np.arange(form.blocks[j].start, form.blocks[j].stop) for j in idx])
             out.append((form.blocks[members[0]], idx, rows))
-    form.__dict__["_psd_groups"] = out
     return out
 
 

@@ -102,7 +102,7 @@ def dimacs_measures(form: CanonicalForm, x: np.ndarray, y: np.ndarray) -> dict[s
         **primal_measures(form, x),
         "stationarity": _rel(
             float(np.linalg.norm(g - A.T @ y)),
-            float(np.linalg.norm(np.abs(g) + abs(A).T @ np.abs(y))),
+            float(np.linalg.norm(np.abs(g) + form.magnitude(transposed=True).abs @ np.abs(y))),
         ),
         "dual_cones": _rel(
             max(0.0, -_cone_min(form, y, dual=True)), float(np.max(np.abs(y), initial=0.0))

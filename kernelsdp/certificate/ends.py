@@ -43,6 +43,7 @@ from ..linalg.rounding import (
     affine_error,
     dot_error,
     down,
+    magnitude,
     matvec_error,
     norm_up,
     up,
@@ -103,19 +104,24 @@ def _stationarity(
 ) -> tuple[np.ndarray, float, float]:
     """(columns of A that carry the residual, ρ ≥ ‖c + Px − Aᵀy′‖₂ exactly, the part of ρ
     that is the products' rounding alone)."""
-    A = form.A
+    AT = form.magnitude(transposed=True)
     Px = np.zeros_like(x) if form.P is None else form.P @ x
     g = Px + form.c
-    ATy = A.T @ yc
+    ATy = AT.M @ yc
     r = g - ATy
-    err = matvec_error(A.T, yc) + 2 * UNIT_ROUNDOFF * (np.abs(g) + np.abs(ATy) + np.abs(r))
+    err = matvec_error(AT, yc) + 2 * UNIT_ROUNDOFF * (np.abs(g) + np.abs(ATy) + np.abs(r))
     if form.P is not None:
         err = err + matvec_error(form.P, x)
-    used = np.flatnonzero(np.diff(A.tocsc().indptr) > 0)
-    loose = np.setdiff1d(np.arange(A.shape[1]), used)
+    used, loose = form.derived("columns", lambda: _used_columns(form.A))
     if loose.size and np.any(np.abs(r[loose]) + err[loose] > 0):
         return used, math.inf, 0.0  # a variable in no constraint with a nonzero gradient
     return used, norm_up(np.abs(r[used]) + err[used]), float(np.linalg.norm(err[used]))
+
+
+def _used_columns(A) -> tuple[np.ndarray, np.ndarray]:
+    """(the columns of A with a stored entry, the others)."""
+    used = np.flatnonzero(np.diff(sp.csc_matrix(A).indptr) > 0)
+    return used, np.setdiff1d(np.arange(A.shape[1]), used)
 
 
 def _inside_or_none(
@@ -220,17 +226,23 @@ def _lower_at(
     return End(lower, PROOF, "", details)
 
 
+def _distinct_equalities(form: CanonicalForm, Z: np.ndarray):
+    """(A_Z with its magnitudes, b_Z): the equality rows, each distinct row once."""
+    A_Z, b_Z = form.A[Z], form.b[Z]
+    keep = distinct_rows(A_Z, b_Z)
+    return magnitude(A_Z[keep]), b_Z[keep]
+
+
 def _equality_enclosure(form: CanonicalForm, x: np.ndarray) -> tuple[np.ndarray, float, str]:
     """(x₁ projected onto the equality rows, δx bounding the exact rest, why not)."""
     Z = zero_rows(form)
     if Z.size == 0:
         return x, 0.0, ""
-    A_Z, b_Z = form.A[Z], form.b[Z]
-    keep = distinct_rows(A_Z, b_Z)
-    A_Z, b_Z = A_Z[keep], b_Z[keep]
+    E, b_Z = form.derived("equalities", lambda: _distinct_equalities(form, Z))
+    A_Z = E.M
     x1 = project_equalities(A_Z, b_Z, x)
     r = A_Z @ x1 + b_Z
-    rho = norm_up(np.abs(r) + affine_error(A_Z, x1, b_Z))
+    rho = norm_up(np.abs(r) + affine_error(E, x1, b_Z))
     if rho == 0:
         return x1, 0.0, ""
     sig = cached_singular_bound(form, "A_Z", lambda: A_Z.T)
@@ -241,22 +253,21 @@ def _equality_enclosure(form: CanonicalForm, x: np.ndarray) -> tuple[np.ndarray,
 
 def _row_norms(form: CanonicalForm) -> list:
     """Per block, the bound ‖A_j‖ that turns δx into the room a block must keep: per row
-    for ℝ₊ (‖a_i‖₂ rounded up), ‖A_j‖_F for the others; None for the zero cone — cached."""
-    cache = form.__dict__.get("_row_norms")
-    if cache is None:
-        A, cache = sp.csr_matrix(form.A), []
-        for blk in form.blocks:
-            sub = A[blk.rows]
-            if blk.kind == "zero":
-                cache.append(None)
-            elif blk.kind == "nonneg":
-                cache.append(
-                    np.sqrt(np.asarray(sub.multiply(sub).sum(axis=1)).ravel()) * (1 + 1e-15)
-                )
-            else:
-                cache.append(np.array([norm_up(sub.data)]))
-        form.__dict__["_row_norms"] = cache
-    return cache
+    for ℝ₊ (‖a_i‖₂ rounded up), ‖A_j‖_F for the others; None for the zero cone — kept."""
+    return form.derived("row_norms", lambda: _block_row_norms(form))
+
+
+def _block_row_norms(form: CanonicalForm) -> list:
+    A, out = sp.csr_matrix(form.A), []
+    for blk in form.blocks:
+        sub = A[blk.rows]
+        if blk.kind == "zero":
+            out.append(None)
+        elif blk.kind == "nonneg":
+            out.append(np.sqrt(np.asarray(sub.multiply(sub).sum(axis=1)).ravel()) * (1 + 1e-15))
+        else:
+            out.append(np.array([norm_up(sub.data)]))
+    return out
 
 
 def proven_upper(form: CanonicalForm, x: np.ndarray) -> End:
@@ -268,7 +279,7 @@ def proven_upper(form: CanonicalForm, x: np.ndarray) -> End:
         return End(math.inf, ESTIMATE, "no proven upper bound: " + why, details)
     A, b = form.A, form.b
     s1 = A @ x1 + b
-    err_s = affine_error(A, x1, b)
+    err_s = affine_error(form.magnitude(), x1, b)
     worst, failing = 0.0, []
     rooms = [None if norm is None else norm * dx for norm in _row_norms(form)]
     goal = [None if r is None else float(np.max(r)) for r in rooms]

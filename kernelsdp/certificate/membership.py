@@ -190,10 +190,7 @@ def cached_singular_bound(form, key: str, make) -> VerifiedEig:
     """:func:`min_singular_bound` of the matrix ``make()`` built from ``form``'s rows, kept on
     the form under ``key``: every attempt at a proof (the returned point, a combination, a
     re-solve's point) shares the one verified factorisation."""
-    cache = form.__dict__.setdefault("_singular_bounds", {})
-    if key not in cache:
-        cache[key] = min_singular_bound(make())
-    return cache[key]
+    return form.derived("singular " + key, lambda: min_singular_bound(make()))
 
 
 def min_singular_bound(M: sp.spmatrix) -> VerifiedEig:

@@ -78,7 +78,4 @@ def least_squares_solver(N) -> Solve:
 def working_matrix(form):
     """``form.A`` in the format of :func:`dense_or_sparse`, made once per form (a form's A
     is never changed in place: :mod:`.perturbed` builds new forms)."""
-    cache = form.__dict__
-    if "_working_A" not in cache:
-        cache["_working_A"] = dense_or_sparse(form.A)
-    return cache["_working_A"]
+    return form.derived("working A", lambda: dense_or_sparse(form.A))

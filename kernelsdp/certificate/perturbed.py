@@ -125,7 +125,7 @@ def cone_identity(form: CanonicalForm, dual: bool = False) -> np.ndarray:
 
 
 def _clarabel_data(form: CanonicalForm):
-    """(T, cones): the row map onto Clarabel's layout and its cones."""
+    """(T, cones, −T·A): the row map onto Clarabel's layout, its cones, and A there."""
     import clarabel
 
     pieces, cones = [], []
@@ -147,12 +147,17 @@ def _clarabel_data(form: CanonicalForm):
             cones.append(clarabel.PowerConeT(blk.alpha))
     if any(b.kind == "exp" and b.order != (0, 1, 2) for b in form.blocks):
         raise NotImplementedError("exponential cone rows in another order")
-    return sp.block_diag(pieces, format="csr"), cones
+    T = sp.block_diag(pieces, format="csr")
+    return T, cones, (-(T @ form.A)).tocsc()
 
 
 def normalized(form: CanonicalForm) -> tuple[CanonicalForm, np.ndarray, float]:
     """(the form with rows and objective scaled to unit size, the row factors r, σ): the
-    scaled problem has the same x, and y = σ·r·y′."""
+    scaled problem has the same x, and y = σ·r·y′ (kept on the form)."""
+    return form.derived("normalized", lambda: _normalized(form))
+
+
+def _normalized(form: CanonicalForm) -> tuple[CanonicalForm, np.ndarray, float]:
     from dataclasses import replace
 
     A = sp.csr_matrix(form.A)
@@ -232,9 +237,8 @@ def _shrink_and_solve(
 
     import clarabel
 
-    T, cones = _clarabel_data(form)
+    T, cones, A_cl = form.derived("clarabel", lambda: _clarabel_data(form))
     e, e_dual = cone_identity(form), cone_identity(form, dual=True)
-    A_cl = (-(T @ form.A)).tocsc()
     b_cl = T @ (form.b - eps_primal * e)
     c = form.c - eps_dual * (form.A.T @ e_dual)
     n = form.A.shape[1]
@@ -311,6 +315,7 @@ def dual_room_needed(form: CanonicalForm, x: np.ndarray, y: np.ndarray, sigma_mi
     from ..linalg.rounding import UNIT_ROUNDOFF, matvec_error, norm_up
 
     g = form.c if form.P is None else form.c + form.P @ x
-    ATy = form.A.T @ y
-    err = matvec_error(form.A.T, y) + 2 * UNIT_ROUNDOFF * (np.abs(g) + 2 * np.abs(ATy))
+    AT = form.magnitude(transposed=True)
+    ATy = AT.M @ y
+    err = matvec_error(AT, y) + 2 * UNIT_ROUNDOFF * (np.abs(g) + 2 * np.abs(ATy))
     return norm_up(err) / sigma_min_a

@@ -58,7 +58,12 @@ def _column_inside(form: CanonicalForm, v: np.ndarray) -> bool:
 
 
 def dual_recession_column(form: CanonicalForm) -> str:
-    """'' or why no dual point is strictly feasible (a free direction of (P), above)."""
+    """'' or why no dual point is strictly feasible (a free direction of (P), above; kept
+    on the form)."""
+    return form.derived("dual recession column", lambda: _dual_recession_column(form))
+
+
+def _dual_recession_column(form: CanonicalForm) -> str:
     if any(b.kind in ("exp", "pow3d") for b in form.blocks):
         return ""
     A = sp.csc_matrix(form.A)
@@ -87,7 +92,12 @@ def dual_recession_column(form: CanonicalForm) -> str:
 
 
 def primal_fixed_row(form: CanonicalForm) -> str:
-    """'' or why no primal point is strictly feasible (a cone row that can only be 0)."""
+    """'' or why no primal point is strictly feasible (a cone row that can only be 0; kept
+    on the form)."""
+    return form.derived("primal fixed row", lambda: _primal_fixed_row(form))
+
+
+def _primal_fixed_row(form: CanonicalForm) -> str:
     sign, _ = _sign_rows(form)
     empty = (np.diff(sp.csr_matrix(form.A).indptr) == 0) & (form.b == 0) & sign
     if not empty.any():
