@@ -25,12 +25,15 @@ import scipy.sparse as sp
 from ..linalg.rounding import UNIT_ROUNDOFF, abs_row_sum_max, down, gamma, norm_up, up
 from ..linalg.verified import VerifiedEig, verified_min_eig, verified_min_eig_stack
 from .cones import Block, psd_groups, stacked_matrices
+from .normal_equations import is_small
 
 #: shifts tried for σ_min², relative to ‖AᵀA‖ (largest first: the first success is kept);
 #: two decades apart — with four apart SDPLIB's control7 (σ_min²/‖AᵀA‖ = 8.5e-10) was
 #: proven only at 1e-12, σ_min ≥ 0.13 for 6.7, and control8 (7.8e-10, whose rounding
 #: bound is 9.5e-13 of ‖AᵀA‖) not at all
 SIGMA_SHIFTS = (1e-4, 1e-6, 1e-8, 1e-10, 1e-12)
+#: up to this many columns σ_min² is proven just below LAPACK's estimate instead
+DENSE_SIGMA_MAX_N = 500
 
 
 @dataclass(frozen=True)
@@ -196,14 +199,26 @@ def cached_singular_bound(form, key: str, make) -> VerifiedEig:
 def min_singular_bound(M: sp.spmatrix) -> VerifiedEig:
     """A proven lower bound on σ_min(M)² for M of full column rank — λ_min(MᵀM) — as
     :class:`VerifiedEig` (``lower`` ≤ 0 or ``proof`` False: no enclosure).  MᵀM is formed
-    in floating point; its rounding, γ_k·|M|ᵀ|M|, is the ``extra`` of the verification."""
-    M = sp.csr_matrix(M)
-    G = (M.T @ M).tocsr()
+    in floating point; its rounding, γ_k·|M|ᵀ|M|, is the ``extra`` of the verification.
+    Up to ``DENSE_SIGMA_MAX_N`` columns the shift is LAPACK's λ_min of MᵀM less a hair
+    (one or two Cholesky factorisations); above, or where that fails, a ladder of shifts
+    ``SIGMA_SHIFTS``, whose first success proves at best half its rung — on SDPLIB 2 to
+    10,000 times below σ_min² (hinf1: 5.7e-4 for 1.155)."""
+    if is_small(M):  # a dense product: k is then every row
+        D = M.toarray() if sp.issparse(M) else np.asarray(M, dtype=float)
+        G, absM, k = D.T @ D, np.abs(D), max(D.shape[0], 1)
+    else:
+        M = sp.csr_matrix(M)
+        G, absM = (M.T @ M).tocsr(), abs(M)
+        k = int(np.max(np.diff(M.tocsc().indptr), initial=1))
     if G.shape[0] == 0:
         return VerifiedEig(math.inf, True, "empty")
-    absM = abs(M)
-    k = int(np.max(np.diff(M.tocsc().indptr), initial=1))
     extra = up(gamma(k) * abs_row_sum_max(absM.T @ absM))
+    if G.shape[0] <= DENSE_SIGMA_MAX_N:
+        D = G.toarray() if sp.issparse(G) else G
+        est = float(np.linalg.eigvalsh(D)[0])
+        if est > 0 and (r := verified_min_eig(D, extra, estimate=est)).proof and r.lower > 0:
+            return r
     scale = abs_row_sum_max(G)
     last = VerifiedEig(-math.inf, False, "none", "MᵀM is singular at every shift")
     for rel in SIGMA_SHIFTS:
