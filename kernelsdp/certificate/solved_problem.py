@@ -94,11 +94,43 @@ def _y_of(form: CanonicalForm, prog, problem: cp.Problem) -> np.ndarray | None:
         nblocks = _block_count(con)
         for _ in range(nblocks):
             next(blocks)
-        parts.append(np.asarray(user.dual_value, dtype=float).ravel(order="F"))
+        part = _dual_vector(user)
+        if part is None or part.size != con.size:
+            return None
+        parts.append(part)
     y = np.concatenate(parts) if parts else np.zeros(0)
     if y.size != form.A.shape[0]:
         return None
     return y
+
+
+def _dual_vector(user) -> np.ndarray | None:
+    """A user constraint's ``dual_value`` as the canonical rows of its constraint.
+
+    One dual variable: its entries in column-major order.  Several (CVXPY keeps a list):
+    the canonical rows hold one cone after another, each cone its parts' k-th entries — an
+    SOC(t, X): [t_k, the k-th cone's X] (X's columns when axis=0, rows when axis=1: CVXPY
+    lowers every SOC to axis 0 and keeps the constraint's id), an ExpCone or PowCone3D:
+    (x_k, y_k, z_k), each part in column-major order (their ``save_dual_value`` inverted).
+    None when a part has no value or the shapes do not fit."""
+    from cvxpy.constraints import SOC
+
+    value = user.dual_value
+    if not isinstance(value, (list, tuple)):
+        return np.asarray(value, dtype=float).ravel(order="F")
+    if any(v is None for v in value):
+        return None
+    if isinstance(user, SOC):
+        t = np.asarray(value[0], dtype=float).ravel(order="F")
+        X = np.asarray(value[1], dtype=float)
+        rows = (X.T if user.axis == 0 else X) if X.ndim == 2 else X.reshape(t.size, -1)
+        if rows.shape != (t.size, user._cone_size() - 1):
+            return None
+        return np.column_stack([t, rows]).ravel()
+    parts = [np.asarray(v, dtype=float).ravel(order="F") for v in value]
+    if len({p.size for p in parts}) != 1:
+        return None
+    return np.column_stack(parts).ravel()
 
 
 def _block_count(con) -> int:
