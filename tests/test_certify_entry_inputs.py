@@ -60,3 +60,40 @@ def test_certify_solved_soc_after_users_own_solve():
     p.solve(solver="CLARABEL")
     c = kernelsdp.certify(p)
     assert c.passed and c.lower <= -10.0 <= c.upper
+
+
+# ----- an objective scaled by 2^900 -------------------------------------------------------
+def _theta_c5(t: float):
+    X = cp.Variable((5, 5), symmetric=True)
+    cons = [cp.trace(X) == 1, X >> 0] + [X[i, (i + 1) % 5] == 0 for i in range(5)]
+    return cp.Problem(cp.Maximize(t * cp.sum(X)), cons), X
+
+
+def test_certify_objective_times_2_to_900_no_overflow():
+    """θ(C₅) with its objective × 2⁹⁰⁰ and the unscaled solution's duals × 2⁹⁰⁰ (the same KKT
+    point): the scaled correction's metric once squared 1e4·max|y| as a Python float
+    (OverflowError).  Now a certificate, and a proof only around √5·2⁹⁰⁰."""
+    from kernelsdp.certificate.correction import _scaled_columns
+
+    p, X = _theta_c5(1.0)
+    p.solve(solver="CLARABEL")
+    t = 2.0**900
+    q, Y = _theta_c5(t)
+    Y.value = X.value
+    for c, d in zip(q.constraints, p.constraints):
+        c.save_dual_value(t * d.dual_value)
+    q._status = cp.OPTIMAL
+    with np.errstate(over="ignore", invalid="ignore"):  # reported measures may overflow
+        cert = kernelsdp.certify(q)
+    truth = np.sqrt(5.0) * t
+    assert cert.passed, cert.verdict  # the same KKT point: as certified as the unscaled one
+    for end, label in ((cert.lower, cert.lower_label), (cert.upper, cert.upper_label)):
+        assert label != "proof" or np.isfinite(end)
+    if cert.lower_label == "proof":
+        assert cert.lower <= truth * (1 + 1e-12)
+    if cert.upper_label == "proof":
+        assert cert.upper >= truth * (1 - 1e-12)
+    # the metric is taken up to a power of two: y and y·2⁹⁰⁰ give the same bits
+    form = solved_canonical(p).form
+    y = solved_canonical(p).y
+    np.testing.assert_array_equal(_scaled_columns(form, y * t), _scaled_columns(form, y))

@@ -9,6 +9,8 @@ residual at the level of rounding, which the proofs then enclose (:mod:`.members
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -137,6 +139,11 @@ def _scaled_columns(form: CanonicalForm, y: np.ndarray) -> np.ndarray | None:
     if A.shape[0] * A.shape[1] > SCALED_MAX_ENTRIES:
         return None
     out = np.zeros(A.shape, dtype=float)
+    # H⁻¹ is needed up to a constant factor only (Δ = H⁻¹A(AᵀH⁻¹A)⁻¹r does not change): y is
+    # divided by the power of two nearest its largest entry — exact, the same bits as
+    # before wherever nothing overflowed — so that no square overflows (y at 2⁹⁰⁰ did)
+    exponent = math.frexp(max(float(np.max(np.abs(y), initial=0.0)), 1e-300))[1]
+    y = np.ldexp(y, -exponent)
     scale = max(float(np.max(np.abs(y), initial=0.0)), 1e-300)
     if not isinstance(A, np.ndarray) and A.shape[0] * A.shape[1] <= DENSE_ROWS_MAX_ENTRIES:
         A = A.toarray()  # one conversion, not one sparse slice per block (truss: 151 blocks)
