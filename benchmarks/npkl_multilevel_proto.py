@@ -27,7 +27,7 @@ label, rank, peak RSS.  The machine is shared: compare ratios within one run.
 fine products drop 1.07–1.31× (n = 20,000: 4,542 standard, 3,926 matching, against the
 cold 4,850), 1.02–1.22× counting the coarse level — never the 3× asked.  The prolonged
 point starts the fine ALM at an estimated gap of 0.42–0.79, where the cold ALM is after
-about 100–180 products; the cold ALM spends its products in the tail (at 20,000, 2,069 to
+about 90–200 products; the cold ALM spends its products in the tail (at 20,000, 2,069 to
 reach 1e-2, 4,850 to 1e-3).  The coarse range does not hold the fine optimum: projected onto
 it (``--projection``) and scaled back onto tr K = B, the cold optimum's objective rises
 from 6,381 to 16,664 (standard) and 11,511 (matching) at n = 20,000 — so no restricted
