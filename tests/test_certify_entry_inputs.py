@@ -10,6 +10,7 @@ import kernelsdp
 from kernelsdp.certificate import conic_certificate
 from kernelsdp.certificate.canonical import solve_canonical
 from kernelsdp.certificate.solved_problem import solved_canonical
+from kernelsdp.errors import InvalidDataError
 
 
 # ----- cones whose CVXPY dual is a list of parts ------------------------------------------
@@ -97,3 +98,60 @@ def test_certify_objective_times_2_to_900_no_overflow():
     form = solved_canonical(p).form
     y = solved_canonical(p).y
     np.testing.assert_array_equal(_scaled_columns(form, y * t), _scaled_columns(form, y))
+
+
+# ----- NaN and inf in the point given ------------------------------------------------------
+def _small_sdp():
+    X = cp.Variable((3, 3), symmetric=True, name="X")
+    p = cp.Problem(cp.Minimize(cp.trace(X)), [X >> 0, X[0, 0] == 1])
+    p.solve(solver="CLARABEL")
+    return p, X
+
+
+@pytest.mark.parametrize("what", ["nan value", "inf dual", "nan soc dual"])
+def test_certify_solved_refuses_non_finite_values(what):
+    """NaN or inf in a variable's value or a constraint's dual: one typed line naming it
+    (it was numpy's LinAlgError "Eigenvalues did not converge")."""
+    if what == "nan soc dual":
+        x = cp.Variable(2)
+        p = cp.Problem(cp.Minimize(np.array([3.0, 4.0]) @ x), [cp.SOC(cp.Constant(2.0), x)])
+        p.solve(solver="CLARABEL")
+        p.constraints[0].dual_variables[1].save_value(np.array([[np.nan], [1.0]]))
+        match = r"dual value of constraint #0 \(SOC\) has 1 of 2 entries not finite \(NaN\)"
+    else:
+        p, X = _small_sdp()
+        if what == "nan value":
+            X.save_value(np.full((3, 3), np.nan))
+            match = r"value of the variable X has 9 of 9 entries not finite \(NaN\)"
+        else:
+            p.constraints[0].save_dual_value(np.full((3, 3), np.inf))
+            match = r"dual value of constraint #0 \(PSD\) has 9 of 9 entries not finite \(inf\)"
+    with pytest.raises(InvalidDataError, match=match) as err:
+        kernelsdp.certify(p)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("what", ["x", "y", "s"])
+def test_certify_conic_refuses_non_finite_vectors(what):
+    p, _ = _small_sdp()
+    data, chain, _ = p.get_problem_data("CLARABEL")
+    raw = chain.solve_via_data(p, data, False, False, {})
+    v = {"x": raw.x.copy(), "y": raw.z.copy(), "s": raw.s.copy()}
+    v[what][1] = -np.inf
+    with pytest.raises(InvalidDataError, match=rf"certify_conic: {what} has 1 of"):
+        kernelsdp.certify_conic(data, v["x"], v["y"], v["s"], solver="CLARABEL")
+    # the same vectors as lists of floats, finite: certified
+    cert = kernelsdp.certify_conic(data, list(raw.x), list(raw.z), solver="CLARABEL")
+    assert cert.passed
+
+
+def test_certify_conic_sdpa_refuses_a_non_finite_block():
+    from test_external_solvers import LP, LP_SDPA
+
+    from kernelsdp.data.sdpa_solution import parse_sdpa_output
+
+    sol = parse_sdpa_output(LP_SDPA, LP)
+    Y = [np.array(b, dtype=float) for b in sol.Y]
+    Y[-1].flat[0] = np.nan
+    with pytest.raises(InvalidDataError, match=r"y's block \d+ has 1 of"):
+        kernelsdp.certify_conic(LP, sol.x, Y, sol.slack)

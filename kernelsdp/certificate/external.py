@@ -41,6 +41,7 @@ from ..tolerances import CERTIFY_TOL
 from .canonical import CanonicalForm, CanonicalSolution
 from .conic import conic_certificate
 from .sdpa_layout import SDPALayout, layout_of_model
+from .solved_problem import check_finite
 from .verdict import Certificate
 
 #: the canonical form every SDPA model is certified in (the default solver's layout)
@@ -189,6 +190,21 @@ def _slack_mismatch(form: CanonicalForm, x: np.ndarray, s: np.ndarray) -> float:
     return float(np.linalg.norm(ref - s)) / (1.0 + float(np.linalg.norm(ref)))
 
 
+def _check_given_finite(x, y, s) -> None:
+    """A typed refusal naming the vector (or SDPA block) that has a NaN or an inf."""
+    for name, v in (("x", x), ("y", y), ("s", s)):
+        if v is None:
+            continue
+        try:
+            check_finite(np.asarray(v, dtype=float), name, where="certify_conic")
+            continue
+        except ValueError as exc:  # SDPA's blocks: a list of matrices of several sizes
+            if isinstance(exc, InvalidDataError) or not isinstance(v, (list, tuple)):
+                raise
+        for k, blk in enumerate(v):
+            check_finite(np.asarray(blk, dtype=float), f"{name}'s block {k + 1}", "certify_conic")
+
+
 def certify_conic(
     data,
     x,
@@ -209,6 +225,7 @@ def certify_conic(
     ``status``: the claim — optimal (x and y), infeasible (y a Farkas ray), unbounded (x a
     ray).  ``s``, when given, is compared with Ax + b and the difference reported as
     ``slack_mismatch`` (shown, not judged)."""
+    _check_given_finite(x, y, s)
     if isinstance(data, SDPAProblem):
         layout = sdpa_layout(data)
         sol = SDPASolution(

@@ -50,6 +50,7 @@ def _x_of(prog, problem: cp.Problem) -> np.ndarray:
                 "certify_conic(data, x, y) with the solver's own vectors."
             )
         value = np.asarray(user.value, dtype=float)
+        check_finite(value, f"the value of the variable {user.name()}")
         if user.size == var.size:
             x[col : col + var.size] = value.ravel(order="F")
         else:  # the packed upper triangle of a symmetric variable
@@ -86,6 +87,7 @@ def _y_of(form: CanonicalForm, prog, problem: cp.Problem) -> np.ndarray | None:
             user = spare_psd.pop(0)
         if user is None or user.dual_value is None:
             return None
+        _check_finite_dual(user, problem)
         if isinstance(con, SvecPSD) or (isinstance(con, PSD) and isinstance(user, PSD)):
             Z = np.asarray(user.dual_value, dtype=float)
             blk = next(blocks)
@@ -102,6 +104,29 @@ def _y_of(form: CanonicalForm, prog, problem: cp.Problem) -> np.ndarray | None:
     if y.size != form.A.shape[0]:
         return None
     return y
+
+
+def check_finite(value: np.ndarray, what: str, where: str = "certify(problem)") -> None:
+    """A typed refusal, naming ``what``, when ``value`` has a NaN or an infinite entry."""
+    bad = ~np.isfinite(value)
+    if bad.any():
+        kinds = " and ".join(
+            k for k, m in (("NaN", np.isnan(value)), ("inf", np.isinf(value))) if m.any()
+        )
+        raise InvalidDataError(
+            f"{where}: {what} has {int(bad.sum())} of {value.size} entries not "
+            f"finite ({kinds}): no certificate of such a point (did the solve fail?)."
+        )
+
+
+def _check_finite_dual(user, problem: cp.Problem) -> None:
+    value = user.dual_value
+    parts = value if isinstance(value, (list, tuple)) else [value]
+    k = next(i for i, c in enumerate(problem.constraints) if c.id == user.id)
+    for part in parts:
+        if part is not None:
+            what = f"the dual value of constraint #{k} ({type(user).__name__})"
+            check_finite(np.asarray(part, dtype=float), what)
 
 
 def _dual_vector(user) -> np.ndarray | None:
