@@ -155,3 +155,44 @@ def test_certify_conic_sdpa_refuses_a_non_finite_block():
     Y[-1].flat[0] = np.nan
     with pytest.raises(InvalidDataError, match=r"y's block \d+ has 1 of"):
         kernelsdp.certify_conic(LP, sol.x, Y, sol.slack)
+
+
+# ----- mixed-integer problems ----------------------------------------------------------------
+MIP_SOURCE = """import cvxpy as cp
+def problem():
+    z = cp.Variable(integer=True, name="z")
+    b = cp.Variable(2, boolean=True, name="b")
+    return cp.Problem(cp.Minimize(z + cp.sum(b)), [z >= 0.5, b[0] + b[1] >= 1])
+"""
+
+
+def _mip():
+    namespace = {}
+    exec(MIP_SOURCE, namespace)
+    return namespace["problem"]()
+
+
+def test_certify_refuses_a_mixed_integer_problem():
+    """A MIP solved by HiGHS: certify(problem) was CVXPY's SolverError from building the
+    conic form; certify_conic on its data certified the relaxation's point — an upper end
+    "proven" from a point that need not be integral.  Both now refuse, one typed line."""
+    from kernelsdp.errors import UnsupportedProblemError
+
+    p = _mip()
+    if "HIGHS" in cp.installed_solvers():
+        p.solve(solver="HIGHS")
+    with pytest.raises(UnsupportedProblemError, match=r"integer or boolean variables \(z, b\)"):
+        kernelsdp.certify(p)
+    data = p.get_problem_data("HIGHS" if "HIGHS" in cp.installed_solvers() else "SCIPY")[0]
+    ones = (np.ones(data["c"].size), np.ones(data["b"].size))
+    with pytest.raises(UnsupportedProblemError, match="integer or boolean"):
+        kernelsdp.certify_conic(data, *ones, solver="CLARABEL")
+
+
+def test_cli_certify_refuses_a_mixed_integer_file(capsys, tmp_path):
+    from kernelsdp.cli import main
+
+    (tmp_path / "mip.py").write_text(MIP_SOURCE)
+    code = main(["certify", str(tmp_path / "mip.py"), "--allow-python"])
+    _, err = capsys.readouterr()
+    assert code == 2 and "no conic certificate" in err and err.count("\n") == 1

@@ -41,7 +41,7 @@ from ..tolerances import CERTIFY_TOL
 from .canonical import CanonicalForm, CanonicalSolution
 from .conic import conic_certificate
 from .sdpa_layout import SDPALayout, layout_of_model
-from .solved_problem import check_finite
+from .solved_problem import check_finite, refuse_mixed_integer
 from .verdict import Certificate
 
 #: the canonical form every SDPA model is certified in (the default solver's layout)
@@ -153,6 +153,13 @@ def _form_of_data(data: dict, solver: str | None, problem: cp.Problem | None) ->
         raise InvalidDataError(
             "certify_conic needs the dict problem.get_problem_data(solver) "
             "returns (it has no 'param_prob')."
+        )
+    if problem is not None:
+        refuse_mixed_integer(problem, "certify_conic")
+    if len(data.get(cp.settings.BOOL_IDX, ())) or len(data.get(cp.settings.INT_IDX, ())):
+        raise UnsupportedProblemError(
+            "certify_conic: the data have integer or boolean variables: a mixed-integer "
+            "problem has no conic certificate (its duals bound only the continuous relaxation)."
         )
     if solver is None:
         raise InvalidParameterError(

@@ -168,12 +168,27 @@ def _block_count(con) -> int:
     )
 
 
+def refuse_mixed_integer(problem: cp.Problem, where: str) -> None:
+    """A typed refusal for a problem with integer or boolean variables: the conic
+    certificate bounds its continuous relaxation, whose point need not be integral — an
+    upper end proven there would not bound the mixed-integer optimum."""
+    names = [v.name() for v in problem.variables() if v.attributes.get("integer")]
+    names += [v.name() for v in problem.variables() if v.attributes.get("boolean")]
+    if names:
+        raise UnsupportedProblemError(
+            f"{where}: the problem has integer or boolean variables ({', '.join(names[:5])}"
+            f"{', …' if len(names) > 5 else ''}): a mixed-integer problem has no conic "
+            "certificate (its duals bound only the continuous relaxation)."
+        )
+
+
 def solved_canonical(problem: cp.Problem) -> CanonicalSolution:
     """The canonical (x, y) of an already solved problem (module docstring)."""
     if not isinstance(problem, cp.Problem):
         raise InvalidDataError(
             f"certify expects a solved cvxpy.Problem, got {type(problem).__name__}."
         )
+    refuse_mixed_integer(problem, "certify(problem)")
     if problem.status is None or any(v.value is None for v in problem.variables()):
         raise InvalidDataError(
             "certify(problem): the problem has no values yet — solve it "

@@ -100,6 +100,9 @@ def load_problem(path: str) -> ProblemFile:
         raise InvalidDataError(
             f"{path}: problem() returned {type(problem).__name__}, not a cvxpy.Problem."
         )
+    from ..certificate.solved_problem import refuse_mixed_integer
+
+    refuse_mixed_integer(problem, path)
     return ProblemFile(name, path, problem)
 
 
