@@ -196,3 +196,30 @@ def test_cli_certify_refuses_a_mixed_integer_file(capsys, tmp_path):
     code = main(["certify", str(tmp_path / "mip.py"), "--allow-python"])
     _, err = capsys.readouterr()
     assert code == 2 and "no conic certificate" in err and err.count("\n") == 1
+
+
+# ----- problems solved as infeasible or unbounded --------------------------------------------
+@pytest.mark.parametrize("sense", [cp.Minimize, cp.Maximize])
+def test_certify_solved_infeasible_checks_the_farkas_ray_cvxpy_keeps(sense):
+    """Solved as infeasible, a problem has no values but CVXPY keeps the solver's Farkas ray
+    in the constraints' duals: certify(problem) checks it (it said "no values yet — solve it
+    first", after a solve)."""
+    x = cp.Variable(2)
+    p = cp.Problem(sense(cp.sum(x)), [x >= 1, cp.sum(x) <= 1])
+    p.solve(solver="CLARABEL")
+    assert p.status == cp.INFEASIBLE
+    assert kernelsdp.certify(p).verdict == "certified infeasibility"
+    p.constraints[0].save_dual_value(np.array([1.0, -1.0]))  # not a ray: not certified
+    assert not kernelsdp.certify(p).passed
+
+
+def test_certify_solved_unbounded_or_unsolved_says_what_can_certify_it():
+    x = cp.Variable(2, name="x")
+    p = cp.Problem(cp.Minimize(cp.sum(x)), [x <= 1])
+    with pytest.raises(InvalidDataError, match="has not been solved"):
+        kernelsdp.certify(p)
+    p.solve(solver="CLARABEL")
+    cert = kernelsdp.certify(p)
+    assert not cert.passed and cert.verdict == "no point"
+    assert "solved as unbounded" in cert.note and "verify(problem" in cert.note
+    assert "certify_conic(data, ray, None" in cert.note

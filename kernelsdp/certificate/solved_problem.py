@@ -182,21 +182,61 @@ def refuse_mixed_integer(problem: cp.Problem, where: str) -> None:
         )
 
 
+#: what certify(problem) can do with an answer that has no point, by the solver's claim
+_NO_POINT_ADVICE = {
+    "infeasible": (
+        "its constraints keep no dual values (the solver's Farkas ray), so certify(problem) "
+        "has nothing to check: verify(problem, [solver]) solves it and checks the ray, "
+        "certify_conic(data, None, y, solver=..., status='infeasible') checks the solver's own"
+    ),
+    "unbounded": (
+        "CVXPY keeps no primal ray of an unbounded problem (its variables have no values), so "
+        "certify(problem) cannot check the claim: verify(problem, [solver]) solves it and "
+        "checks the ray, certify_conic(data, ray, None, solver=..., status='unbounded') checks "
+        "the solver's own"
+    ),
+}
+
+
+def _no_point_advice(status: str, missing: list[str]) -> str:
+    claim = status.replace("_inaccurate", "")
+    if claim in _NO_POINT_ADVICE:
+        return f"solved as {status}: {_NO_POINT_ADVICE[claim]}."
+    return (
+        f"the solve ended with status {status!r} and left "
+        f"{', '.join(missing[:5])}{', …' if len(missing) > 5 else ''} without a value: no point "
+        "to certify; solve it again (another solver, more iterations) or use "
+        "verify(problem, [solver])."
+    )
+
+
 def solved_canonical(problem: cp.Problem) -> CanonicalSolution:
-    """The canonical (x, y) of an already solved problem (module docstring)."""
+    """The canonical (x, y) of an already solved problem (module docstring).  A problem
+    solved as infeasible gives its constraints' duals as the Farkas ray to check (CVXPY keeps
+    it there); one left without a point (unbounded: CVXPY drops the ray; a failed solve)
+    gives no point, with ``stats["advice"]`` saying what can certify it instead."""
     if not isinstance(problem, cp.Problem):
         raise InvalidDataError(
             f"certify expects a solved cvxpy.Problem, got {type(problem).__name__}."
         )
     refuse_mixed_integer(problem, "certify(problem)")
-    if problem.status is None or any(v.value is None for v in problem.variables()):
+    if problem.status is None:
         raise InvalidDataError(
-            "certify(problem): the problem has no values yet — solve it "
+            "certify(problem): the problem has not been solved — solve it "
             "first (problem.solve(...)), or use verify(problem, [solver])."
         )
     data, chain, _ = problem.get_problem_data(FORM_SOLVER)
     form = CanonicalForm.from_problem_data(data, chain, problem)
     prog = data[cp.settings.PARAM_PROB]
+    solver = str(problem.solver_stats.solver_name if problem.solver_stats else "user")
+    missing = [v.name() for v in problem.variables() if v.value is None]
+    if problem.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
+        y = _y_of(form, prog, problem)
+        advice = {} if y is not None else {"advice": _no_point_advice(problem.status, [])}
+        return CanonicalSolution(form, problem.status, None, y, solver=solver, stats=advice)
+    if missing:
+        advice = {"advice": _no_point_advice(problem.status, missing)}
+        return CanonicalSolution(form, problem.status, None, None, solver=solver, stats=advice)
     x = _x_of(prog, problem)
     y = _y_of(form, prog, problem)
     status = (
@@ -205,10 +245,5 @@ def solved_canonical(problem: cp.Problem) -> CanonicalSolution:
         else cp.OPTIMAL_INACCURATE
     )
     return CanonicalSolution(
-        form,
-        status,
-        x,
-        y,
-        solver=str(problem.solver_stats.solver_name if problem.solver_stats else "user"),
-        violations=constraint_violations(problem),
+        form, status, x, y, solver=solver, violations=constraint_violations(problem)
     )

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from .. import tolerances as _tol
@@ -176,12 +176,19 @@ def certify(f, result: Result | None = None, tol_: float | None = None) -> Certi
     ``certify(problem)`` — a ``cvxpy.Problem`` the user has already solved with any solver,
     no result: its variables' values and constraints' duals are certified as they are
     (:mod:`kernelsdp.certificate.solved_problem`), never re-solved; without duals the answer
-    is "feasibility only", its upper end still proven."""
+    is "feasibility only", its upper end still proven.  Solved as infeasible, the Farkas ray
+    CVXPY keeps in the duals is checked; solved as unbounded (CVXPY keeps no ray) or left
+    without values, the answer is "no point", its note naming what can certify it instead.
+    Never solved, or integer variables: a typed error."""
     t = tol.CERTIFY_TOL if tol_ is None else tol_
     if result is None:
         from ..certificate.solved_problem import solved_canonical
 
-        return conic_certificate(solved_canonical(f), t, resolve=False)
+        sol = solved_canonical(f)
+        cert = conic_certificate(sol, t, resolve=False)
+        if sol.stats.get("advice"):  # no point to certify: what the user can do instead
+            cert = replace(cert, note="; ".join(n for n in (cert.note, sol.stats["advice"]) if n))
+        return cert
     f = as_formulation(f)
     if (
         result.canonical is not None
