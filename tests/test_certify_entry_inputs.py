@@ -223,3 +223,21 @@ def test_certify_solved_unbounded_or_unsolved_says_what_can_certify_it():
     assert not cert.passed and cert.verdict == "no point"
     assert "solved as unbounded" in cert.note and "verify(problem" in cert.note
     assert "certify_conic(data, ray, None" in cert.note
+
+
+# ----- certify_conic on a Maximize's data without problem= -----------------------------------
+def test_certify_conic_without_problem_says_it_is_the_canonical_minimisation():
+    """θ(C₅) is a Maximize; its conic data are the minimisation of −f.  Without problem=
+    the interval is −f's — and the note now says so; with problem= it is mapped back."""
+    from kernelsdp.certificate.external import CANONICAL_SENSE_NOTE
+
+    p, _ = _theta_c5(1.0)
+    data, chain, _ = p.get_problem_data("CLARABEL")
+    raw = chain.solve_via_data(p, data, False, False, {})
+    theta = np.sqrt(5.0)
+    mapped = kernelsdp.certify_conic(data, raw.x, raw.z, solver="CLARABEL", problem=p)
+    assert mapped.passed and mapped.lower <= theta <= mapped.upper
+    assert CANONICAL_SENSE_NOTE not in mapped.note
+    canonical = kernelsdp.certify_conic(data, raw.x, raw.z, solver="CLARABEL")
+    assert canonical.lower <= -theta <= canonical.upper
+    assert CANONICAL_SENSE_NOTE in canonical.note and "−objective" in canonical.note

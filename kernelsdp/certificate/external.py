@@ -49,6 +49,11 @@ FORM_SOLVER = "CLARABEL"
 #: |tr(F_0 Y) − 1|, |cᵀx + 1| up to which a CSDP .sol is also read as CSDP's normalised
 #: infeasibility or unboundedness certificate (CSDP scales them to exactly 1 and −1)
 CSDP_NORMALISATION_TOL = 1e-6
+#: the note of a certificate of raw conic data certified without ``problem=``
+CANONICAL_SENSE_NOTE = (
+    "the interval is the canonical minimisation's, as the data state it (no problem= given: "
+    "for a Maximize model it bounds −objective; pass problem= to map it back)"
+)
 POINT_STATUSES = (
     cp.OPTIMAL,
     cp.OPTIMAL_INACCURATE,
@@ -226,12 +231,18 @@ def certify_conic(
     """The certificate of an external solver's answer on raw conic data, without a solve.
 
     ``data``: the dict ``problem.get_problem_data(solver)`` returned, with ``solver`` its
-    CVXPY name (x, y, s in that solver's convention, see the module docstring; ``problem``
-    maps the objective back when it is a Maximize), or an SDPA problem (x: SDPA's x, y: the
+    CVXPY name (x, y, s in that solver's convention, see the module docstring), or an SDPA
+    problem (x: SDPA's x, y: the
     list of SDPA's dual blocks Y, s: the slack blocks F(x), all in SDPA's terms).
     ``status``: the claim — optimal (x and y), infeasible (y a Farkas ray), unbounded (x a
     ray).  ``s``, when given, is compared with Ax + b and the difference reported as
-    ``slack_mismatch`` (shown, not judged)."""
+    ``slack_mismatch`` (shown, not judged).
+
+    The data are a minimisation whatever the model was: CVXPY states a Maximize of f as the
+    minimisation of −f, and the dict does not say which it was.  ``problem`` (the model
+    the data came from) maps the interval back to the model's objective; without it the
+    interval is the canonical minimisation's — for a Maximize, −f's: [−upper, −lower] of
+    the model — and the certificate's note says so (:data:`CANONICAL_SENSE_NOTE`)."""
     _check_given_finite(x, y, s)
     if isinstance(data, SDPAProblem):
         layout = sdpa_layout(data)
@@ -262,6 +273,10 @@ def certify_conic(
             solver=str(solver),
         )
         cert = conic_certificate(can, tol, resolve=False)
+        if problem is None and (cert.lower is not None or cert.upper is not None):
+            cert = dataclasses.replace(
+                cert, note="; ".join(n for n in (cert.note, CANONICAL_SENSE_NOTE) if n)
+            )
         s_vec = None if s is None else np.asarray(s, float).ravel()
     if s_vec is not None and can.x is not None:
         m = dict(cert.measures, slack_mismatch=_slack_mismatch(can.form, can.x, s_vec))
