@@ -87,7 +87,11 @@ def test_certify_objective_times_2_to_900_no_overflow():
     with np.errstate(over="ignore", invalid="ignore"):  # reported measures may overflow
         cert = kernelsdp.certify(q)
     truth = np.sqrt(5.0) * t
-    assert cert.passed, cert.verdict  # the same KKT point: as certified as the unscaled one
+    ref = kernelsdp.certify(p)  # the same KKT point unscaled: the same verdict and labels
+    assert cert.verdict == ref.verdict and cert.lower_label == ref.lower_label == "proof"
+    assert cert.upper_label == ref.upper_label == "proof"
+    assert cert.lower == pytest.approx(ref.lower * t, rel=1e-9)
+    assert cert.upper == pytest.approx(ref.upper * t, rel=1e-9)
     for end, label in ((cert.lower, cert.lower_label), (cert.upper, cert.upper_label)):
         assert label != "proof" or np.isfinite(end)
     if cert.lower_label == "proof":
@@ -236,8 +240,8 @@ def test_certify_conic_without_problem_says_it_is_the_canonical_minimisation():
     raw = chain.solve_via_data(p, data, False, False, {})
     theta = np.sqrt(5.0)
     mapped = kernelsdp.certify_conic(data, raw.x, raw.z, solver="CLARABEL", problem=p)
-    assert mapped.passed and mapped.lower <= theta <= mapped.upper
+    assert mapped.rigorous and mapped.lower <= theta <= mapped.upper
     assert CANONICAL_SENSE_NOTE not in mapped.note
     canonical = kernelsdp.certify_conic(data, raw.x, raw.z, solver="CLARABEL")
-    assert canonical.lower <= -theta <= canonical.upper
+    assert canonical.rigorous and canonical.lower <= -theta <= canonical.upper
     assert CANONICAL_SENSE_NOTE in canonical.note and "−objective" in canonical.note
