@@ -31,13 +31,16 @@ def _multi_part_problems():
     a, b, c = cp.Variable(2), cp.Variable(2), cp.Variable(2)
     cons = [cp.ExpCone(a, b, c), b == np.array([1.0, 2.0]), a >= np.array([0.5, -1.0])]
     yield "exp", cp.Problem(cp.Minimize(cp.sum(c) + a[0]), cons)
+    a, b, c = cp.Variable(2), cp.Variable(2), cp.Variable(2)
+    cons = [cp.PowCone3D(a, b, c, [0.3, 0.6]), a <= 1, b <= np.array([2.0, 3.0])]
+    yield "pow", cp.Problem(cp.Maximize(cp.sum(c)), cons)
 
 
 @pytest.mark.parametrize("name,problem", list(_multi_part_problems()))
 def test_certify_solved_multi_part_duals_match_own_solve(name, problem):
     """certify(problem) on a model solved by the user reads an SOC's [t, X] (axis 0 and 1,
-    several cones) and an ExpCone's three parts into the canonical rows: the same y, and so
-    the same certificate, as kernelsdp's own solve of that problem."""
+    several cones) and an ExpCone's or PowCone3D's three parts into the canonical rows: the
+    same y, and so the same certificate, as kernelsdp's own solve of that problem."""
     own = solve_canonical(problem, "CLARABEL")  # the user's variables get its values too
     read = solved_canonical(problem)
     assert read.y is not None
