@@ -32,6 +32,7 @@ that a problem multiplied by 10⁻⁶ or 10⁶ gets the same verdict.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -85,6 +86,13 @@ class Certificate:
         for lab in (self.lower_label, self.upper_label):
             if lab not in LABELS:
                 raise ValueError(f"an interval end is labelled one of {LABELS}, not {lab!r}")
+        # a NaN is no bound: whatever computed it, its end is not a proof
+        for side in ("lower", "upper"):
+            value = getattr(self, side)
+            if value is not None and math.isnan(value) and getattr(self, side + "_label") == PROOF:
+                object.__setattr__(self, side + "_label", ESTIMATE)
+                why = getattr(self, side + "_why")
+                object.__setattr__(self, side + "_why", (why + "; " if why else "") + "NaN")
 
     @property
     def rigorous(self) -> bool:

@@ -12,8 +12,18 @@ Numerical Algorithms* (2nd ed., 2002), §3.1–3.5:
 Computing the bound itself rounds, too: a sum of k nonnegative numbers is at most
 fl(Σ)·(1 + γ_k) above, which :func:`sum_up` and :func:`norm_up` add.  An extra relative
 factor of a few u on the final bound covers the handful of operations that assemble it
-(:func:`up`).  Nothing here uses interval arithmetic or directed rounding: the bounds are
-a priori, which is what lets a certificate run at the speed of one more product.
+(:func:`up`).
+
+**Underflow.**  The bounds above are relative; under gradual underflow a product also loses
+up to half the smallest subnormal, an absolute error (Higham eq. 2.8: fl(xy) = xy(1 + δ) +
+η, |η| ≤ 2⁻¹⁰⁷⁵), which no relative bound covers — with subnormal data a "proven" end could
+sit below the optimum.  :func:`up` and :func:`down` therefore also add ``UNDERFLOW`` =
+2⁻¹⁰⁰⁰ to every bound they finish: 2⁷⁵ products' worth, more than any proof here computes,
+and nothing at the scale of data above ~1e-290 (an interval's width is relative to at least
+``kernelsdp.intervals.FLOOR``, 10⁸·UNDERFLOW).
+
+Nothing here uses interval arithmetic or directed rounding: the bounds are a priori, which
+is what lets a certificate run at the speed of one more product.
 """
 
 from __future__ import annotations
@@ -29,6 +39,8 @@ import scipy.sparse as sp
 UNIT_ROUNDOFF = 2.0**-53
 #: relative slack for the last few operations that assemble a bound
 _SLACK = 16 * UNIT_ROUNDOFF
+#: absolute slack of up() and down(): the underflow of up to 2⁷⁵ products (module docstring)
+UNDERFLOW = 2.0**-1000
 
 
 def gamma(k: int) -> float:
@@ -43,7 +55,9 @@ def up(x: float) -> float:
     """A float ≥ x that also absorbs the rounding of the few operations that made x."""
     if not math.isfinite(x):
         return x
-    return float(np.nextafter(x * (1.0 + _SLACK) if x > 0 else x * (1.0 - _SLACK), math.inf))
+    return float(
+        np.nextafter((x * (1.0 + _SLACK) if x > 0 else x * (1.0 - _SLACK)) + UNDERFLOW, math.inf)
+    )
 
 
 def down(x: float) -> float:

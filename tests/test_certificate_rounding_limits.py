@@ -1,0 +1,59 @@
+"""The proofs' rounding bounds at the edges of floating point (issue #26: a proof holds for
+the exact optimum, rounding accounted for): gradual underflow, and a bound that would be
+NaN.  Both were found by ``benchmarks/certificate_adversary.py``."""
+
+from fractions import Fraction
+
+import cvxpy as cp
+import numpy as np
+
+import kernelsdp
+from kernelsdp.certificate.verdict import OPTIMALITY, PROOF, Certificate
+from kernelsdp.linalg.rounding import UNDERFLOW, up
+
+
+def test_a_subnormal_objective_is_never_certified_off_its_optimum():
+    """min cᵀx s.t. x = 0.3 with c subnormal: each product cᵢ·0.3 rounds down by up to half
+    a subnormal step, which the relative bounds γ_k·|c||x| (underflowing to 0) missed — the
+    proven upper end sat 13 steps below the exact optimum, "certified"."""
+    m, tiny = 40, 2.0**-1074
+    rng = np.random.default_rng(0)
+    ks = []
+    while len(ks) < m:  # products that round down the most
+        k = int(rng.integers(2**27, 2**28))
+        frac = Fraction(k) * Fraction(0.3) - int(Fraction(k) * Fraction(0.3))
+        if Fraction(3, 10) < frac < Fraction(1, 2):
+            ks.append(k)
+    c, beta = np.array([k * tiny for k in ks]), np.full(m, 0.3)
+    truth = sum(Fraction(ci) * Fraction(b) for ci, b in zip(c, beta))
+    x = cp.Variable(m)
+    p = cp.Problem(cp.Minimize(c @ x), [x == beta])
+    x.value = beta.copy()
+    p.constraints[0].save_dual_value(c.copy())
+    p._status = cp.OPTIMAL
+    cert = kernelsdp.certify(p)
+    for end, label in ((cert.lower, cert.lower_label), (cert.upper, cert.upper_label)):
+        assert label != PROOF or end is not None
+    if cert.lower_label == PROOF:
+        assert Fraction(cert.lower) <= truth
+    if cert.upper_label == PROOF:
+        assert Fraction(cert.upper) >= truth
+
+
+def test_up_covers_the_underflow_of_products():
+    assert up(0.0) >= UNDERFLOW > 2.0**-1074 * 2**70
+    assert up(1.0) > 1.0 and up(-1.0) > -1.0
+
+
+def test_an_end_that_evaluates_to_nan_is_not_a_proof():
+    """min −x₁ s.t. x ≥ 0, x₁ ≤ 1e-9·x₀ + 1, x₀ ≤ 1e9 (optimum −2): the a-priori bound of the
+    entries whose dual sits inside K* is ∞, and 0·∞ made the lower end NaN labelled proof."""
+    x = cp.Variable(2)
+    p = cp.Problem(cp.Minimize(-x[1]), [x >= 0, x[1] <= 1e-9 * x[0] + 1.0, x[0] <= 1e9])
+    p.solve(solver="CLARABEL")
+    cert = kernelsdp.certify(p)
+    assert not np.isnan(cert.lower)
+    if cert.lower_label == PROOF:
+        assert cert.lower <= -2.0
+    nan = Certificate(OPTIMALITY, 1e-6, float("nan"), 1.0, PROOF, {}, (), {}, upper_label=PROOF)
+    assert nan.lower_label != PROOF and not nan.passed
