@@ -14,6 +14,7 @@ from dataclasses import replace
 import networkx as nx
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from conftest import make_npkl
 
 from kernelsdp import tolerances as tol
@@ -85,10 +86,17 @@ def test_spectral_metric_stqp_and_mwc_verdicts_do_not_change_with_scale():
     assert len(got) == 1, got
 
 
-def _scaled_solution(sol, t: float, rows: bool):
-    """The same canonical answer for the problem with its objective (or every row) × t
-    (with a cache of its own: ``replace`` would share the original's certificates)."""
+def _scaled_solution(sol, t: float, rows):
+    """The same canonical answer for the problem with its objective (``rows`` False), every
+    row (True) or its first equality row ("one") × t (with a cache of its own: ``replace``
+    would share the original's certificates)."""
     form = sol.form
+    if rows == "one":
+        d = np.ones(form.A.shape[0])
+        blk = next((b for b in form.blocks if b.kind in ("zero", "nonneg")), form.blocks[0])
+        d[blk.start if blk.kind in ("zero", "nonneg") else blk.rows] = t  # a row, or a block
+        new = replace(form, A=sp.diags(d) @ form.A, b=form.b * d)
+        return replace(sol, form=new, y=None if sol.y is None else sol.y / d, cache={})
     if rows:
         new = replace(form, A=form.A * t, b=form.b * t)
         return replace(sol, form=new, y=None if sol.y is None else sol.y / t, cache={})
@@ -106,7 +114,7 @@ def _scaled_solution(sol, t: float, rows: bool):
     ids=["theta", "maxcut", "theta-sdpa"],
 )
 @pytest.mark.parametrize("solver", ["CLARABEL", "SCS"])
-@pytest.mark.parametrize("rows", [False, True], ids=["objective", "rows"])
+@pytest.mark.parametrize("rows", [False, True, "one"], ids=["objective", "rows", "one-row"])
 def test_generic_conic_verdicts_do_not_change_with_scale(make, solver, rows):
     sol = solve_canonical(make(), solver)
     got = {

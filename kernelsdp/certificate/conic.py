@@ -6,7 +6,7 @@ stationary), the DIMACS error measures (Mittelmann's benchmarks, after the 7th D
 challenge) are reported, each relative to the size of what it measures so that scaling the
 objective or a row leaves it unchanged:
 
-    err1 = ‖s_zero‖₂ / ‖|A_Z||x| + |b_Z|‖₂                primal equalities
+    err1 = ‖D·s_zero‖₂ / ‖D(|A_Z||x| + |b_Z|)‖₂, D the rows' powers of two   equalities
     err2 = max_j max(0, −λ_min(s_j)) / ‖s‖_∞               primal cones
     err3 = ‖g − Aᵀy‖₂ / ‖|g| + |A|ᵀ|y|‖₂                   stationarity of the Lagrangian
     err4 = max_j max(0, −λ_min(y_j)) / ‖y‖_∞               dual cones (K*)
@@ -41,6 +41,7 @@ from .canonical import CanonicalForm, CanonicalSolution
 from .cones import blocks_min_eig
 from .correction import zero_rows
 from .ends import proven_lower, proven_upper
+from .equilibrate import data_row_scales, equilibrated
 from .interior import central_dual, central_primal, thetas
 from .perturbed import (
     resolve_limits,
@@ -70,19 +71,21 @@ def _cone_min(form: CanonicalForm, v: np.ndarray, dual: bool) -> float:
     return blocks_min_eig(form, v, dual)
 
 
-def _equalities(form: CanonicalForm, s: np.ndarray) -> float:
-    z = [s[blk.rows] for blk in form.blocks if blk.kind == "zero"]
-    return float(np.linalg.norm(np.concatenate(z))) if z else 0.0
-
-
 def primal_measures(form: CanonicalForm, x: np.ndarray) -> dict[str, float]:
-    """err1, err2 (relative to the rows' own size)."""
+    """err1, err2 (relative to the rows' own size), err1 on the rows equilibrated by powers
+    of two (:mod:`.equilibrate`): the 2-norm ratio on the rows as given weighted them by
+    their sizes (θ of C₅ solved by SCS passed with its trace row × 10⁻⁶ and failed as
+    written), and a ratio per row would read 1 for any violated row xᵢ = 0."""
     A, b = form.A, form.b
     s = A @ x + b
     z = zero_rows(form)
-    size_z = float(np.linalg.norm(abs(A[z]) @ np.abs(x) + np.abs(b[z]))) if z.size else 0.0
+    err1 = 0.0
+    if z.size:
+        d = data_row_scales(form)[z]
+        size = float(np.linalg.norm(d * (form.magnitude().abs[z] @ np.abs(x) + np.abs(b[z]))))
+        err1 = _rel(float(np.linalg.norm(d * s[z])), size)
     return {
-        "primal_equalities": _rel(_equalities(form, s), size_z),
+        "primal_equalities": err1,
         "primal_cones": _rel(
             max(0.0, -_cone_min(form, s, dual=False)), float(np.max(np.abs(s), initial=0.0))
         ),
@@ -270,8 +273,14 @@ def _resolve(form: CanonicalForm, point, ends, bounds, notes: list, limits: dict
 def _optimality(sol: CanonicalSolution, tol: float, resolve: bool = True) -> Certificate:
     form, x, y = sol.form, sol.x, sol.y
     measures = dimacs_measures(form, x, y)
+    rows_scaled, d = equilibrated(form, x)  # the proofs' form: the same ends, exactly
     lo, hi, how = _proven_ends(
-        form, x, y, resolve, tol, resolve_limits(sol.solve_time_s, sol.iterations, sol.solver)
+        rows_scaled,
+        x,
+        y / d,
+        resolve,
+        tol,
+        resolve_limits(sol.solve_time_s, sol.iterations, sol.solver),
     )
     for k, v in {**lo.details, **hi.details}.items():
         measures[k] = float(v)
@@ -341,7 +350,7 @@ def _certificate(sol: CanonicalSolution, tol: float, resolve: bool) -> Certifica
         return no_point(tol, f"{sol.solver} reports {sol.status} with no point")
     if sol.y is None:
         m = primal_measures(sol.form, sol.x)
-        hi = proven_upper(sol.form, sol.x)
+        hi = proven_upper(equilibrated(sol.form, sol.x)[0], sol.x)
         value = hi.value if hi.label == PROOF else sol.form.objective(sol.x)
         return feasibility_only(
             tol, m, sol.form.sense * value, maximize=sol.form.sense < 0, label=hi.label, why=hi.why

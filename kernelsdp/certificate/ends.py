@@ -209,10 +209,10 @@ def _lower_at(
         if not np.any(neg < 0):
             continue
         bound = bounds.get(j)
-        if bound is not None and np.all(
-            np.isfinite(np.asarray(bound)[neg < 0] if np.ndim(bound) else bound)
-        ):
-            lower -= up(float(np.sum(-neg * bound)) * (1 + 4 * UNIT_ROUNDOFF))
+        out = neg < 0  # only these entries meet their bound (0·∞ elsewhere would be NaN)
+        bound_out = None if bound is None else np.broadcast_to(bound, neg.shape)[out]
+        if bound_out is not None and np.all(np.isfinite(bound_out)):
+            lower -= up(float(np.sum(-neg[out] * bound_out)) * (1 + 4 * UNIT_ROUNDOFF))
         else:
             short = max(short, -float(neg.min()))
             whys.append(
@@ -221,31 +221,42 @@ def _lower_at(
             )
             lower += float(neg @ blk.trace((A @ x + b)[blk.rows]))
     lower = down(lower)
+    if math.isnan(lower):
+        whys.append("the bound evaluated to NaN")
     if whys:
         return End(lower, ESTIMATE, "; ".join(whys), details, deficit=short)
     return End(lower, PROOF, "", details)
 
 
 def _distinct_equalities(form: CanonicalForm, Z: np.ndarray):
-    """(A_Z with its magnitudes, b_Z): the equality rows, each distinct row once."""
+    """(A_Z with its magnitudes, b_Z, D): the equality rows, each distinct row once, and a
+    power of two per row that brings its norm into [1, 2) — exact in floating point."""
     A_Z, b_Z = form.A[Z], form.b[Z]
     keep = distinct_rows(A_Z, b_Z)
-    return magnitude(A_Z[keep]), b_Z[keep]
+    A_Z = sp.csr_matrix(A_Z[keep])
+    norms = np.sqrt(np.asarray(A_Z.multiply(A_Z).sum(axis=1)).ravel())
+    _, expo = np.frexp(np.where(norms > 0, norms, 1.0))
+    return magnitude(A_Z), b_Z[keep], np.ldexp(1.0, 1 - expo)
 
 
 def _equality_enclosure(form: CanonicalForm, x: np.ndarray) -> tuple[np.ndarray, float, str]:
-    """(x₁ projected onto the equality rows, δx bounding the exact rest, why not)."""
+    """(x₁ projected onto the equality rows, δx bounding the exact rest, why not).
+
+    The exact rest Δ solves A_Z Δ = −r; so does the least-norm solution of D·A_Z Δ = −D·r
+    for any positive diagonal D, whence ‖Δ‖ ≤ ‖D·r‖ / σ_min((D·A_Z)ᵀ).  D equilibrates the
+    rows by powers of two (exact), so that δx — and the verdict — do not change when a row
+    is multiplied by 10⁻⁶ (θ of C₅ with its trace row so scaled lost its proof)."""
     Z = zero_rows(form)
     if Z.size == 0:
         return x, 0.0, ""
-    E, b_Z = form.derived("equalities", lambda: _distinct_equalities(form, Z))
+    E, b_Z, D = form.derived("equalities", lambda: _distinct_equalities(form, Z))
     A_Z = E.M
     x1 = project_equalities(A_Z, b_Z, x)
     r = A_Z @ x1 + b_Z
-    rho = norm_up(np.abs(r) + affine_error(E, x1, b_Z))
+    rho = norm_up(D * (np.abs(r) + affine_error(E, x1, b_Z)))
     if rho == 0:
         return x1, 0.0, ""
-    sig = cached_singular_bound(form, "A_Z", lambda: A_Z.T)
+    sig = cached_singular_bound(form, "A_Z", lambda: (sp.diags(D) @ A_Z).T)
     if not (sig.proof and sig.lower > 0):
         return x1, math.inf, f"the equality rows are not proven independent ({sig.note})"
     return x1, up(rho / math.sqrt(down(sig.lower))), ""

@@ -1,0 +1,78 @@
+"""The form the proofs run on: each constraint row scaled by a power of two (exact in
+floating point), so that a verdict does not change when a user multiplies a row by 10⁶.
+
+Scaling the rows of s = Ax + b ∈ K by a positive D that is constant on each cone block
+(every zero and ℝ₊ row by its own, every second-order, PSD, exponential or power block by
+one number: each is a cone) leaves the feasible set of x unchanged, and maps a dual y ∈ K*
+with Aᵀy = g to y′ = D⁻¹y ∈ K* with (DA)ᵀy′ = g and (Db)ᵀy′ = bᵀy: the same objective
+values, so an end proven on the scaled form is an end of the original problem.  With D a
+power of two per row or block, DA and Db are the original's numbers with other exponents
+(barring overflow and underflow, which :mod:`kernelsdp.linalg.rounding` covers), so the
+scaled form adds no rounding of its own.
+
+Without it the corrections that the proofs enclose — the dual's least-squares step, the
+equality projection, the central points — were weighted by the rows' own sizes: the
+adversarial generator (``benchmarks/certificate_adversary.py``) found θ of C₅ certified as
+written and not with its trace row multiplied by 10⁻⁶ (the very same KKT point).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import scipy.sparse as sp
+
+from .canonical import CanonicalForm
+
+
+def equilibrated(form: CanonicalForm, x: np.ndarray) -> tuple[CanonicalForm, np.ndarray]:
+    """(the row-scaled form, D as a vector over the rows) for certifying the point x.
+
+    A row's size is max|aᵢ|·‖x‖_∞ + |bᵢ| (the largest over a cone block): multiplying a row
+    by t multiplies it by t, and rescaling all variables (A → tA, x → x/t) leaves it
+    unchanged.  A size from the data alone, max(|aᵢ|, |bᵢ|), mixed A's units with b's and
+    made the proofs depend on the variables' scale (an LP certified as written failed with
+    x × 10⁻⁶); the size |aᵢ||x| + |bᵢ| at the point itself is near 0 on a row such as
+    X_ij = 0, whose scaling then broke the proof that A has full column rank."""
+    A = sp.csr_matrix(form.A)
+    top = float(np.max(np.abs(x), initial=0.0))
+    size = (_data_sizes(form, with_b=False) * top if top > 0 else 0.0) + np.abs(form.b)
+    d = _per_block(form, np.where(size > 0, size, _data_sizes(form)))
+    if np.all(d == 1.0):
+        return form, d
+    row = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    scaled, b = A.data * d[row], form.b * d
+    if not (np.array_equal(scaled / d[row], A.data) and np.array_equal(b / d, form.b)):
+        return form, np.ones_like(d)  # an entry under- or overflowed: not exact, not used
+    scaled_A = sp.csr_matrix((scaled, A.indices.copy(), A.indptr.copy()), shape=A.shape)
+    return replace(form, A=scaled_A, b=b), d
+
+
+def data_row_scales(form: CanonicalForm) -> np.ndarray:
+    """D from the data alone, max(|aᵢ|, |bᵢ|) per row (per cone block): what the returned
+    point's own equality residual is measured in (kept on the form)."""
+    return form.derived("data row scales", lambda: _per_block(form, _data_sizes(form)))
+
+
+def _data_sizes(form: CanonicalForm, with_b: bool = True) -> np.ndarray:
+    absA = form.magnitude().abs
+    top = np.asarray(absA.max(axis=1).todense() if sp.issparse(absA) else absA.max(axis=1))
+    return np.maximum(top.ravel(), np.abs(form.b)) if with_b else top.ravel()
+
+
+def _per_block(form: CanonicalForm, size: np.ndarray) -> np.ndarray:
+    """The powers of two for these row sizes, one per cone block but for zero and ℝ₊ rows."""
+    size = np.array(size, dtype=float)
+    for blk in form.blocks:
+        if blk.kind not in ("zero", "nonneg"):
+            size[blk.rows] = np.max(size[blk.rows], initial=0.0)
+    return power_of_two_inverse(size)
+
+
+def power_of_two_inverse(size: np.ndarray) -> np.ndarray:
+    """2^(1−e) where size = m·2^e, m ∈ [½, 1): the power of two that brings size into
+    [1, 2); 1 where size is 0 or not finite."""
+    ok = np.isfinite(size) & (size > 0)
+    _, expo = np.frexp(np.where(ok, size, 1.0))
+    return np.where(ok, np.ldexp(1.0, 1 - expo), 1.0)
