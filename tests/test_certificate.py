@@ -218,3 +218,19 @@ def test_exp_and_power_cone_distances_bound_the_true_distance():
         assert pow_distance(*v, 0.3) >= true - 1e-6
     assert exp_distance(0.0, 1.0, 1.0) == 0.0 and exp_distance(-1.0, 0.0, 0.0) == 0.0
     assert pow_distance(1.0, 1.0, 0.5, 0.3) == 0.0
+
+
+@pytest.mark.parametrize("solver", ["CLARABEL", "SCS"])
+def test_a_qp_with_fewer_equality_rows_than_variables_proves_its_lower_end(solver):
+    """min ‖x − a‖² s.t. Σx = 1 (optimum (Σa − 1)²/3 = 12): A alone (one row, three
+    variables) has no full column rank, so correcting y alone left the stationarity
+    residual unenclosed; x̄ of the dual moves too, enclosed by σ_min([A; P])."""
+    import kernelsdp
+
+    a = np.array([1.0, 2.0, 4.0])
+    x = cp.Variable(3)
+    p = cp.Problem(cp.Minimize(cp.quad_form(x, np.eye(3)) - 2 * a @ x + a @ a), [cp.sum(x) == 1])
+    p.solve(solver=solver)
+    c = kernelsdp.certify(p)
+    assert c.lower_label == "proof" and c.upper_label == "proof"
+    assert c.lower <= 12.0 <= c.upper

@@ -15,7 +15,10 @@ and for every feasible x, with P ⪰ 0 proven,
 where λ_min(y′_j) is a verified lower bound (:func:`.membership.block_lower`) and s̄_j ≥
 tr(s_j) is an a-priori bound over the feasible set (:mod:`.bounds`), needed only for the
 blocks whose dual is not proven inside K* with room δ.  Every rounding of the right-hand
-side is bounded (:mod:`kernelsdp.linalg.rounding`).
+side is bounded (:mod:`kernelsdp.linalg.rounding`).  With a quadratic objective the point
+x̂ of q may move too: P·Δx − AᵀΔy = −r has a solution with ‖(Δx, Δy)‖₂ ≤ δ = ρ/σ_min([A; P])
+(on the variables in A or P), and the bound loses ‖Px̂‖₂δ + ½‖P‖δ² more — a QP whose
+equality rows are fewer than its variables (A alone rank deficient) is proven this way.
 
 **Upper end** (the primal side).  x̂ is projected onto the equality rows (x₁,
 :func:`.correction.project_equalities`); the residual r_Z = A_Z x₁ + b_Z is enclosed the
@@ -112,16 +115,35 @@ def _stationarity(
     err = matvec_error(AT, yc) + 2 * UNIT_ROUNDOFF * (np.abs(g) + np.abs(ATy) + np.abs(r))
     if form.P is not None:
         err = err + matvec_error(form.P, x)
-    used, loose = form.derived("columns", lambda: _used_columns(form.A))
+    used, loose = form.derived("columns", lambda: _used_columns(form))
     if loose.size and np.any(np.abs(r[loose]) + err[loose] > 0):
         return used, math.inf, 0.0  # a variable in no constraint with a nonzero gradient
     return used, norm_up(np.abs(r[used]) + err[used]), float(np.linalg.norm(err[used]))
 
 
-def _used_columns(A) -> tuple[np.ndarray, np.ndarray]:
-    """(the columns of A with a stored entry, the others)."""
-    used = np.flatnonzero(np.diff(sp.csc_matrix(A).indptr) > 0)
-    return used, np.setdiff1d(np.arange(A.shape[1]), used)
+def _used_columns(form: CanonicalForm) -> tuple[np.ndarray, np.ndarray]:
+    """(the variables in a row of A or of P, the others: their stationarity rows can only
+    hold exactly)."""
+    live = np.diff(sp.csc_matrix(form.A).indptr) > 0
+    if _has_p(form):
+        live |= np.diff(sp.csc_matrix(form.P).indptr) > 0
+    used = np.flatnonzero(live)
+    return used, np.setdiff1d(np.arange(form.A.shape[1]), used)
+
+
+def _has_p(form: CanonicalForm) -> bool:
+    return form.P is not None and form.P.nnz > 0
+
+
+def _enclosing_matrix(form: CanonicalForm, used: np.ndarray):
+    """The matrix whose σ_min encloses the exact correction: A's used columns (y moves),
+    and for a quadratic objective [A; P] (x̄ of q moves too: P·Δx − AᵀΔy = −r has a
+    solution of norm ≤ ρ/σ_min when AᵀA + P² is definite on the used variables — a QP whose
+    A alone has fewer rows than variables)."""
+    A = form.A[:, used]
+    if not _has_p(form):
+        return A
+    return sp.vstack([A, sp.csr_matrix(form.P)[:, used]]).tocsr()
 
 
 def _inside_or_none(
@@ -184,11 +206,17 @@ def _lower_at(
         whys.append(why_p)
     delta = 0.0
     if rho > 0:
-        sig = cached_singular_bound(form, "A", lambda: A[:, used]) if math.isfinite(rho) else None
+        sig = (
+            cached_singular_bound(form, "A", lambda: _enclosing_matrix(form, used))
+            if math.isfinite(rho)
+            else None
+        )
         if sig is None or not (sig.proof and sig.lower > 0):
             whys.append(
-                "the stationarity residual is not enclosed (A has no proven full "
-                "column rank" + (")" if sig is None else f": {sig.note})")
+                "the stationarity residual is not enclosed ("
+                + ("[A; P]" if _has_p(form) else "A")
+                + " has no proven full column rank"
+                + (")" if sig is None else f": {sig.note})")
             )
             delta = 0.0
         else:
@@ -196,6 +224,9 @@ def _lower_at(
             details["sigma_min_A"] = math.sqrt(sig.lower)
     details["dual_enclosure"] = delta
     lower = q - up(q_err) - up(norm_up(b) * delta)
+    if _has_p(form) and delta > 0:  # x̄ + Δx in q: −x̄ᵀPΔx − ½ΔxᵀPΔx
+        px = norm_up(np.abs(Px) + matvec_error(form.P, x))
+        lower -= up(px * delta + 0.5 * abs_row_sum_max(form.P) * delta * delta)
     short = 0.0
     lows = blocks_lower(form, yc, dual=True)
     for j, blk in enumerate(form.blocks):
