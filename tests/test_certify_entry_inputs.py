@@ -248,3 +248,31 @@ def test_certify_conic_without_problem_says_it_is_the_canonical_minimisation():
     canonical = kernelsdp.certify_conic(data, raw.x, raw.z, solver="CLARABEL")
     assert canonical.rigorous and canonical.lower <= -theta <= canonical.upper
     assert CANONICAL_SENSE_NOTE in canonical.note and "−objective" in canonical.note
+
+
+@pytest.mark.parametrize("solver", ["CLARABEL", "SCS"])
+def test_the_canonical_form_s_own_variables_are_filled_from_their_rows(solver):
+    """sum_squares and quad_form of an expression add a variable t = expr and its equality
+    rows, with no user value or dual: t is read off those rows, their multipliers off
+    stationarity, and the point proven as any other (optimum 25/3)."""
+    a = np.array([1.0, 2.0, 4.0])
+    for objective in (
+        lambda x: cp.sum_squares(2 * x - a),
+        lambda x: cp.quad_form(2 * x, np.eye(3)) - 4 * a @ x + a @ a,
+    ):
+        x = cp.Variable(3)
+        p = cp.Problem(cp.Minimize(objective(x)), [cp.sum(x) == 1])
+        p.solve(solver=solver)
+        c = kernelsdp.certify(p)
+        assert c.lower_label == "proof" and c.upper_label == "proof"
+        assert c.lower <= 25 / 3 <= c.upper
+
+
+def test_an_epigraph_variable_no_equality_determines_is_still_refused():
+    from kernelsdp.errors import UnsupportedProblemError
+
+    x = cp.Variable(3)
+    p = cp.Problem(cp.Minimize(cp.norm(2 * x - np.array([1.0, 2.0, 4.0]))), [cp.sum(x) == 1])
+    p.solve(solver="CLARABEL")
+    with pytest.raises(UnsupportedProblemError, match="do not determine"):
+        kernelsdp.certify(p)

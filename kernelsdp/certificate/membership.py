@@ -216,6 +216,8 @@ def min_singular_bound(M: sp.spmatrix) -> VerifiedEig:
     extra = up(gamma(k) * abs_row_sum_max(absM.T @ absM))
     if G.shape[0] <= DENSE_SIGMA_MAX_N:
         D = G.toarray() if sp.issparse(G) else G
+        if not np.all(np.isfinite(D)):  # MᵀM overflowed: nothing to prove σ_min with
+            return VerifiedEig(-math.inf, False, "none", "MᵀM has a non-finite entry")
         est = float(np.linalg.eigvalsh(D)[0])
         if est > 0 and (r := verified_min_eig(D, extra, estimate=est)).proof and r.lower > 0:
             return r

@@ -9,8 +9,11 @@ are mapped forward:
 - x: each canonical variable is a user variable (same id, values in column-major order) or
   the packed upper triangle of a symmetric one (``CvxAttr2Constr``: the entries the map
   ``upper_tri_to_full`` reads first).  A model whose canonical form adds variables of its
-  own (epigraphs of norms, ``quad_form``, …) has no user value for them: refused with a
-  typed error naming what to use instead (``verify`` or ``certify_conic``);
+  own (``sum_squares``, ``quad_form`` of an expression, …) has no user value for them: they
+  are filled from the equality rows that define them, and their rows' multipliers from
+  stationarity (:mod:`.auxiliary`); where the rows do not determine them (an epigraph that
+  only a cone row bounds) the model is refused with a typed error naming what to use
+  instead (``verify`` or ``certify_conic``);
 - y: each canonical constraint is a user constraint (same id) or, for a PSD constraint,
   its ``SvecPSD`` form, matched in order: the dual matrix Z packed as the block's rows
   (⟨y, s⟩ = ⟨Z, S⟩).  The user-level duals of a Maximize are the canonical ones of min −f
@@ -24,31 +27,44 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 from cvxpy.atoms.affine.upper_tri import upper_tri_to_full
-from cvxpy.constraints import PSD
+from cvxpy.constraints import PSD, Zero
 from cvxpy.constraints.psd import SvecPSD
 
 from ..errors import InvalidDataError, UnsupportedProblemError
+from .auxiliary import complete_dual, complete_primal
 from .canonical import CanonicalForm, CanonicalSolution, constraint_violations
 
 #: the solver whose canonical form is built (data only; nothing is solved)
 FORM_SOLVER = "CLARABEL"
 
 
-def _x_of(prog, problem: cp.Problem) -> np.ndarray:
+def _auxiliary_refusal(var) -> UnsupportedProblemError:
+    return UnsupportedProblemError(
+        "certify(problem) reads the values CVXPY keeps, but this model's canonical "
+        f"form adds a variable of its own ({var.name()}, size {var.size}) that has no "
+        "user value and that its equality rows do not determine: use verify(problem, "
+        "[solver]) to solve and certify it, or certify_conic(data, x, y) with the "
+        "solver's own vectors."
+    )
+
+
+def _x_of(form: CanonicalForm, prog, problem: cp.Problem) -> tuple[np.ndarray, np.ndarray]:
+    """(x, the columns of the canonical form's own variables, filled from its equality rows
+    by :func:`.auxiliary.complete_primal`)."""
     users = {v.id: v for v in problem.variables()}
     x = np.zeros(prog.x.size)
+    aux, first_aux = [], None
     for var in prog.variables:
         col = prog.var_id_to_col[var.id]
         user = users.get(var.id)
         if user is None:
             user = _symmetric_source(var, users)
-        if user is None or user.value is None:
-            raise UnsupportedProblemError(
-                "certify(problem) reads the values CVXPY keeps, but this model's canonical "
-                f"form adds a variable of its own ({var.name()}, size {var.size}) that has no "
-                "user value: use verify(problem, [solver]) to solve and certify it, or "
-                "certify_conic(data, x, y) with the solver's own vectors."
-            )
+        if user is None:
+            aux.append(np.arange(col, col + var.size))
+            first_aux = first_aux or var
+            continue
+        if user.value is None:
+            raise _auxiliary_refusal(var)
         value = np.asarray(user.value, dtype=float)
         check_finite(value, f"the value of the variable {user.name()}")
         if user.size == var.size:
@@ -57,7 +73,11 @@ def _x_of(prog, problem: cp.Problem) -> np.ndarray:
             M = sp.csc_matrix(upper_tri_to_full(user.shape[0]))
             first = M.indices[M.indptr[:-1]]  # the first full entry each packed one fills
             x[col : col + var.size] = value.ravel(order="F")[first]
-    return x
+    cols = np.concatenate(aux) if aux else np.zeros(0, dtype=int)
+    done = complete_primal(form, x, cols)
+    if done is None:
+        raise _auxiliary_refusal(first_aux)
+    return done, cols
 
 
 def _symmetric_source(var, users: dict):
@@ -72,8 +92,14 @@ def _symmetric_source(var, users: dict):
     return None
 
 
-def _y_of(form: CanonicalForm, prog, problem: cp.Problem) -> np.ndarray | None:
+def _y_of(
+    form: CanonicalForm, prog, problem: cp.Problem, x=None, aux_cols=None
+) -> np.ndarray | None:
+    """y from the user constraints' duals; the rows of the canonical form's own equality
+    constraints (which define its own variables) are filled from stationarity
+    (:func:`.auxiliary.complete_dual`) when x and those variables' columns are given."""
     by_id = {c.id: c for c in problem.constraints}
+    aux_rows, row = [], 0
     spare_psd = [
         c
         for c in problem.constraints
@@ -82,9 +108,15 @@ def _y_of(form: CanonicalForm, prog, problem: cp.Problem) -> np.ndarray | None:
     blocks = iter(form.blocks)
     parts = []
     for con in prog.constraints:
+        start, row = row, row + con.size
         user = by_id.get(con.id)
         if user is None and isinstance(con, SvecPSD) and spare_psd:
             user = spare_psd.pop(0)
+        if user is None and isinstance(con, Zero) and aux_cols is not None and aux_cols.size:
+            next(blocks)
+            aux_rows.append(np.arange(start, row))
+            parts.append(np.zeros(con.size))
+            continue
         if user is None or user.dual_value is None:
             return None
         _check_finite_dual(user, problem)
@@ -103,6 +135,8 @@ def _y_of(form: CanonicalForm, prog, problem: cp.Problem) -> np.ndarray | None:
     y = np.concatenate(parts) if parts else np.zeros(0)
     if y.size != form.A.shape[0]:
         return None
+    if aux_rows:
+        return complete_dual(form, x, y, np.concatenate(aux_rows), aux_cols)
     return y
 
 
@@ -237,8 +271,8 @@ def solved_canonical(problem: cp.Problem) -> CanonicalSolution:
     if missing:
         advice = {"advice": _no_point_advice(problem.status, missing)}
         return CanonicalSolution(form, problem.status, None, None, solver=solver, stats=advice)
-    x = _x_of(prog, problem)
-    y = _y_of(form, prog, problem)
+    x, aux_cols = _x_of(form, prog, problem)
+    y = _y_of(form, prog, problem, x, aux_cols)
     status = (
         problem.status
         if problem.status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE)
