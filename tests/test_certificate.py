@@ -234,3 +234,16 @@ def test_a_qp_with_fewer_equality_rows_than_variables_proves_its_lower_end(solve
     c = kernelsdp.certify(p)
     assert c.lower_label == "proof" and c.upper_label == "proof"
     assert c.lower <= 12.0 <= c.upper
+
+
+@pytest.mark.parametrize("solver", ["clarabel", "scs"])
+def test_a_ray_along_a_face_of_the_cone_is_proven_with_its_negligible_entries_zero(solver):
+    """min x₀ − x₁ s.t. x ≥ 0, x₀ ≤ 3 is unbounded along (0, 1); Clarabel's ray
+    (1.3e-9, 5.2) leaves x₀ ≤ 3's direction row by 1.3e-9 and was not proven; with that
+    entry exactly 0 it is.  The same snap cannot prove a bounded problem unbounded."""
+    x = cp.Variable(2)
+    p = cp.Problem(cp.Minimize(x[0] - x[1]), [x >= 0, x[0] <= 3])
+    c = verify(p, [solver]).checks[0]
+    assert c.kind == "unboundedness" and c.passed, c.lower_why
+    q = cp.Problem(cp.Minimize(x[0] - x[1]), [x >= 0, x[0] <= 3, x[1] <= 5 + x[0]])
+    assert verify(q, [solver]).checks[0].kind == "optimality"

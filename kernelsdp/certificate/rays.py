@@ -37,6 +37,10 @@ from .verdict import ESTIMATE, INFEASIBILITY, PROOF, UNBOUNDEDNESS, Certificate,
 
 #: entries of a Farkas ray below this (relative to its largest) are snapped to 0
 SNAP = 1e-12
+#: a primal ray that is not proven as returned is tried again with its entries below each
+#: of these (relative to its largest) set to 0 — safe at any size, the snapped ray is proven
+#: from scratch; an interior-point ray's entries along a face are its accuracy, ~1e-9
+RAY_SNAPS = (SNAP, 1e-8, 1e-6)
 
 
 def _rel(num: float, den: float) -> float:
@@ -96,12 +100,14 @@ def farkas_certificate(sol: CanonicalSolution, tol: float) -> Certificate:
     )
 
 
-def _snap(y: np.ndarray) -> np.ndarray:
+def _snap(y: np.ndarray, rel: float = 0.0) -> np.ndarray:
     """y with entries below SNAP·‖y‖_∞ set to exactly 0: a Farkas ray on the boundary of K*
     (a zero entry meeting a column) can then meet Aᵀy = 0 exactly, with no rounding to
-    enclose; the residual is computed after the snap, so nothing is assumed."""
+    enclose, and a primal ray along a face of K (min x₀ − x₁, x ≥ 0, x₀ ≤ 3: x̂ = (1e-10, 1)
+    leaves x₀ ≤ 3 by 1e-10, (0, 1) does not) meets its rows exactly; every residual is
+    computed after the snap, so nothing is assumed."""
     out = y.copy()
-    out[np.abs(out) <= SNAP * float(np.max(np.abs(y), initial=0.0))] = 0.0
+    out[np.abs(out) <= (rel or SNAP) * float(np.max(np.abs(y), initial=0.0))] = 0.0
     return out
 
 
@@ -149,6 +155,10 @@ def ray_certificate(sol: CanonicalSolution, tol: float) -> Certificate:
             float(np.linalg.norm(form.P @ r)), float(np.linalg.norm(abs(form.P) @ np.abs(r)))
         )
     why = _ray_proof(form, r)
+    for rel in RAY_SNAPS if why else ():  # the ray with its negligible entries exactly 0
+        if not _ray_proof(form, _snap(r, rel)):
+            why = ""
+            break
     if not why:
         why = _feasibility_proof(form)
     return Certificate(
