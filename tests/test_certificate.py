@@ -247,3 +247,15 @@ def test_a_ray_along_a_face_of_the_cone_is_proven_with_its_negligible_entries_ze
     assert c.kind == "unboundedness" and c.passed, c.lower_why
     q = cp.Problem(cp.Minimize(x[0] - x[1]), [x >= 0, x[0] <= 3, x[1] <= 5 + x[0]])
     assert verify(q, [solver]).checks[0].kind == "optimality"
+
+
+@pytest.mark.parametrize("solver", ["clarabel", "scs"])
+def test_a_farkas_ray_on_a_face_of_the_psd_cone_is_proven_with_an_exact_residual(solver):
+    """X ⪰ 0, X₀₀ = −1 is infeasible; the Farkas ray's PSD block is singular ([[1, 0], [0,
+    0]] once snapped), so the a-priori rounding bound of Aᵀy asked it for room it cannot
+    have — Aᵀy summed in rationals is exactly 0, and then no room is needed."""
+    X = cp.Variable((2, 2), symmetric=True)
+    c = verify(cp.Problem(cp.Minimize(0), [X >> 0, X[0, 0] == -1]), [solver]).checks[0]
+    assert c.kind == "infeasibility" and c.passed, c.lower_why
+    ok = verify(cp.Problem(cp.Minimize(0), [X >> 0, X[0, 0] == 1]), [solver]).checks[0]
+    assert ok.kind == "optimality"

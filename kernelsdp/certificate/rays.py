@@ -37,9 +37,10 @@ from .verdict import ESTIMATE, INFEASIBILITY, PROOF, UNBOUNDEDNESS, Certificate,
 
 #: entries of a Farkas ray below this (relative to its largest) are snapped to 0
 SNAP = 1e-12
-#: a primal ray that is not proven as returned is tried again with its entries below each
-#: of these (relative to its largest) set to 0 — safe at any size, the snapped ray is proven
-#: from scratch; an interior-point ray's entries along a face are its accuracy, ~1e-9
+#: a ray (primal, or the Farkas y) that is not proven as returned is tried again with its
+#: entries below each of these (relative to its largest) set to 0 — safe at any size, the
+#: snapped ray is proven from scratch; an interior-point ray's entries along a face are its
+#: accuracy, ~1e-9
 RAY_SNAPS = (SNAP, 1e-8, 1e-6)
 
 
@@ -88,6 +89,11 @@ def farkas_certificate(sol: CanonicalSolution, tol: float) -> Certificate:
         "farkas_sign": 0.0,
     }
     why = _farkas_proof(form, yc, ATy)
+    for rel in RAY_SNAPS[1:] if why else ():  # coarser snaps, each proven from scratch
+        ys = _snap(yc, rel)
+        if not _farkas_proof(form, ys, A.T @ ys):
+            why = ""
+            break
     return Certificate(
         INFEASIBILITY,
         tol,
@@ -111,10 +117,37 @@ def _snap(y: np.ndarray, rel: float = 0.0) -> np.ndarray:
     return out
 
 
+#: Aᵀy is summed exactly (in rationals) when it involves at most this many products
+EXACT_PRODUCTS_MAX = 20_000
+
+
+def _exactly_zero(A, y: np.ndarray) -> bool:
+    """Is Aᵀy exactly 0, every product and sum in rational arithmetic?  (A snapped Farkas ray
+    on a face of K* often meets its columns exactly, where the a-priori bound γ_k|A|ᵀ|y| > 0
+    would ask a singular PSD block for room it cannot have.)"""
+    from fractions import Fraction
+
+    live = np.flatnonzero(y)
+    sub = sp.csc_matrix(A[live])
+    if sub.nnz > EXACT_PRODUCTS_MAX:
+        return False
+    yl = [Fraction(float(v)) for v in y[live]]
+    for j in range(sub.shape[1]):
+        lo, hi = sub.indptr[j], sub.indptr[j + 1]
+        total = sum(
+            (Fraction(float(a)) * yl[i] for a, i in zip(sub.data[lo:hi], sub.indices[lo:hi])),
+            Fraction(0),
+        )
+        if total != 0:
+            return False
+    return True
+
+
 def _farkas_proof(form: CanonicalForm, yc: np.ndarray, ATy: np.ndarray) -> str:
     """'' when y′ proves infeasibility, else why not."""
     A, b = form.A, form.b
-    rho = norm_up(np.abs(ATy) + matvec_error(A.T, yc))
+    exact = not np.any(ATy) and _exactly_zero(A, yc)
+    rho = 0.0 if exact else norm_up(np.abs(ATy) + matvec_error(A.T, yc))
     delta = 0.0
     if rho > 0:  # an exact Aᵀy = 0 (a snapped ray) needs no enclosure
         used = np.flatnonzero(np.diff(A.tocsc().indptr) > 0)
