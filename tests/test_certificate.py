@@ -259,3 +259,5 @@ def test_a_farkas_ray_on_a_face_of_the_psd_cone_is_proven_with_an_exact_residual
     assert c.kind == "infeasibility" and c.passed, c.lower_why
     ok = verify(cp.Problem(cp.Minimize(0), [X >> 0, X[0, 0] == 1]), [solver]).checks[0]
     assert ok.kind == "optimality"
+    # a feasibility problem's constant objective is its own proven lower end (y = 0)
+    assert ok.passed and ok.lower == 0.0 and ok.lower_label == "proof"

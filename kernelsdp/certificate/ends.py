@@ -172,7 +172,11 @@ def proven_lower(
     K* but leaves a residual above 4× its rounding whose enclosure pushes a block out (its
     refinement stalls on an ill-conditioned metric: SDPLIB's truss6, residual 1.9e-7
     against 1.6e-13 for the least-norm correction), the least-norm correction is tried as
-    well and the better end kept."""
+    well and the better end kept.  A constant objective (a feasibility problem: c = 0, no
+    P) is bounded below by d itself, exactly — y = 0 proves it, whatever y the solver gave
+    (one 5e-19 outside K* with no a-priori bound left "min 0 s.t. X ⪰ 0, X₀₀ = 1" unproven)."""
+    if not np.any(form.c) and not _has_p(form):
+        return End(form.d, PROOF, "", {"constant_objective": 1.0})
     floor = DUAL_FLOOR * max(float(np.max(np.abs(y), initial=0.0)), 1e-300)
     Px = np.zeros_like(x) if form.P is None else form.P @ x
     g = Px + form.c
