@@ -886,14 +886,29 @@ def mistakes():
 # ----- crafted exact points ------------------------------------------------------------------
 
 
+def _exact_equality_point(c: np.ndarray, name: str):
+    """min cᵀx s.t. x == 0.3 with its exact optimal point and dual loaded (the optimum
+    Σ c_i·0.3 in rationals)."""
+    from fractions import Fraction
+
+    beta = np.full(c.size, 0.3)
+    exact = sum(Fraction(ci) * Fraction(b) for ci, b in zip(c, beta))
+    x = cp.Variable(c.size, name="x")
+    p = cp.Problem(cp.Minimize(c @ x), [x == beta])
+    x.value = beta.copy()
+    p.constraints[0].save_dual_value(c.copy())
+    p._status = cp.OPTIMAL
+    return name, p, Truth("optimal", float(exact), float(exact), 0.0, 2.0**-1074)
+
+
 def crafted_cases(rng):
     """(name, problem with its exact optimal point and duals loaded, truth): no solver."""
     from fractions import Fraction
 
     out = []
     for m, lo, hi in ((40, 0.3, 0.5), (40, 0.5, 0.8), (10, 0.0, 1.0)):
-        # min cᵀx s.t. x == β with c subnormal: the exact optimum Σ c_i β_i, the products'
-        # rounding (fraction in (lo, hi) of the last subnormal step) chosen
+        # c subnormal: the products' rounding (fraction in (lo, hi) of the last subnormal
+        # step) chosen
         ks = []
         while len(ks) < m:
             k = int(rng.integers(2**27, 2**28))
@@ -901,37 +916,10 @@ def crafted_cases(rng):
             if lo < prod - int(prod) < hi:
                 ks.append(k)
         c = np.array([k * 2.0**-1074 for k in ks])
-        beta = np.full(m, 0.3)
-        exact = sum(Fraction(ci) * Fraction(b) for ci, b in zip(c, beta))
-        x = cp.Variable(m, name="x")
-        p = cp.Problem(cp.Minimize(c @ x), [x == beta])
-        x.value = beta.copy()
-        p.constraints[0].save_dual_value(c.copy())
-        p._status = cp.OPTIMAL
-        out.append(
-            (
-                f"subnormal-eq-{m}-{lo}-{hi}",
-                p,
-                Truth("optimal", float(exact), float(exact), 0.0, 2.0**-1074),
-            )
-        )
+        out.append(_exact_equality_point(c, f"subnormal-eq-{m}-{lo}-{hi}"))
     for scale in (2.0**-1000, 2.0**-1030):  # the same, c tiny but normal / at the edge
-        m = 40
-        c = scale * rng.integers(1, 2**20, size=m).astype(float)
-        beta = np.full(m, 0.3)
-        exact = sum(Fraction(ci) * Fraction(b) for ci, b in zip(c, beta))
-        x = cp.Variable(m, name="x")
-        p = cp.Problem(cp.Minimize(c @ x), [x == beta])
-        x.value = beta.copy()
-        p.constraints[0].save_dual_value(c.copy())
-        p._status = cp.OPTIMAL
-        out.append(
-            (
-                f"tiny-eq-{scale:.0e}",
-                p,
-                Truth("optimal", float(exact), float(exact), 0.0, 2.0**-1074),
-            )
-        )
+        c = scale * rng.integers(1, 2**20, size=40).astype(float)
+        out.append(_exact_equality_point(c, f"tiny-eq-{scale:.0e}"))
     return out
 
 
