@@ -7,7 +7,7 @@ challenge) are reported, each relative to the size of what it measures so that s
 objective or a row leaves it unchanged:
 
     err1 = ‖D·s_zero‖₂ / ‖D(|A_Z||x| + |b_Z|)‖₂, D the rows' powers of two   equalities
-    err2 = max_j max(0, −λ_min(s_j)) / ‖s‖_∞               primal cones
+    err2 = max_j max(0, −λ_min(D·s_j)) / ‖D·s‖_∞           primal cones
     err3 = ‖g − Aᵀy‖₂ / ‖|g| + |A|ᵀ|y|‖₂                   stationarity of the Lagrangian
     err4 = max_j max(0, −λ_min(y_j)) / ‖y‖_∞               dual cones (K*)
     err5 = (p − q) / max(|p|, |q|, σ)                      duality gap
@@ -72,18 +72,19 @@ def _cone_min(form: CanonicalForm, v: np.ndarray, dual: bool) -> float:
 
 
 def primal_measures(form: CanonicalForm, x: np.ndarray) -> dict[str, float]:
-    """err1, err2 (relative to the rows' own size), err1 on the rows equilibrated by powers
-    of two (:mod:`.equilibrate`): the 2-norm ratio on the rows as given weighted them by
-    their sizes (θ of C₅ solved by SCS passed with its trace row × 10⁻⁶ and failed as
-    written), and a ratio per row would read 1 for any violated row xᵢ = 0."""
+    """err1, err2 (relative to the rows' own size), on the rows scaled by the data's powers
+    of two (:func:`.equilibrate.data_row_scales`, exact): on the rows as given, the 2-norm
+    ratio weighted them by their sizes (θ of C₅ solved by SCS passed with its trace row ×
+    10⁻⁶ and failed as written) and ‖s‖_∞ was the largest block's; a ratio per row would read
+    1 for any violated row xᵢ = 0."""
     A, b = form.A, form.b
-    s = A @ x + b
+    d = data_row_scales(form)
+    s = d * (A @ x + b)
     z = zero_rows(form)
     err1 = 0.0
     if z.size:
-        d = data_row_scales(form)[z]
-        size = float(np.linalg.norm(d * (form.magnitude().abs[z] @ np.abs(x) + np.abs(b[z]))))
-        err1 = _rel(float(np.linalg.norm(d * s[z])), size)
+        size = float(np.linalg.norm(d[z] * (form.magnitude().abs[z] @ np.abs(x) + np.abs(b[z]))))
+        err1 = _rel(float(np.linalg.norm(s[z])), size)
     return {
         "primal_equalities": err1,
         "primal_cones": _rel(
