@@ -268,11 +268,25 @@ def test_the_canonical_form_s_own_variables_are_filled_from_their_rows(solver):
         assert c.lower <= 25 / 3 <= c.upper
 
 
-def test_an_epigraph_variable_no_equality_determines_is_still_refused():
+@pytest.mark.parametrize("solver", ["CLARABEL", "SCS"])
+def test_a_norm_s_epigraph_is_filled_at_its_least_value(solver):
+    """min ‖2x − a‖ s.t. Σx = 1 (optimum √(25/3)): the t CVXPY adds heads one second-order
+    cone and nothing else — t = ‖2x − a‖, and the cone's multipliers from stationarity."""
+    a = np.array([1.0, 2.0, 4.0])
+    x = cp.Variable(3)
+    p = cp.Problem(cp.Minimize(cp.norm(2 * x - a)), [cp.sum(x) == 1])
+    p.solve(solver=solver)
+    c = kernelsdp.certify(p)
+    assert c.lower_label == "proof" and c.upper_label == "proof"
+    assert c.lower <= np.sqrt(25 / 3) <= c.upper
+
+
+def test_an_epigraph_no_rule_determines_is_still_refused():
+    """max's epigraph t ≥ 2xᵢ − aᵢ sits in ℝ₊ rows: not filled, refused in one line."""
     from kernelsdp.errors import UnsupportedProblemError
 
     x = cp.Variable(3)
-    p = cp.Problem(cp.Minimize(cp.norm(2 * x - np.array([1.0, 2.0, 4.0]))), [cp.sum(x) == 1])
+    p = cp.Problem(cp.Minimize(cp.max(2 * x - np.array([1.0, 2.0, 4.0]))), [cp.sum(x) == 1])
     p.solve(solver="CLARABEL")
     with pytest.raises(UnsupportedProblemError, match="do not determine"):
         kernelsdp.certify(p)

@@ -11,9 +11,9 @@ are mapped forward:
   ``upper_tri_to_full`` reads first).  A model whose canonical form adds variables of its
   own (``sum_squares``, ``quad_form`` of an expression, …) has no user value for them: they
   are filled from the equality rows that define them, and their rows' multipliers from
-  stationarity (:mod:`.auxiliary`); where the rows do not determine them (an epigraph that
-  only a cone row bounds) the model is refused with a typed error naming what to use
-  instead (``verify`` or ``certify_conic``);
+  stationarity (:mod:`.auxiliary`), a norm's epigraph at its least value; where nothing
+  determines them (``max``'s epigraph in ℝ₊ rows) the model is refused with a typed error
+  naming what to use instead (``verify`` or ``certify_conic``);
 - y: each canonical constraint is a user constraint (same id) or, for a PSD constraint,
   its ``SvecPSD`` form, matched in order: the dual matrix Z packed as the block's rows
   (⟨y, s⟩ = ⟨Z, S⟩).  The user-level duals of a Maximize are the canonical ones of min −f
@@ -27,7 +27,7 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 from cvxpy.atoms.affine.upper_tri import upper_tri_to_full
-from cvxpy.constraints import PSD, Zero
+from cvxpy.constraints import PSD, SOC, Zero
 from cvxpy.constraints.psd import SvecPSD
 
 from ..errors import InvalidDataError, UnsupportedProblemError
@@ -42,7 +42,8 @@ def _auxiliary_refusal(var) -> UnsupportedProblemError:
     return UnsupportedProblemError(
         "certify(problem) reads the values CVXPY keeps, but this model's canonical "
         f"form adds a variable of its own ({var.name()}, size {var.size}) that has no "
-        "user value and that its equality rows do not determine: use verify(problem, "
+        "user value and that its equality rows (or a norm's cone) do not determine: use "
+        "verify(problem, "
         "[solver]) to solve and certify it, or certify_conic(data, x, y) with the "
         "solver's own vectors."
     )
@@ -112,8 +113,9 @@ def _y_of(
         user = by_id.get(con.id)
         if user is None and isinstance(con, SvecPSD) and spare_psd:
             user = spare_psd.pop(0)
-        if user is None and isinstance(con, Zero) and aux_cols is not None and aux_cols.size:
-            next(blocks)
+        if user is None and isinstance(con, (Zero, SOC)) and aux_cols is not None and aux_cols.size:
+            for _ in range(_block_count(con)):
+                next(blocks)
             aux_rows.append(np.arange(start, row))
             parts.append(np.zeros(con.size))
             continue
