@@ -57,3 +57,20 @@ def test_an_end_that_evaluates_to_nan_is_not_a_proof():
         assert cert.lower <= -2.0
     nan = Certificate(OPTIMALITY, 1e-6, float("nan"), 1.0, PROOF, {}, (), {}, upper_label=PROOF)
     assert nan.lower_label != PROOF and not nan.passed
+
+
+def test_a_maximize_s_reasons_name_the_user_s_sides():
+    """The canonical min −f's 'no proven upper bound' is a Maximize's lower end."""
+    c = Certificate(
+        OPTIMALITY,
+        1e-6,
+        1.0,
+        float("inf"),
+        PROOF,
+        {},
+        (),
+        {},
+        upper_label="estimate",
+        upper_why="no proven upper bound: the point is not strictly feasible",
+    ).mapped(-1.0)
+    assert c.lower_label == "estimate" and c.lower_why.startswith("no proven lower bound")

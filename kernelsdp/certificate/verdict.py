@@ -174,8 +174,9 @@ class Certificate:
                 upper=lo,
                 lower_label=self.upper_label,
                 upper_label=self.lower_label,
-                lower_why=self.upper_why,
-                upper_why=self.lower_why,
+                lower_why=_sides_swapped(self.upper_why),
+                upper_why=_sides_swapped(self.lower_why),
+                note=_sides_swapped(self.note),
             )
         return replace(self, **new)
 
@@ -190,6 +191,18 @@ class Certificate:
             rigorous=self.rigorous,
         )
         return d
+
+
+def _sides_swapped(text: str) -> str:
+    """A reason written for the minimisation, read for the maximisation it states: its
+    "upper bound" is the user's lower one (a Maximize's lower end read "no proven upper
+    bound")."""
+    if not text:
+        return text
+    marks = {"upper bound": "\0", "lower bound": "upper bound"}
+    for old, new in marks.items():
+        text = text.replace(old, new)
+    return text.replace("\0", "lower bound")
 
 
 def feasibility_only(
