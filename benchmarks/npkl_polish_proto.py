@@ -50,7 +50,7 @@ def plain_row(method: str, n: int, gap: float, limit: float) -> dict:
         "eigsolves": r.info["checks"] if alm else r.info.get("eigensolves", "-"),
         "solve_s": dt,
         "gap": float(r.info.get("relative_gap", float("nan"))),
-        "label": None if own is None else own.lower_label,
+        "label": "-" if own is None else own.lower_label,  # ADMM keeps no labelled interval
         "rank": r.kernel.rank,
         "steps": [],
     }
