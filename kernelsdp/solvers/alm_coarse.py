@@ -34,6 +34,7 @@ eigensolves (on n_c) and — the point — the fine iterations shrink.
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 
 import numpy as np
@@ -197,6 +198,9 @@ def coarse_start(
     pt, status = iterate(run)
     chk = run.last_check
     U = prob.prolong(prob.to_original(pt.X))
+    # onto tr K ≤ B in double: the float32 factor's ‖V‖_F ≤ 1 holds only to its rounding
+    # (±4e-8 of B met at n = 60, on either side as the trajectory goes)
+    U *= min(1.0, math.sqrt(f.B / max(float(np.sum(U * U)), 1e-300)))
     # the fine level starts at its own ρ₀ and ℓ: the coarse ρ (4·C at n = 3,000, matching)
     # cost the fine level 3,264 products against 1,988 without it (docs/npkl.md §7)
     start = Start(U, np.asarray(chk.beta_tilde, dtype=np.float64))

@@ -13,6 +13,7 @@ from threadpoolctl import threadpool_limits
 from ..errors import InvalidParameterError
 from ..formulations.npkl import NPKL
 from ..result import KernelFactor, PointStatus, Result, Termination
+from .alm_anderson import AndersonMultipliers
 from .alm_certificate import certificate, interval
 from .alm_inner import apg, evaluate, fw_check, fw_step, shrink
 from .alm_problem import ScaledNPKL
@@ -176,6 +177,7 @@ def solve_alm(name: str, f: NPKL, o, rank_cap: int, start: Start | None = None) 
 def iterate(run: _Run):
     """The outer loop from the run's start to its stop: (the last point, the status)."""
     prob, o = run.prob, run.o
+    mix = AndersonMultipliers(o.anderson, lambda b: prob.loss.project(b, prob.t, prob.C))
     pt = evaluate(prob, run.X0, run.beta, run.rho)
     fy_last, status, stalled = math.inf, None, False
     while status is None:
@@ -189,9 +191,10 @@ def iterate(run: _Run):
         # the subproblem is solved well enough, or as well as the inner solver can: its last
         # gradient steps stopped as stationary (in float32 the FW gap can rest above FY/2)
         if chk.fw_gap <= FW_SHARE * chk.fy_gap or stalled:
-            run.beta = chk.beta_tilde
+            rho = run.rho
             if chk.fy_gap > FY_PROGRESS * fy_last:
                 run.rho = min(2.0 * run.rho, RHO_MAX * run.f.C)
+            run.beta = mix.next(run.beta, chk.beta_tilde, chk.fy_gap, run.rho != rho)
             fy_last = chk.fy_gap
             pt = evaluate(prob, pt.X, run.beta, run.rho, pt.LX)
         else:
