@@ -303,3 +303,13 @@ def test_plain_and_anderson_multiplier_updates_certify_the_same_optimum(loss):
     for c in (a, b):
         assert c.width <= LOW_RANK_ALM_GAP_TOL and c.lower_label == PROOF
     assert max(a.lower, b.lower) <= min(a.upper, b.upper) + 1e-9 * abs(a.upper)
+
+
+def test_a_small_starting_penalty_still_leaves_k_zero():
+    """ρ₀ ≤ C/4: at width 0 the gradient steps have nothing to do, which counted as a stall
+    and updated the multipliers until FY = 0 without a Frank–Wolfe step — K stayed 0 and
+    the solve ran to the iteration limit (two-Gaussian data, n = 3,000)."""
+    f = _fixture("iris", 60, "hinge")
+    r = solve(f, "low-rank-alm", rho=0.1, max_iter=5000)
+    assert r.termination == Termination.OPTIMAL and r.kernel.rank > 0
+    assert _own(r).lower_label == PROOF

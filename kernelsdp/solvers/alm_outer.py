@@ -212,7 +212,10 @@ def iterate(run: _Run):
             deadline=run.deadline,
         )
         run.iterations += info["iterations"]
-        stalled = info["iterations"] < min(budget, STALLED_BELOW)
+        # at width 0 there is nothing for the gradient steps to do: not a stall, or the
+        # multipliers would be updated until FY = 0 without a Frank–Wolfe step (ρ ≤ C/4
+        # never left K = 0 and ran to the iteration limit)
+        stalled = pt.X.shape[1] > 0 and info["iterations"] < min(budget, STALLED_BELOW)
         status = run.out_of_budget()
         if status is not None:  # the last point, certified: OPTIMAL if that suffices
             chk, rec = run.check(pt)
