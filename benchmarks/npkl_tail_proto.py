@@ -3,12 +3,13 @@ Lagrangian's outer (multiplier) iteration be accelerated?  Measured beside ADMM 
 cold ``low-rank-alm`` on ``npkl_scale.py``'s instance (two Gaussians, mutual 5-NN graph,
 m = 1.2n, hinge, C = 1, tr K ≤ B = n).
 
-**The variants** (each a copy of :func:`kernelsdp.solvers.alm_outer.iterate` with its
-multiplier update and penalty schedule made settable, :func:`tail_iterate`; the inner
+**The variants** (each the solver's own :func:`kernelsdp.solvers.alm_outer.iterate` with
+its multiplier update, penalty schedule and FW share replaced by a
+:class:`~kernelsdp.solvers.alm_outer.Schedule` of the variant's, :func:`tail_iterate`; the inner
 FISTA, the Frank–Wolfe checks, the stopping rule and the labelled interval are the
 solver's own, untouched: every row is certified from scratch as ``low-rank-alm`` is):
 
-- ``base``: the copy at the constants this pass started from (FY_PROGRESS 0.5, the plain
+- ``base``: the schedule at the constants this pass started from (FY_PROGRESS 0.5, the plain
   update: the products of ``low-rank-alm`` before this pass; ``low-rank-alm`` itself now
   runs its new defaults, ``accel=anderson+fy_progress=0.75`` here);
 - ``nesterov``: the ALM is a proximal point method on the dual, so Güler / He & Yuan
@@ -61,9 +62,7 @@ from threadpoolctl import threadpool_limits
 
 from kernelsdp.data import PairwiseConstraints, knn_laplacian
 from kernelsdp.formulations import NPKL
-from kernelsdp.solvers import low_rank_alm as lra
-from kernelsdp.solvers.alm_inner import apg, evaluate, fw_step, shrink
-from kernelsdp.solvers.alm_outer import _result, _Run, _stop
+from kernelsdp.solvers.alm_outer import Schedule, _result, _Run, iterate
 from kernelsdp.solvers.low_rank_alm import LowRankALMOptions, _rank_cap
 
 #: a variant's settings: by default the solver's as this pass found them (FY_PROGRESS,
@@ -185,46 +184,28 @@ def _update(run: _Run, chk, rec, v: dict, acc: Accelerator, fy_last: float, stat
     run.beta = acc.next(run.beta, chk.beta_tilde, measure, changed)
 
 
+class TailSchedule(Schedule):
+    """The variant's multiplier update, penalty schedule and FW share in the solver's own
+    outer loop (:func:`kernelsdp.solvers.alm_outer.iterate`); ``stats`` gets the counts."""
+
+    def __init__(self, run: _Run, v: dict, stats: dict):
+        self.v, self.stats, self.acc = v, stats, Accelerator(v, run.prob)
+        self.fw_share = v["fw_share"]
+
+    def seen(self, rec: dict) -> None:
+        if self.stats["tail_from"] is None and rec["estimated_gap"] <= TAIL_FROM:
+            self.stats["tail_from"] = rec["products"]
+
+    def update(self, run: _Run, chk, rec: dict, fy_last: float) -> None:
+        _update(run, chk, rec, self.v, self.acc, fy_last, self.stats)
+
+
 def tail_iterate(run: _Run, v: dict, stats: dict):
-    """:func:`kernelsdp.solvers.alm_outer.iterate` (no polish) with the variant's
-    multiplier update and schedule; ``stats`` gets the counts.  (the last point, status)"""
-    prob, o = run.prob, run.o
-    acc = Accelerator(v, prob)
-    pt = evaluate(prob, run.X0, run.beta, run.rho)
-    fy_last, status, stalled = math.inf, None, False
-    while status is None:
-        chk, rec = run.check(pt)
-        if stats["tail_from"] is None and rec["estimated_gap"] <= TAIL_FROM:
-            stats["tail_from"] = rec["products"]
-        status = _stop(run, pt, chk, rec)
-        if status is not None:
-            break
-        if chk.fw_gap <= v["fw_share"] * chk.fy_gap or stalled:
-            _update(run, chk, rec, v, acc, fy_last, stats)
-            fy_last = chk.fy_gap
-            pt = evaluate(prob, pt.X, run.beta, run.rho, pt.LX)
-        else:
-            X = shrink(fw_step(prob, pt, chk, run.beta, run.rho), run.cap)
-            pt = evaluate(prob, X, run.beta, run.rho)
-        budget = min(o.inner_iterations, o.max_iter - run.iterations)
-        pt, run.ell, info = apg(
-            prob,
-            pt,
-            run.beta,
-            run.rho,
-            run.ell,
-            budget,
-            tol=0.1 * v["fw_share"] * chk.fy_gap,
-            deadline=run.deadline,
-        )
-        run.iterations += info["iterations"]
-        stalled = info["iterations"] < min(budget, lra.STALLED_BELOW)
-        status = run.out_of_budget()
-        if status is not None:
-            chk, rec = run.check(pt)
-            status = _stop(run, pt, chk, rec, final=True) or status
-    stats["restarts"], stats["capped"] = acc.restarts, acc.capped
-    return pt, status
+    """The solver's outer loop with the variant's schedule: (the last point, status)."""
+    sched = TailSchedule(run, v, stats)
+    out = iterate(run, sched)
+    stats["restarts"], stats["capped"] = sched.acc.restarts, sched.acc.capped
+    return out
 
 
 def seeded_instance(n: int, seed: int, loss: str = "hinge") -> NPKL:

@@ -174,14 +174,38 @@ def solve_alm(name: str, f: NPKL, o, rank_cap: int, start: Start | None = None) 
         return _result(name, run, pt, status)
 
 
-def iterate(run: _Run):
+class Schedule:
+    """The outer loop's multiplier update and penalty schedule (docs/npkl.md §7): ρ doubles
+    (at most ``RHO_MAX``·C) after an update that left FY above ``FY_PROGRESS`` of its last
+    value, and β moves to the prox β̃ mixed by Anderson (:mod:`.alm_anderson`); the inner
+    loop ends at FW ≤ ``fw_share``·FY.  A prototype passes its own to :func:`iterate`."""
+
+    fw_share = FW_SHARE
+
+    def __init__(self, run: _Run):
+        prob = run.prob
+        project = lambda b: prob.loss.project(b, prob.t, prob.C)
+        self.mix = AndersonMultipliers(run.o.anderson, project)
+
+    def seen(self, rec: dict) -> None:
+        """Each check's record (the default keeps nothing)."""
+
+    def update(self, run: _Run, chk, rec: dict, fy_last: float) -> None:
+        rho = run.rho
+        if chk.fy_gap > FY_PROGRESS * fy_last:
+            run.rho = min(2.0 * run.rho, RHO_MAX * run.f.C)
+        run.beta = self.mix.next(run.beta, chk.beta_tilde, chk.fy_gap, run.rho != rho)
+
+
+def iterate(run: _Run, schedule: Schedule | None = None):
     """The outer loop from the run's start to its stop: (the last point, the status)."""
     prob, o = run.prob, run.o
-    mix = AndersonMultipliers(o.anderson, lambda b: prob.loss.project(b, prob.t, prob.C))
+    sched = Schedule(run) if schedule is None else schedule
     pt = evaluate(prob, run.X0, run.beta, run.rho)
     fy_last, status, stalled = math.inf, None, False
     while status is None:
         chk, rec = run.check(pt)
+        sched.seen(rec)
         if _polish_due(run, pt, rec) and _polish(run, chk, pt):
             status = Termination.OPTIMAL
             break
@@ -190,11 +214,8 @@ def iterate(run: _Run):
             break
         # the subproblem is solved well enough, or as well as the inner solver can: its last
         # gradient steps stopped as stationary (in float32 the FW gap can rest above FY/2)
-        if chk.fw_gap <= FW_SHARE * chk.fy_gap or stalled:
-            rho = run.rho
-            if chk.fy_gap > FY_PROGRESS * fy_last:
-                run.rho = min(2.0 * run.rho, RHO_MAX * run.f.C)
-            run.beta = mix.next(run.beta, chk.beta_tilde, chk.fy_gap, run.rho != rho)
+        if chk.fw_gap <= sched.fw_share * chk.fy_gap or stalled:
+            sched.update(run, chk, rec, fy_last)
             fy_last = chk.fy_gap
             pt = evaluate(prob, pt.X, run.beta, run.rho, pt.LX)
         else:
@@ -208,7 +229,7 @@ def iterate(run: _Run):
             run.rho,
             run.ell,
             budget,
-            tol=0.1 * FW_SHARE * chk.fy_gap,
+            tol=0.1 * sched.fw_share * chk.fy_gap,
             deadline=run.deadline,
         )
         run.iterations += info["iterations"]
