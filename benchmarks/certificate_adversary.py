@@ -215,8 +215,9 @@ def _int_nullvec(A: np.ndarray) -> np.ndarray:
     return np.array([int(x * den) for x in v], dtype=float)
 
 
-def lp_standard(rng, n=8, m=4, support=4, dual_degenerate=0, free=0, dup_row=False):
-    """min cᵀx s.t. Ax = b, x ≥ 0 (plus free columns), from an integer primal-dual pair."""
+def _integer_pair(rng, n: int, m: int, support: int):
+    """(A, x*, its support S, y*, z*): an integer m×n A, x* ≥ 0 on S, z* ≥ 1 off S
+    (complementary), y* free — in this order of draws, so the instances stay the same."""
     A = rng.integers(-3, 4, size=(m, n)).astype(float)
     xs = np.zeros(n)
     S = rng.choice(n, size=support, replace=False)
@@ -224,6 +225,12 @@ def lp_standard(rng, n=8, m=4, support=4, dual_degenerate=0, free=0, dup_row=Fal
     y = rng.integers(-3, 4, size=m).astype(float)
     z = rng.integers(1, 4, size=n).astype(float)
     z[S] = 0
+    return A, xs, S, y, z
+
+
+def lp_standard(rng, n=8, m=4, support=4, dual_degenerate=0, free=0, dup_row=False):
+    """min cᵀx s.t. Ax = b, x ≥ 0 (plus free columns), from an integer primal-dual pair."""
+    A, xs, S, y, z = _integer_pair(rng, n, m, support)
     off = [i for i in range(n) if i not in S]
     z[off[:dual_degenerate]] = 0
     F = rng.integers(-3, 4, size=(m, free)).astype(float)
@@ -250,13 +257,7 @@ def lp_standard(rng, n=8, m=4, support=4, dual_degenerate=0, free=0, dup_row=Fal
 
 def lp_dual_form(rng, n=8, m=4):
     """max bᵀy s.t. Aᵀy ≤ c (y free): the dual of lp_standard, a Maximize."""
-    A = rng.integers(-3, 4, size=(m, n)).astype(float)
-    xs = np.zeros(n)
-    S = rng.choice(n, size=m, replace=False)
-    xs[S] = rng.integers(1, 5, size=m)
-    y0 = rng.integers(-3, 4, size=m).astype(float)
-    z = rng.integers(1, 4, size=n).astype(float)
-    z[S] = 0
+    A, xs, S, y0, z = _integer_pair(rng, n, m, m)
     b, c = A @ xs, A.T @ y0 + z
     opt = float(b @ y0)
 
