@@ -64,7 +64,14 @@ import warnings
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse.linalg as spla
-from npkl_polish_proto import plain_row, print_speedups, run_child, side_by_side_arguments
+from npkl_polish_proto import (
+    plain_row,
+    print_speedups,
+    print_table_header,
+    print_table_row,
+    run_child,
+    side_by_side_arguments,
+)
 from npkl_scale import instance
 from threadpoolctl import threadpool_limits
 
@@ -411,28 +418,16 @@ def main() -> int:
             row = plain_row(method, n, args.gap, args.time_limit)
         print(json.dumps(row))
         return 0
-    print(f"gap {args.gap:g}, switch {args.switch:g}; load {os.getloadavg()}", flush=True)
-    print(
-        f"{'n':>7} {'method':<13} {'status':<12} {'iterations':>11} {'products':>9} "
-        f"{'eigs':>5} {'solve s':>8} {'gap':>8} {'lower':>9} {'rank':>5}",
-        flush=True,
-    )
+    print_table_header(args, eigs=True)
     rows = {}
     for n in args.sizes:
         for method in args.methods.split(","):
             options = ["--gap", str(args.gap), "--switch", str(args.switch)]
             options += ["--steps", str(args.steps), "--time-limit", str(args.time_limit)]
             row = run_child(__file__, method, n, options)
-            if "failed" in row:
-                print(f"{n:>7,} {method:<13} failed: {row['failed']}", flush=True)
+            if not print_table_row(n, method, row, eigs=True):
                 continue
             rows[n, method] = row
-            print(
-                f"{n:>7,} {method:<13} {row['status']:<12} {row['iterations']:>11} "
-                f"{row['products']:>9} {row['eigsolves']!s:>5} {row['solve_s']:>8.1f} "
-                f"{row['gap']:>8.1e} {str(row['label']):>9} {row['rank']:>5}",
-                flush=True,
-            )
             if row["steps"]:
                 print(
                     f"        ALM to {args.switch:g}: {row['alm_s']:.1f} s, ALM checks "

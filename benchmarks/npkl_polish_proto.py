@@ -132,6 +132,32 @@ def print_speedups(rows: dict, sizes: list[int], methods: list[str]) -> None:
             print(f"n = {n:,}, faster than ADMM (its time / the method's): " + ", ".join(ratios))
 
 
+def print_table_header(args, eigs: bool = False) -> None:
+    """The prototypes' table head (``eigs``: a column of eigensolves)."""
+    print(f"gap {args.gap:g}, switch {args.switch:g}; load {os.getloadavg()}", flush=True)
+    print(
+        f"{'n':>7} {'method':<13} {'status':<12} {'iterations':>16} {'products':>9} "
+        + (f"{'eigs':>5} " if eigs else "")
+        + f"{'solve s':>8} {'gap':>8} {'lower':>9} {'rank':>5}",
+        flush=True,
+    )
+
+
+def print_table_row(n: int, method: str, row: dict, eigs: bool = False) -> bool:
+    """One child's row; False (and a line saying why) when the child failed."""
+    if "failed" in row:
+        print(f"{n:>7,} {method:<13} failed: {row['failed']}", flush=True)
+        return False
+    print(
+        f"{n:>7,} {method:<13} {row['status']:<12} {row['iterations']:>16} "
+        f"{row['products']:>9} "
+        + (f"{row['eigsolves']!s:>5} " if eigs else "")
+        + f"{row['solve_s']:>8.1f} {row['gap']:>8.1e} {str(row['label']):>9} {row['rank']:>5}",
+        flush=True,
+    )
+    return True
+
+
 def main() -> int:
     ap = side_by_side_arguments(__doc__, METHODS, [3000, 20000])
     args = ap.parse_args()
@@ -143,26 +169,14 @@ def main() -> int:
             row = plain_row(method, n, args.gap, args.time_limit)
         print(json.dumps(row))
         return 0
-    print(f"gap {args.gap:g}, switch {args.switch:g}; load {os.getloadavg()}", flush=True)
-    print(
-        f"{'n':>7} {'method':<13} {'status':<12} {'iterations':>16} {'products':>9} "
-        f"{'solve s':>8} {'gap':>8} {'lower':>9} {'rank':>5}",
-        flush=True,
-    )
+    print_table_header(args)
     rows = {}
     for n in args.sizes:
         for method in args.methods.split(","):
             row = _child(method, n, args)
             rows[n, method] = row
-            if "failed" in row:
-                print(f"{n:>7,} {method:<13} failed: {row['failed']}", flush=True)
+            if not print_table_row(n, method, row):
                 continue
-            print(
-                f"{n:>7,} {method:<13} {row['status']:<12} {row['iterations']:>16} "
-                f"{row['products']:>9} {row['solve_s']:>8.1f} {row['gap']:>8.1e} "
-                f"{str(row['label']):>9} {row['rank']:>5}",
-                flush=True,
-            )
             if row["steps"]:
                 print(
                     f"        ALM to {args.switch:g}: {row['alm_s']:.1f} s; Newton steps "

@@ -76,11 +76,10 @@ def _epigraphs(form: CanonicalForm, x: np.ndarray, cols: np.ndarray) -> np.ndarr
 
 
 def complete_dual(
-    form: CanonicalForm, x: np.ndarray, y: np.ndarray, rows: np.ndarray, cols: np.ndarray
+    form: CanonicalForm, x: np.ndarray, y: np.ndarray, rows: np.ndarray
 ) -> np.ndarray | None:
     """y with the canonical form's own rows ``rows`` filled from stationarity in every
-    column; None when it does not determine them (``cols``, the auxiliary columns, is kept
-    for the callers' symmetry)."""
+    column; None when it does not determine them."""
     if rows.size == 0:
         return y
     A = form.A.tocsr()

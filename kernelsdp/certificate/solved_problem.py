@@ -138,7 +138,7 @@ def _y_of(
     if y.size != form.A.shape[0]:
         return None
     if aux_rows:
-        return complete_dual(form, x, y, np.concatenate(aux_rows), aux_cols)
+        return complete_dual(form, x, y, np.concatenate(aux_rows))
     return y
 
 
