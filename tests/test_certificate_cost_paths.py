@@ -133,3 +133,69 @@ def test_a_rank_deficient_matrix_gets_no_sigma_min_proof():
     M = np.arange(24.0).reshape(8, 3)  # column 2 = 2·column 1 − column 0
     r = min_singular_bound(sp.csr_matrix(M))
     assert not (r.proof and r.lower > 0)
+
+
+def _row_map_block_by_block(form):
+    """The map onto Clarabel's rows as it was built before: one sparse matrix per block
+    (an identity, or T of one PSD block) and their ``block_diag``."""
+    from cvxpy.utilities.psd_utils import tri_to_full
+
+    pieces = []
+    for blk in form.blocks:
+        if blk.kind != "psd":
+            pieces.append(sp.identity(blk.size, format="csr"))
+            continue
+        n = blk.side
+        iu, ju = np.triu_indices(n)
+        order = np.lexsort((iu, ju))
+        iu, ju = iu[order], ju[order]
+        k = np.arange(iu.size)
+        if blk.triangle is None:
+            w = np.where(iu == ju, 0.5, np.sqrt(2.0) / 2)
+            entries = (
+                np.concatenate([w, w]),
+                (np.concatenate([k, k]), np.concatenate([iu + ju * n, ju + iu * n])),
+            )
+            pieces.append(sp.csr_matrix(entries, shape=(k.size, n * n)))
+            continue
+        marks = tri_to_full(np.arange(1.0, blk.size + 1), n, blk.triangle, False)
+        cols = np.rint(marks[iu, ju]).astype(int) - 1
+        w = np.where(iu == ju, 1.0, 1.0 if blk.sqrt2 else np.sqrt(2.0))
+        pieces.append(sp.csr_matrix((w, (k, cols)), shape=(k.size, blk.size)))
+    return sp.block_diag(pieces, format="csr")
+
+
+@pytest.mark.parametrize("triangle,sqrt2", [("lower", True), ("upper", False), (None, False)])
+def test_the_row_map_onto_clarabel_is_the_block_by_block_one(triangle, sqrt2):
+    """The re-solve's map onto Clarabel's rows, built from all blocks' entries at once, is
+    the block-by-block map bit for bit, and so is −T·A (zero, ℝ₊, second-order and PSD
+    blocks of three sides, each layout)."""
+    from kernelsdp.certificate.canonical import CanonicalForm
+
+    blocks, start = [], 0
+    for kind, size, side in [("zero", 3, 0), ("psd", 0, 3), ("nonneg", 4, 0), ("psd", 0, 1)]:
+        if kind == "psd":
+            size = side * side if triangle is None else side * (side + 1) // 2
+        blocks.append(
+            Block(
+                kind,
+                start,
+                start + size,
+                side=side,
+                triangle=triangle if kind == "psd" else None,
+                sqrt2=sqrt2,
+            )
+        )
+        start += size
+    blocks.append(Block("soc", start, start + 3))
+    start += 3
+    A = sp.random(start, 6, density=0.5, random_state=1, format="csr")
+    form = CanonicalForm(np.ones(6), 0.0, A, np.zeros(start), blocks)
+    T, _, A_cl = perturbed._clarabel_data(form)
+    want = _row_map_block_by_block(form)
+    assert T.shape == want.shape and abs(T - want).nnz == 0
+    want_A = (-(want @ A)).tocsc()
+    assert np.array_equal(A_cl.indptr, want_A.indptr) and np.array_equal(
+        A_cl.indices, want_A.indices
+    )
+    assert np.array_equal(A_cl.data, want_A.data)
