@@ -199,3 +199,68 @@ def test_the_row_map_onto_clarabel_is_the_block_by_block_one(triangle, sqrt2):
         A_cl.indices, want_A.indices
     )
     assert np.array_equal(A_cl.data, want_A.data)
+
+
+def _metric_one_column_at_a_time(blk, Y, sub):
+    """The interior-point metric of one PSD block as it was computed before: one product
+    Y[:, S]·mat(m)[S, S]·Y[S, :] per column m, S its support."""
+    a, b, w = blk.entry_map()
+    w_dual = np.where(a == b, 1.0, w if blk.sqrt2 else 2.0)
+    S = sp.csc_matrix(sub)
+    out = np.zeros(sub.shape)
+    for col in range(S.shape[1]):
+        rows = S.indices[S.indptr[col] : S.indptr[col + 1]]
+        if rows.size == 0:
+            continue
+        vals = S.data[S.indptr[col] : S.indptr[col + 1]] / w[rows]
+        support, where = np.unique(np.concatenate([a[rows], b[rows]]), return_inverse=True)
+        ia, ib = where[: rows.size], where[rows.size :]
+        M = np.zeros((support.size, support.size))
+        M[ia, ib] = vals
+        M[ib, ia] = vals
+        Ys = Y[:, support]
+        out[:, col] = (Ys @ M @ Ys.T)[a, b] * w_dual
+    return out
+
+
+@pytest.mark.parametrize("side", [5, 30])
+def test_the_metric_s_stacked_columns_are_each_column_alone_bit_for_bit(side):
+    """Columns whose supports have one size are multiplied as one stack: the same bits as
+    one column at a time (supports of 1 to side entries, an empty column)."""
+    rng = np.random.default_rng(side)
+    blk = Block("psd", 0, side * (side + 1) // 2, side=side, triangle="upper", sqrt2=True)
+    B = rng.standard_normal((side, side))
+    sub = rng.standard_normal((blk.size, 40))
+    sub[rng.uniform(size=sub.shape) < 0.9] = 0.0
+    sub[:, 3] = 0.0
+    sub[:, 5] = rng.standard_normal(blk.size)  # a full support
+    got = correction._psd_scaled_columns(blk, B @ B.T, sub, correction._dual_weights(blk))
+    assert np.array_equal(got, _metric_one_column_at_a_time(blk, B @ B.T, sub))
+
+
+def test_small_blocks_of_one_layout_are_scaled_as_one_stack_bit_for_bit():
+    """H⁻¹A of a form with six PSD blocks of side 3 (one stack), one of side 2, ℝ₊ and
+    equality rows: each stacked block's rows are what the block alone gives."""
+    from kernelsdp.certificate.canonical import CanonicalForm
+
+    rng = np.random.default_rng(7)
+    blocks, start = [Block("zero", 0, 2), Block("nonneg", 2, 5)], 5
+    for side in (3, 3, 3, 2, 3, 3, 3):
+        size = side * (side + 1) // 2
+        blocks.append(Block("psd", start, start + size, side=side, triangle="lower", sqrt2=True))
+        start += size
+    A = sp.random(start, 9, density=0.3, random_state=8, format="csr")
+    form = CanonicalForm(np.ones(9), 0.0, A, np.zeros(start), blocks)
+    y = np.zeros(start)
+    for blk in blocks[2:]:
+        B = rng.standard_normal((blk.side, blk.side))
+        y[blk.rows] = blk.vector(B @ B.T + np.eye(blk.side), dual=True)
+    y[:5] = rng.uniform(1, 2, 5)
+    got = correction._scaled_columns(form, y)
+    y = np.ldexp(y, -np.frexp(np.max(np.abs(y)))[1])  # the power of two it divides by
+    dense = A.toarray()
+    for blk in blocks[2:]:
+        want = correction._psd_scaled_small(
+            blk, blk.matrix(y[blk.rows], dual=True), dense[blk.rows], correction._dual_weights(blk)
+        )
+        assert np.array_equal(got[blk.rows], want)

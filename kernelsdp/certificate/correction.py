@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .canonical import CanonicalForm
+from .cones import psd_groups, stacked_matrices
 from .normal_equations import (
     dense_or_sparse,
     least_squares_solver,
@@ -134,9 +135,14 @@ def _scaled_columns(form: CanonicalForm, y: np.ndarray) -> np.ndarray | None:
     """H⁻¹A as a dense array (rows × columns), H⁻¹ the interior-point metric of y: for a PSD
     block v ↦ vec(Y mat(v) Y) — a Nesterov–Todd-like scaling that moves each eigen-direction
     of Y in proportion to its eigenvalue — y_i² on ℝ₊, y₀² on a second-order cone, a large
-    weight on the free rows.  None when it would not fit or the cones are not all symmetric."""
+    weight on the free rows.  None when it would not fit or the cones are not all symmetric.
+    Small PSD blocks of one layout are done as one stack (:func:`_psd_scaled_stack`)."""
     A = working_matrix(form)
     if A.shape[0] * A.shape[1] > SCALED_MAX_ENTRIES:
+        return None
+    if any(blk.kind == "psd" and blk.triangle is None for blk in form.blocks):
+        return None
+    if any(blk.kind not in ("zero", "nonneg", "soc", "psd") for blk in form.blocks):
         return None
     out = np.zeros(A.shape, dtype=float)
     # H⁻¹ is needed up to a constant factor only (Δ = H⁻¹A(AᵀH⁻¹A)⁻¹r does not change): y is
@@ -145,23 +151,57 @@ def _scaled_columns(form: CanonicalForm, y: np.ndarray) -> np.ndarray | None:
     exponent = math.frexp(max(float(np.max(np.abs(y), initial=0.0)), 1e-300))[1]
     y = np.ldexp(y, -exponent)
     scale = max(float(np.max(np.abs(y), initial=0.0)), 1e-300)
-    if not isinstance(A, np.ndarray) and A.shape[0] * A.shape[1] <= DENSE_ROWS_MAX_ENTRIES:
-        A = A.toarray()  # one conversion, not one sparse slice per block (truss: 151 blocks)
-    for blk in form.blocks:
-        sub = A[blk.rows] if isinstance(A, np.ndarray) else A[blk.rows].toarray()
+    rows = _BlockRows(A)
+    done = np.zeros(len(form.blocks), dtype=bool)
+    for blk, idx, at in psd_groups(form):
+        if _small_block(blk, A.shape[1]):
+            Ys = stacked_matrices(blk, y[at], dual=True)
+            out[at] = _psd_scaled_stack(blk, Ys, rows.dense(at))
+            done[idx] = True
+    for j, blk in enumerate(form.blocks):
+        if done[j]:
+            continue
+        if blk.kind == "psd":
+            Y = blk.matrix(y[blk.rows], dual=True)
+            big = not _small_block(blk, A.shape[1])
+            out[blk.rows] = _psd_scaled(
+                blk, Y, rows.sparse(blk.rows) if big else rows.dense(blk.rows)
+            )
+            continue
+        sub = rows.dense(blk.rows)
         if blk.kind == "zero":
             out[blk.rows] = sub * (1e4 * scale) ** 2
         elif blk.kind == "nonneg":
             out[blk.rows] = sub * (y[blk.rows] ** 2)[:, None]
-        elif blk.kind == "soc":
-            out[blk.rows] = sub * float(y[blk.start]) ** 2
-        elif blk.kind == "psd":
-            if blk.triangle is None:
-                return None
-            out[blk.rows] = _psd_scaled(blk, blk.matrix(y[blk.rows], dual=True), sub)
         else:
-            return None
+            out[blk.rows] = sub * float(y[blk.start]) ** 2
     return out
+
+
+class _BlockRows:
+    """Rows of A for the metric: dense slices of A made dense once (up to
+    DENSE_ROWS_MAX_ENTRIES: one conversion, not one sparse slice per block — truss has 151),
+    and, for a PSD block taken column by column, its sparse rows without any conversion
+    (mcp124-1's 7,750 × 124 A has 124 entries)."""
+
+    def __init__(self, A):
+        self.A, self._dense = A, A if isinstance(A, np.ndarray) else None
+
+    def dense(self, rows) -> np.ndarray:
+        if self._dense is None and self.A.shape[0] * self.A.shape[1] <= DENSE_ROWS_MAX_ENTRIES:
+            self._dense = self.A.toarray()
+        if self._dense is not None:
+            return self._dense[rows]
+        if isinstance(rows, slice):
+            return self.A[rows].toarray()
+        return self.A[rows.ravel()].toarray().reshape(*rows.shape, self.A.shape[1])
+
+    def sparse(self, rows):
+        if isinstance(self.A, np.ndarray):
+            return self.A[rows]
+        sub = sp.csc_matrix(self.A[rows])
+        sub.eliminate_zeros()  # a stored zero is no entry of mat(m) (as a dense slice reads)
+        return sub
 
 
 #: entries of the dense work array of :func:`_psd_scaled_small` (columns × side²)
@@ -177,31 +217,72 @@ def _psd_scaled(blk, Y: np.ndarray, sub: np.ndarray) -> np.ndarray:
     Y·mat(m)·Y = Y[:, S]·mat(m)[S, S]·Y[S, :], one dense product per column
     (:func:`_psd_scaled_columns`); a small block forms every mat(m) at once
     (:func:`_psd_scaled_small`)."""
+    if _small_block(blk, sub.shape[1]):
+        sub = sub.toarray() if sp.issparse(sub) else sub
+        return _psd_scaled_small(blk, Y, sub, _dual_weights(blk))
+    return _psd_scaled_columns(blk, Y, sub, _dual_weights(blk))
+
+
+def _dual_weights(blk) -> np.ndarray:
+    """The dual layout's weights of a PSD block's rows: 1 on the diagonal, the layout's √2
+    (else 2) off it."""
     a, b, w = blk.entry_map()
-    w_dual = np.where(a == b, 1.0, w if blk.sqrt2 else 2.0)
-    if blk.side <= SMALL_SIDE and blk.side**2 * sub.shape[1] <= _SMALL_ENTRIES:
-        return _psd_scaled_small(blk, Y, sub, w_dual)
-    return _psd_scaled_columns(blk, Y, sub, w_dual)
+    return np.where(a == b, 1.0, w if blk.sqrt2 else 2.0)
+
+
+def _small_block(blk, columns: int) -> bool:
+    """Does a PSD block take the path that forms every mat(m) at once?"""
+    return blk.side <= SMALL_SIDE and blk.side**2 * columns <= _SMALL_ENTRIES
+
+
+def _psd_scaled_stack(blk, Ys: np.ndarray, subs: np.ndarray) -> np.ndarray:
+    """:func:`_psd_scaled_small` of k blocks of one layout at once — Ys (k, side, side),
+    subs (k, rows, columns) — on the columns each block touches only: the same Y·mat(m)·Y
+    per block and column (truss6: 150 blocks of side 3, 4.5 ms one block at a time)."""
+    a, b, w = blk.entry_map()
+    bi, col = np.nonzero(np.any(subs != 0, axis=1))
+    M = np.zeros((bi.size, blk.side, blk.side))
+    vals = subs[bi, :, col] / w  # (pairs × packed rows): mat(m)'s entries
+    M[:, a, b] = vals
+    M[:, b, a] = vals
+    Yp = Ys[bi]
+    R = Yp @ M @ Yp  # (pairs × side × side)
+    out = np.zeros(subs.shape)
+    out[bi, :, col] = R[:, a, b] * _dual_weights(blk)
+    return out
 
 
 def _psd_scaled_columns(blk, Y: np.ndarray, sub: np.ndarray, w_dual: np.ndarray) -> np.ndarray:
-    """:func:`_psd_scaled` one column at a time, on each mat(m)'s support (arch's 161-side
-    block: 0.77 s by entry-wise gathers before, measured in docs/measurements.md)."""
+    """:func:`_psd_scaled` on each mat(m)'s support S: Y[:, S]·mat(m)[S, S]·Y[S, :], the
+    columns whose supports have the same size as one stack of products (arch's 161-side
+    block: 0.77 s by entry-wise gathers before, measured in docs/measurements.md; qap6's
+    229 columns one at a time 6.6 ms) — each product the one a column alone would take."""
     a, b, w = blk.entry_map()
     S = sp.csc_matrix(sub)
     out = np.zeros(sub.shape)
-    for col in range(S.shape[1]):
-        rows = S.indices[S.indptr[col] : S.indptr[col + 1]]
-        if rows.size == 0:
-            continue
-        vals = S.data[S.indptr[col] : S.indptr[col + 1]] / w[rows]
-        support, where = np.unique(np.concatenate([a[rows], b[rows]]), return_inverse=True)
-        ia, ib = where[: rows.size], where[rows.size :]
-        M = np.zeros((support.size, support.size))
-        M[ia, ib] = vals
-        M[ib, ia] = vals
-        Ys = Y[:, support]
-        out[:, col] = (Ys @ M @ Ys.T)[a, b] * w_dual
+    col = np.repeat(np.arange(S.shape[1]), np.diff(S.indptr))
+    touched = np.zeros((S.shape[1], blk.side), dtype=bool)
+    touched[col, a[S.indices]] = True
+    touched[col, b[S.indices]] = True
+    size = touched.sum(axis=1)
+    rank = np.cumsum(touched, axis=1) - 1  # an entry's place in its column's support
+    ia, ib = rank[col, a[S.indices]], rank[col, b[S.indices]]
+    vals = S.data / w[S.indices]
+    flat = a * blk.side + b  # (a, b)'s place in a flattened side × side product
+    for k in np.unique(size[size > 0]):
+        cols = np.flatnonzero(size == k)
+        step = max(1, _SMALL_ENTRIES // (blk.side * blk.side))
+        for part in (cols[i : i + step] for i in range(0, cols.size, step)):
+            where = np.full(S.shape[1], -1)
+            where[part] = np.arange(part.size)
+            mine = where[col] >= 0
+            M = np.zeros((part.size, k, k))
+            M[where[col[mine]], ia[mine], ib[mine]] = vals[mine]
+            M[where[col[mine]], ib[mine], ia[mine]] = vals[mine]
+            support = np.nonzero(touched[part])[1].reshape(part.size, k)
+            Ys = Y[:, support].transpose(1, 0, 2)  # each (side × k) slice laid out as Y[:, S]
+            R = (Ys @ M @ Ys.transpose(0, 2, 1)).reshape(part.size, -1)
+            out[:, part] = (R[:, flat] * w_dual).T
     return out
 
 
