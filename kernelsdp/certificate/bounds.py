@@ -28,11 +28,12 @@ from .canonical import CanonicalForm
 def _variable_columns(
     A: sp.csr_matrix, b: np.ndarray, rows: slice
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """(columns, weights) when the rows pick distinct entries of x with positive weights."""
-    sub = A[rows]
-    if sub.nnz != sub.shape[0] or np.any(np.diff(sub.indptr) != 1) or np.any(b[rows] != 0):
+    """(columns, weights) when the rows pick distinct entries of x with positive weights
+    (read off A's CSR arrays: one sparse slice per block cost truss6 1.5 ms)."""
+    indptr = A.indptr[rows.start : rows.stop + 1]
+    if np.any(np.diff(indptr) != 1) or np.any(b[rows] != 0):
         return None
-    cols, w = sub.indices, sub.data
+    cols, w = A.indices[indptr[0] : indptr[-1]], A.data[indptr[0] : indptr[-1]]
     if np.any(w <= 0) or np.unique(cols).size != cols.size:
         return None
     return cols, w
@@ -133,13 +134,13 @@ def box_bounds(form: CanonicalForm, traces: dict[int, float]) -> dict[int, np.nd
 
     n = form.A.shape[1]
     lo, hi = np.full(n, -np.inf), np.full(n, np.inf)
+    A = form.A.tocsr()
     for j, T in traces.items():  # a variable PSD block: every entry within ±T
-        cols = form.A[form.blocks[j].rows].indices
-        w = np.abs(form.A[form.blocks[j].rows].data)
+        lo_j, hi_j = A.indptr[form.blocks[j].start], A.indptr[form.blocks[j].stop]
+        cols, w = A.indices[lo_j:hi_j], np.abs(A.data[lo_j:hi_j])
         np.maximum.at(lo, cols, -T / w * (1 + 1e-15))
         np.minimum.at(hi, cols, T / w * (1 + 1e-15))
     _single_entry_box(form, lo, hi)
-    A = form.A.tocsr()
     row_up = _row_upper(A, form.b, lo, hi)
     row_up = row_up + gamma(int(np.max(np.diff(A.indptr), initial=1)) + 1) * np.abs(row_up)
     out: dict[int, np.ndarray | float] = {}

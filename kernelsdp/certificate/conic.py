@@ -41,7 +41,7 @@ from .canonical import CanonicalForm, CanonicalSolution
 from .cones import blocks_min_eig
 from .correction import zero_rows
 from .ends import proven_lower, proven_upper
-from .equilibrate import data_row_scales, equilibrated
+from .equilibrate import data_row_scales, equilibrated, point_row_scales
 from .interior import central_dual, central_primal, thetas
 from .perturbed import (
     resolve_limits,
@@ -288,9 +288,12 @@ def _with_rows_scaled(form: CanonicalForm, x, y, ends, tol: float):
     lo, hi, how = ends
     if not _wide(lo, hi, tol, objective_scale(form, x, y)):
         return ends
-    scaled, d = equilibrated(form, x)
+    d = point_row_scales(form, x)  # the spread first: the scaled form only where it counts
     if not float(np.max(d)) > ROW_SCALE_SPREAD * float(np.min(d)):
         return ends
+    scaled, d = equilibrated(form, x)
+    if not float(np.max(d)) > ROW_SCALE_SPREAD * float(np.min(d)):
+        return ends  # a scaling that would not be exact is not made (D = 1)
     lo2, hi2, how2 = _proven_ends(scaled, x, y / d, False, tol)
     lo3, hi3 = _better(lo, lo2, lower=True), _better(hi, hi2, lower=False)
     if lo3 is lo and hi3 is hi:

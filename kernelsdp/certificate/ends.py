@@ -304,15 +304,18 @@ def _row_norms(form: CanonicalForm) -> list:
 
 
 def _block_row_norms(form: CanonicalForm) -> list:
-    A, out = sp.csr_matrix(form.A), []
+    """Each block's entries read straight off A's CSR arrays (the entries a slice of its
+    rows would hold, in the same order: one sparse slice per block cost truss6 2.3 ms)."""
+    A, out, squares = sp.csr_matrix(form.A), [], None
     for blk in form.blocks:
-        sub = A[blk.rows]
         if blk.kind == "zero":
             out.append(None)
         elif blk.kind == "nonneg":
-            out.append(np.sqrt(np.asarray(sub.multiply(sub).sum(axis=1)).ravel()) * (1 + 1e-15))
+            if squares is None:  # each row's sum of squares, as its own slice sums it
+                squares = np.asarray(A.multiply(A).sum(axis=1)).ravel()
+            out.append(np.sqrt(squares[blk.rows]) * (1 + 1e-15))
         else:
-            out.append(np.array([norm_up(sub.data)]))
+            out.append(np.array([norm_up(A.data[A.indptr[blk.start] : A.indptr[blk.stop]])]))
     return out
 
 

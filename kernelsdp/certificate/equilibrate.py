@@ -36,9 +36,7 @@ def equilibrated(form: CanonicalForm, x: np.ndarray) -> tuple[CanonicalForm, np.
     x × 10⁻⁶); the size |aᵢ||x| + |bᵢ| at the point itself is near 0 on a row such as
     X_ij = 0, whose scaling then broke the proof that A has full column rank."""
     A = sp.csr_matrix(form.A)
-    top = float(np.max(np.abs(x), initial=0.0))
-    size = (_data_sizes(form, with_b=False) * top if top > 0 else 0.0) + np.abs(form.b)
-    d = _per_block(form, np.where(size > 0, size, _data_sizes(form)))
+    d = point_row_scales(form, x)
     if np.all(d == 1.0):
         return form, d
     row = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
@@ -49,6 +47,14 @@ def equilibrated(form: CanonicalForm, x: np.ndarray) -> tuple[CanonicalForm, np.
     return replace(form, A=scaled_A, b=b), d
 
 
+def point_row_scales(form: CanonicalForm, x: np.ndarray) -> np.ndarray:
+    """D of :func:`equilibrated` alone (its powers of two for the point x), without the
+    scaled form: what the caller reads to decide whether the scaled form is worth making."""
+    top = float(np.max(np.abs(x), initial=0.0))
+    size = (_data_sizes(form, with_b=False) * top if top > 0 else 0.0) + np.abs(form.b)
+    return _per_block(form, np.where(size > 0, size, _data_sizes(form)))
+
+
 def data_row_scales(form: CanonicalForm) -> np.ndarray:
     """D from the data alone, max(|aᵢ|, |bᵢ|) per row (per cone block): what the returned
     point's own equality residual is measured in (kept on the form)."""
@@ -56,9 +62,21 @@ def data_row_scales(form: CanonicalForm) -> np.ndarray:
 
 
 def _data_sizes(form: CanonicalForm, with_b: bool = True) -> np.ndarray:
-    absA = form.magnitude().abs
-    top = np.asarray(absA.max(axis=1).todense() if sp.issparse(absA) else absA.max(axis=1))
-    return np.maximum(top.ravel(), np.abs(form.b)) if with_b else top.ravel()
+    top = row_abs_max(form.A)
+    return np.maximum(top, np.abs(form.b)) if with_b else top
+
+
+def row_abs_max(A) -> np.ndarray:
+    """max_j |a_ij| per row (0 for an empty row), read off the CSR arrays: the maximum is
+    exact, so this is what ``abs(A).max(axis=1)`` gives, without its sparse matrices."""
+    if not sp.issparse(A):
+        return np.max(np.abs(np.atleast_2d(A)), axis=1, initial=0.0)
+    A = sp.csr_matrix(A)
+    out = np.zeros(A.shape[0])
+    filled = np.flatnonzero(np.diff(A.indptr) > 0)
+    if filled.size:
+        out[filled] = np.maximum.reduceat(np.abs(A.data), A.indptr[filled])
+    return out
 
 
 def _per_block(form: CanonicalForm, size: np.ndarray) -> np.ndarray:

@@ -32,6 +32,7 @@ import scipy.sparse as sp
 from cvxpy.utilities.psd_utils import tri_to_full
 
 from .canonical import CanonicalForm
+from .equilibrate import row_abs_max
 
 #: ε relative to the magnitude of the block rows (primal) or duals (dual), before the
 #: measured shortfall is added; the width pays about ε·Σ tr(y_j).  1e-9 (it was 1e-8): on
@@ -178,7 +179,7 @@ def _normalized(form: CanonicalForm) -> tuple[CanonicalForm, np.ndarray, float]:
     from dataclasses import replace
 
     A = sp.csr_matrix(form.A)
-    mag = np.maximum(np.asarray(abs(A).max(axis=1).todense()).ravel(), np.abs(form.b))
+    mag = np.maximum(row_abs_max(A), np.abs(form.b))
     r = np.ones(A.shape[0])
     for blk in form.blocks:
         m = mag[blk.rows]

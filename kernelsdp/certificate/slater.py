@@ -82,7 +82,13 @@ def _dual_recession_column(form: CanonicalForm) -> str:
     neg = np.bincount(col[on_sign & (A.data < 0)], minlength=n)
     for s, ok in ((1.0, (pos > 0) & (neg == 0)), (-1.0, (neg > 0) & (pos == 0))):
         for i in np.flatnonzero(ok & free & (s * form.c <= 0))[:50]:
-            if _column_inside(form, s * A[:, [i]].toarray().ravel()):
+            column = np.zeros(A.shape[0])  # A's column i off its CSC arrays, no sparse slice
+            np.add.at(
+                column,
+                A.indices[A.indptr[i] : A.indptr[i + 1]],
+                A.data[A.indptr[i] : A.indptr[i + 1]],
+            )
+            if _column_inside(form, s * column):
                 return (
                     f"no strictly feasible dual point: x_{i} is a free direction of the "
                     f"primal ({'+' if s > 0 else '−'}column {i} of A in K, cost "
