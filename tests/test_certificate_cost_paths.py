@@ -264,3 +264,57 @@ def test_small_blocks_of_one_layout_are_scaled_as_one_stack_bit_for_bit():
             blk, blk.matrix(y[blk.rows], dual=True), dense[blk.rows], correction._dual_weights(blk)
         )
         assert np.array_equal(got[blk.rows], want)
+
+
+@pytest.mark.parametrize("triangle", ["lower", None])
+def test_blocks_raised_to_the_floor_as_a_stack_are_each_block_alone_bit_for_bit(triangle):
+    """The metric correction's start: each dual block below the floor projected onto the
+    shifted cone — small PSD blocks of one layout by stacked eigensolves, the same bits as
+    :meth:`Block.project` one block at a time (and blocks above the floor untouched)."""
+    from kernelsdp.certificate.canonical import CanonicalForm
+
+    rng = np.random.default_rng(11)
+    blocks, start = [Block("nonneg", 0, 3)], 3
+    for side in (3, 3, 3, 3, 2):
+        size = side * side if triangle is None else side * (side + 1) // 2
+        blocks.append(Block("psd", start, start + size, side=side, triangle=triangle, sqrt2=True))
+        start += size
+    y = rng.standard_normal(start)
+    y[blocks[2].rows] = blocks[2].vector(np.eye(3) * 5.0, dual=True)  # inside: untouched
+    form = CanonicalForm(np.ones(2), 0.0, sp.csr_matrix((start, 2)), np.zeros(start), blocks)
+    got = correction._raised_to_floor(form, y, 1e-3)
+    want = y.copy()
+    for blk in blocks:
+        if blk.min_eig(y[blk.rows], dual=True) < 1e-3:
+            want[blk.rows] = blk.project(y[blk.rows], 1e-3)
+    assert np.array_equal(got, want)
+    assert np.array_equal(got[blocks[2].rows], y[blocks[2].rows])
+
+
+def test_rows_read_off_the_csr_arrays_are_what_sparse_slices_give():
+    """Row maxima and each block's row norms read straight off A's CSR arrays (empty rows,
+    a stored zero): the values ``abs(A).max(axis=1)`` and one sparse slice per block give,
+    bit for bit."""
+    from kernelsdp.certificate.canonical import CanonicalForm
+    from kernelsdp.certificate.ends import _block_row_norms
+    from kernelsdp.certificate.equilibrate import row_abs_max
+    from kernelsdp.linalg.rounding import norm_up
+
+    A = sp.random(12, 5, density=0.4, random_state=3, format="csr")
+    A[2, :] = 0.0
+    A.eliminate_zeros()
+    A.data[0] = 0.0  # a stored zero
+    blocks = [
+        Block("zero", 0, 3),
+        Block("nonneg", 3, 6),
+        Block("psd", 6, 12, side=3, triangle="lower"),
+    ]
+    form = CanonicalForm(np.ones(5), 0.0, A, np.zeros(12), blocks)
+    assert np.array_equal(row_abs_max(A), np.asarray(abs(A).max(axis=1).todense()).ravel())
+    got = _block_row_norms(form)
+    sub = A[3:6]
+    assert got[0] is None
+    assert np.array_equal(
+        got[1], np.sqrt(np.asarray(sub.multiply(sub).sum(axis=1)).ravel()) * (1 + 1e-15)
+    )
+    assert np.array_equal(got[2], np.array([norm_up(A[6:12].data)]))

@@ -239,6 +239,15 @@ def stacked_matrices(blk: Block, V: np.ndarray, dual: bool = False) -> np.ndarra
     return M
 
 
+def stacked_vectors(blk: Block, M: np.ndarray, dual: bool = False) -> np.ndarray:
+    """:meth:`Block.vector` of each matrix of the stack M (k, side, side): (k, size)."""
+    if blk.triangle is None:
+        return M.transpose(0, 2, 1).reshape(M.shape[0], -1)  # column-major per block
+    a, b, w = blk.entry_map()
+    scale = w if blk.sqrt2 else (np.where(a == b, 1.0, 2.0) if dual else 1.0)
+    return M[:, a, b] * scale
+
+
 def blocks_min_eig(form, v: np.ndarray, dual: bool = False) -> float:
     """min over the non-zero-cone blocks of :meth:`Block.min_eig` — the small PSD blocks
     of one layout by one stacked eigensolve."""

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .canonical import CanonicalForm
-from .cones import psd_groups, stacked_matrices
+from .cones import psd_groups, stacked_matrices, stacked_vectors
 from .normal_equations import (
     dense_or_sparse,
     least_squares_solver,
@@ -297,6 +297,28 @@ def _psd_scaled_small(blk, Y: np.ndarray, sub: np.ndarray, w_dual: np.ndarray) -
     return R[:, a, b].T * w_dual[:, None]
 
 
+def _raised_to_floor(form: CanonicalForm, y: np.ndarray, floor: float) -> np.ndarray:
+    """A copy of y with every cone block whose λ_min (in K*) is below ``floor`` projected
+    onto the cone shifted inside by ``floor``; small PSD blocks of one layout by stacked
+    eigensolves (each matrix's the same as alone: truss6's 147 blocks 4 ms one at a time)."""
+    y = y.copy()
+    done = np.zeros(len(form.blocks), dtype=bool)
+    for blk, idx, at in psd_groups(form):
+        M = stacked_matrices(blk, y[at], dual=True)
+        low = np.linalg.eigvalsh(M)[:, 0] < floor
+        if np.any(low):
+            w, V = np.linalg.eigh(M[low])
+            P = (V * np.maximum(w, floor)[:, None, :]) @ V.transpose(0, 2, 1)
+            y[at[low]] = stacked_vectors(blk, P, dual=True)
+        done[idx] = True
+    for j, blk in enumerate(form.blocks):
+        if done[j] or blk.kind not in ("nonneg", "soc", "psd"):
+            continue
+        if blk.min_eig(y[blk.rows], dual=True) < floor:
+            y[blk.rows] = blk.project(y[blk.rows], floor)
+    return y
+
+
 def scaled_correction(
     form: CanonicalForm, y: np.ndarray, g: np.ndarray, floor: float, rounds: int = 2
 ) -> np.ndarray | None:
@@ -305,10 +327,7 @@ def scaled_correction(
     inside K*), refined ``rounds`` times, from y with every cone block first raised to λ_min ≥
     ``floor`` (an interior-point dual ends just outside by rounding); None when the metric
     cannot be formed."""
-    y = y.copy()
-    for blk in form.blocks:
-        if blk.kind in ("nonneg", "soc", "psd") and blk.min_eig(y[blk.rows], dual=True) < floor:
-            y[blk.rows] = blk.project(y[blk.rows], floor)
+    y = _raised_to_floor(form, y, floor)
     HA = _scaled_columns(form, y)
     if HA is None:
         return None
