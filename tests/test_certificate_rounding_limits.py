@@ -74,3 +74,32 @@ def test_a_maximize_s_reasons_name_the_user_s_sides():
         upper_why="no proven upper bound: the point is not strictly feasible",
     ).mapped(-1.0)
     assert c.lower_label == "estimate" and c.lower_why.startswith("no proven lower bound")
+
+
+def test_up_and_down_of_each_entry_are_up_and_down_bit_for_bit():
+    """The stacked verification's elementwise up/down are the scalar ones, entry by entry
+    (zero, signs, subnormals, the largest floats, infinities, NaN)."""
+    from kernelsdp.linalg.rounding import down, down_each, up_each
+
+    x = np.array(
+        [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            5e-324,
+            -5e-324,
+            1e-310,
+            2.0**-1000,
+            1.7e308,
+            -1.7e308,
+            np.inf,
+            -np.inf,
+            np.nan,
+            3.14159,
+            -2.5e-17,
+        ]
+    )
+    for got, one in ((up_each(x), up), (down_each(x), down)):
+        want = np.array([one(float(v)) for v in x])
+        assert np.array_equal(got, want, equal_nan=True)

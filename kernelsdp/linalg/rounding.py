@@ -65,6 +65,19 @@ def down(x: float) -> float:
     return -up(-x)
 
 
+def up_each(x: np.ndarray) -> np.ndarray:
+    """:func:`up` of each entry (the same operations, elementwise: the same bits)."""
+    x = np.asarray(x, dtype=float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        raised = np.where(x > 0, x * (1.0 + _SLACK), x * (1.0 - _SLACK)) + UNDERFLOW
+        return np.where(np.isfinite(x), np.nextafter(raised, math.inf), x)
+
+
+def down_each(x: np.ndarray) -> np.ndarray:
+    """:func:`down` of each entry."""
+    return -up_each(-np.asarray(x, dtype=float))
+
+
 def sum_up(v: np.ndarray) -> float:
     """An upper bound on the exact sum of the nonnegative entries v."""
     v = np.asarray(v, dtype=float)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .rounding import UNIT_ROUNDOFF, abs_row_sum_max, down, gamma, up
+from .rounding import UNIT_ROUNDOFF, abs_row_sum_max, down, down_each, gamma, up, up_each
 
 #: at or below this side a dense matrix is verified by LAPACK's Cholesky (n³/3 flops)
 DENSE_VERIFY_MAX_N = 4000
@@ -267,7 +267,7 @@ def _row_sum_max_up(M: np.ndarray) -> np.ndarray:
     """:func:`.rounding.abs_row_sum_max` of each matrix of a stack."""
     n = M.shape[2]
     rows = np.abs(M).sum(axis=2).max(axis=1)
-    return np.array([0.0 if r == 0 else up(float(r) * (1.0 + gamma(max(n, 1)))) for r in rows])
+    return np.where(rows == 0, 0.0, up_each(rows * (1.0 + gamma(max(n, 1)))))
 
 
 def _stack_first_shift(Ms: np.ndarray, Es: np.ndarray, goal: list) -> list:
@@ -275,7 +275,7 @@ def _stack_first_shift(Ms: np.ndarray, Es: np.ndarray, goal: list) -> list:
     k, n = Ms.shape[0], Ms.shape[1]
     extra, scale = _row_sum_max_up(Es), _row_sum_max_up(Ms)
     est = np.linalg.eigvalsh(Ms)[:, 0]
-    mu = np.array([_shifts(float(est[i]), float(scale[i]), n, goal[i])[0] for i in range(k)])
+    mu = _first_shifts(est, scale, n, goal)
     S = Ms - mu[:, None, None] * np.eye(n)
     L, ok = _cholesky_each(S)
     R = S - L @ L.transpose(0, 2, 1)
@@ -285,14 +285,22 @@ def _stack_first_shift(Ms: np.ndarray, Es: np.ndarray, goal: list) -> list:
     g1, g3 = gamma(n), gamma(n + 3)
     rows = absR * (1 + g1) + g3 * (np.abs(S).sum(axis=2) + LL + absR) * (1 + g1) ** 2
     worst = rows.max(axis=1)
-    out: list = []
-    for i in range(k):
-        if not (ok[i] and np.all(np.isfinite(L[i])) and np.isfinite(worst[i])):
-            out.append(None)
-            continue
-        err = up(float(worst[i]))
-        out.append(VerifiedEig(down(mu[i] - up(err + extra[i])), True, "cholesky", estimate=est[i]))
-    return out
+    good = ok & np.all(np.isfinite(L), axis=(1, 2)) & np.isfinite(worst)
+    lower = down_each(mu - up_each(up_each(worst) + extra))
+    return [
+        VerifiedEig(float(lower[i]), True, "cholesky", estimate=est[i]) if good[i] else None
+        for i in range(k)
+    ]
+
+
+def _first_shifts(est: np.ndarray, scale: np.ndarray, n: int, goal: list) -> np.ndarray:
+    """:func:`_shifts`' first shift of each matrix (the same operations, elementwise)."""
+    eta = np.maximum(np.maximum(gamma(n + 3) * scale * 4, np.abs(est) * 1e-12), 1e-300)
+    mu = est - eta
+    for i, g in enumerate(goal):
+        if g is not None and est[i] > g:
+            mu[i] = g + (est[i] - g) / 2
+    return mu
 
 
 def _cholesky_each(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
