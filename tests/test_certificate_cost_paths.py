@@ -300,9 +300,9 @@ def test_rows_read_off_the_csr_arrays_are_what_sparse_slices_give():
     from kernelsdp.certificate.equilibrate import row_abs_max
     from kernelsdp.linalg.rounding import norm_up
 
-    A = sp.random(12, 5, density=0.4, random_state=3, format="csr")
-    A[2, :] = 0.0
-    A.eliminate_zeros()
+    dense = sp.random(12, 5, density=0.4, random_state=3).toarray()
+    dense[2] = 0.0  # an empty row
+    A = sp.csr_matrix(dense)
     A.data[0] = 0.0  # a stored zero
     blocks = [
         Block("zero", 0, 3),
@@ -318,3 +318,31 @@ def test_rows_read_off_the_csr_arrays_are_what_sparse_slices_give():
         got[1], np.sqrt(np.asarray(sub.multiply(sub).sum(axis=1)).ravel()) * (1 + 1e-15)
     )
     assert np.array_equal(got[2], np.array([norm_up(A[6:12].data)]))
+
+
+def test_blocks_held_inside_as_a_stack_are_each_block_alone_bit_for_bit():
+    """The least-norm correction's hold of unbounded dual blocks: small PSD blocks of one
+    layout as a stack — a bounded block and a frozen one left alone — the same y and
+    frozen rows as :meth:`Block.project` one block at a time."""
+    from kernelsdp.certificate.canonical import CanonicalForm
+
+    rng = np.random.default_rng(12)
+    blocks, start = [Block("nonneg", 0, 4)], 4
+    for _ in range(5):
+        blocks.append(Block("psd", start, start + 6, side=3, triangle="lower", sqrt2=True))
+        start += 6
+    form = CanonicalForm(np.ones(2), 0.0, sp.csr_matrix((start, 2)), np.zeros(start), blocks)
+    yc, y = rng.standard_normal(start), np.zeros(start)
+    frozen = np.zeros(start, dtype=bool)
+    frozen[blocks[3].rows] = True
+    bounds = {2: 1.0}
+    got_y, got_frozen = y.copy(), frozen.copy()
+    moved = correction._hold_inside(form, yc, (got_y, got_frozen), bounds, 1e-3)
+    for j, blk in enumerate(blocks):
+        v = yc[blk.rows]
+        if blk.kind == "nonneg":
+            low = blk.start + np.flatnonzero(v < 1e-3)
+            y[low], frozen[low] = 1e-3, True
+        elif j not in bounds and not frozen[blk.start] and blk.min_eig(v, dual=True) < 1e-3:
+            y[blk.rows], frozen[blk.rows] = blk.project(v, 1e-3), True
+    assert moved and np.array_equal(got_y, y) and np.array_equal(got_frozen, frozen)

@@ -79,22 +79,48 @@ def dual_correction(
     y = y.copy()
     for _ in range(rounds):
         yc = correct_stationarity(form, y, g, set(bounds), frozen)
-        moved = False
-        for j, blk in enumerate(form.blocks):
-            if blk.kind not in ("nonneg", "soc", "psd") or j in bounds:
-                continue
-            v = yc[blk.rows]
-            if blk.kind == "nonneg":
-                low = np.flatnonzero((v < floor) & ~frozen[blk.rows])
-                if low.size:
-                    idx = blk.start + low
-                    y[idx], frozen[idx], moved = floor, True, True
-            elif not frozen[blk.start] and blk.min_eig(v, dual=True) < floor:
-                y[blk.rows], frozen[blk.rows], moved = blk.project(v, floor), True, True
-        if not moved:
+        if not _hold_inside(form, yc, (y, frozen), bounds, floor):
             return yc
         y[~frozen] = yc[~frozen]
     return correct_stationarity(form, y, g, set(bounds), frozen)
+
+
+def _hold_inside(form: CanonicalForm, yc: np.ndarray, held, bounds, floor: float) -> bool:
+    """Did a block without an a-priori bound leave the cone shifted inside by ``floor``?
+    Each such block's (or ℝ₊ entry's) y is set to its projection of yc and frozen
+    (``held`` = (y, frozen), changed in place); small PSD blocks of one layout by stacked
+    eigensolves, the same bits as :meth:`Block.project` alone (each block reads and writes
+    its own rows only, so the order does not matter)."""
+    y, frozen = held
+    moved = False
+    done = np.zeros(len(form.blocks), dtype=bool)
+    for blk, idx, at in psd_groups(form):
+        done[idx] = True
+        free = np.array([j not in bounds for j in idx]) & ~frozen[at[:, 0]]
+        if np.any(free):
+            M = stacked_matrices(blk, yc[at[free]], dual=True)
+            low = np.linalg.eigvalsh(M)[:, 0] < floor
+            if np.any(low):
+                rows = at[free][low]
+                y[rows], frozen[rows], moved = _projected(blk, M[low], floor), True, True
+    for j, blk in enumerate(form.blocks):
+        if done[j] or blk.kind not in ("nonneg", "soc", "psd") or j in bounds:
+            continue
+        v = yc[blk.rows]
+        if blk.kind == "nonneg":
+            low = np.flatnonzero((v < floor) & ~frozen[blk.rows])
+            if low.size:
+                idx = blk.start + low
+                y[idx], frozen[idx], moved = floor, True, True
+        elif not frozen[blk.start] and blk.min_eig(v, dual=True) < floor:
+            y[blk.rows], frozen[blk.rows], moved = blk.project(v, floor), True, True
+    return moved
+
+
+def _projected(blk, M: np.ndarray, floor: float) -> np.ndarray:
+    """:meth:`Block.project` (dual) of each matrix of the stack M, as rows (k, size)."""
+    w, V = np.linalg.eigh(M)
+    return stacked_vectors(blk, (V * np.maximum(w, floor)[:, None, :]) @ V.transpose(0, 2, 1), True)
 
 
 def zero_rows(form: CanonicalForm) -> np.ndarray:
@@ -307,9 +333,7 @@ def _raised_to_floor(form: CanonicalForm, y: np.ndarray, floor: float) -> np.nda
         M = stacked_matrices(blk, y[at], dual=True)
         low = np.linalg.eigvalsh(M)[:, 0] < floor
         if np.any(low):
-            w, V = np.linalg.eigh(M[low])
-            P = (V * np.maximum(w, floor)[:, None, :]) @ V.transpose(0, 2, 1)
-            y[at[low]] = stacked_vectors(blk, P, dual=True)
+            y[at[low]] = _projected(blk, M[low], floor)
         done[idx] = True
     for j, blk in enumerate(form.blocks):
         if done[j] or blk.kind not in ("nonneg", "soc", "psd"):
