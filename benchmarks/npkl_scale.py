@@ -23,6 +23,10 @@ missed).  The machine is shared: compare the ratios, not the absolute times.
     python benchmarks/npkl_scale.py                         # and 100,000
     python benchmarks/npkl_scale.py --n 100000 --solvers low-rank-alm --time-limit 600
     python benchmarks/npkl_scale.py --n 1000000 --solvers low-rank-alm   # on request only
+    python benchmarks/npkl_scale.py --quick --solvers admm,low-rank-alm:fista,low-rank-alm:newton
+
+(``low-rank-alm:fista`` and ``low-rank-alm:newton`` pick the ALM's inner steps, FISTA or
+trust-region Newton; each variant gets its own bars.)
 
 **One solver, its stages** (``--stages``; the earlier mode, ADMM at n = 100,000, ``--quick``
 20,000): the stages timed, cProfile's top entries, peak RSS; ADMM's options as before:
@@ -150,8 +154,15 @@ def measure(solver: str, n: int, time_limit: float | None) -> dict:
     t0 = time.perf_counter()
     f = instance(n, "hinge", times)
     t = time.perf_counter()
-    progress = {"low-rank-alm": _alm_progress, "admm": _progress}[solver]
-    r = solve(f, solver, time_limit=time_limit, progress=progress if n >= PROGRESS_FROM else None)
+    name, _, inner = solver.partition(":")  # low-rank-alm:fista / :newton, its inner steps
+    progress = {"low-rank-alm": _alm_progress, "admm": _progress}[name]
+    r = solve(
+        f,
+        name,
+        time_limit=time_limit,
+        progress=progress if n >= PROGRESS_FROM else None,
+        **({"inner": inner} if inner else {}),
+    )
     times["solve"] = time.perf_counter() - t
     solve_rss = peak_rss_gib()  # before the from-scratch certificate, which has its own needs
     t = time.perf_counter()
@@ -165,9 +176,9 @@ def measure(solver: str, n: int, time_limit: float | None) -> dict:
         }
     times["certificate from scratch"] = time.perf_counter() - t
     own = r.info.get("certificate")
-    gap_key = "certified_gap" if solver == "low-rank-alm" else "relative_gap"
+    gap_key = "certified_gap" if name == "low-rank-alm" else "relative_gap"
     curve = [(h["time_s"], h[gap_key]) for h in r.history if gap_key in h]
-    if solver == "low-rank-alm":
+    if name == "low-rank-alm":
         curve = [(h["time_s"], h["estimated_gap"]) for h in r.history if "estimated_gap" in h]
         products, eig = r.info["products"], r.info["checks"]
     else:
@@ -221,7 +232,7 @@ def side_by_side(sizes, solvers, time_limit: float | None) -> int:
     ALM's gap against time."""
     rows = []
     print(
-        f"{'n':>9} {'solver':<13} {'status':<16} {'iter':>6} {'products':>9} {'eig':>5} "
+        f"{'n':>9} {'solver':<19} {'status':<16} {'iter':>6} {'products':>9} {'eig':>5} "
         f"{'graph s':>8} {'solve s':>8} {'own gap':>8} {'lower':>9} {'scratch':>8} "
         f"{'rank':>5} {'RSS GiB':>8} {'+cert':>6}",
         flush=True,
@@ -231,10 +242,10 @@ def side_by_side(sizes, solvers, time_limit: float | None) -> int:
             row = _child(solver, n, time_limit)
             rows.append(row)
             if "failed" in row:
-                print(f"{n:>9,} {solver:<13} failed: {row['failed']}", flush=True)
+                print(f"{n:>9,} {solver:<19} failed: {row['failed']}", flush=True)
                 continue
             print(
-                f"{n:>9,} {solver:<13} {row['status']:<16} {row['iterations']:>6} "
+                f"{n:>9,} {solver:<19} {row['status']:<16} {row['iterations']:>6} "
                 f"{row['products']:>9} {row['eigensolves']:>5} {row['graph_s']:>8.1f} "
                 f"{row['solve_s']:>8.1f} {row['own_gap']:>8.1e} {str(row['own_lower']):>9} "
                 f"{row['scratch_width']:>8.1e} {row['rank']:>5} {row['peak_rss_gib']:>8.2f} "
@@ -249,14 +260,20 @@ def side_by_side(sizes, solvers, time_limit: float | None) -> int:
 
 
 def _bars(rows: list[dict]) -> None:
-    """Issue #30's bars, from this run's rows only."""
-    alm = {r["n"]: r for r in rows if r["solver"] == "low-rank-alm"}
+    """Issue #30's bars, from this run's rows only: for each variant of the ALM in the run
+    (``low-rank-alm``, ``low-rank-alm:fista``, ``low-rank-alm:newton``)."""
+    variants = dict.fromkeys(r["solver"] for r in rows if r["solver"].startswith("low-rank-alm"))
     admm = {r["n"]: r for r in rows if r["solver"] == "admm"}
+    for variant in variants:
+        _variant_bars(variant, {r["n"]: r for r in rows if r["solver"] == variant}, admm)
+
+
+def _variant_bars(variant: str, alm: dict, admm: dict) -> None:
     done = {n: r for n, r in alm.items() if r["status"] == "optimal"}
     if len(done) >= 2:
         p = [r["products"] for r in done.values()]
         print(
-            f"bar, products within {SAME_PRODUCTS_WITHIN:g}x across n = "
+            f"bar ({variant}), products within {SAME_PRODUCTS_WITHIN:g}x across n = "
             f"{', '.join(f'{n:,}' for n in done)}: {max(p) / min(p):.2f}x -> "
             f"{'met' if max(p) <= SAME_PRODUCTS_WITHIN * min(p) else 'missed'}"
         )
@@ -265,7 +282,8 @@ def _bars(rows: list[dict]) -> None:
         ratio = b["solve_s"] / a["solve_s"]
         ok = ratio >= FASTER_AT_20K and a["status"] == "optimal" and b["status"] == "optimal"
         print(
-            f"bar, n = 20,000 at least {FASTER_AT_20K:g}x faster than ADMM to gap 1e-3: "
+            f"bar ({variant}), n = 20,000 at least {FASTER_AT_20K:g}x faster than ADMM "
+            "to gap 1e-3: "
             f"ADMM {b['solve_s']:.1f} s / ALM {a['solve_s']:.1f} s = {ratio:.2f}x -> "
             f"{'met' if ok else 'missed'}"
         )
@@ -277,13 +295,15 @@ def _bars(rows: list[dict]) -> None:
             and r["peak_rss_gib"] <= BAR_100K_GIB
         )
         print(
-            f"bar, n = 100,000 certified 1e-3 in <= {BAR_100K_S:.0f} s and <= {BAR_100K_GIB:g} "
+            f"bar ({variant}), n = 100,000 certified 1e-3 in <= {BAR_100K_S:.0f} s and "
+            f"<= {BAR_100K_GIB:g} "
             f"GiB, graph included: {r['status']}, {r['total_s']:.0f} s, "
             f"{r['peak_rss_gib']:.2f} GiB -> {'met' if ok else 'missed'}"
         )
     for n, r in alm.items():
         pts = r["curve"][:: max(1, len(r["curve"]) // 12)] + r["curve"][-1:]
-        print(f"ALM gap against time, n = {n:,}: " + "  ".join(f"{t:.0f}s:{g:.1e}" for t, g in pts))
+        gaps = "  ".join(f"{t:.0f}s:{g:.1e}" for t, g in pts)
+        print(f"{variant} gap against time, n = {n:,}: {gaps}")
 
 
 def main() -> int:
@@ -293,7 +313,11 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="the smaller sizes (see above)")
     ap.add_argument("--n", type=int, default=None)
     ap.add_argument("--stages", action="store_true", help="one solver's stages, profiled")
-    ap.add_argument("--solvers", default=",".join(COMPARED), help="side by side: these solvers")
+    ap.add_argument(
+        "--solvers",
+        default=",".join(COMPARED),
+        help="side by side: these solvers (low-rank-alm:fista or :newton picks its inner steps)",
+    )
     ap.add_argument("--child", nargs=2, metavar=("SOLVER", "N"), help=argparse.SUPPRESS)
     ap.add_argument(
         "--loss", default="hinge", choices=("hinge", "squared-hinge", "l2", "l1", "linear")

@@ -49,22 +49,24 @@ def _own(r):
 
 @pytest.mark.parametrize("loss", LOSSES)
 def test_each_loss_is_certified_by_proofs_and_holds_clarabel_s_optimum(loss):
-    """Wine, 60 points: both ends of the solver's own interval are proofs (λ_min verified),
-    its width is within the gap, and Clarabel's optimum lies inside it (up to Clarabel's own
-    accuracy); the NPKL certificate from scratch holds the answer too."""
+    """Wine, 60 points, with either inner method: both ends of the solver's own interval are
+    proofs (λ_min verified), its width is within the gap, and Clarabel's optimum lies inside
+    it (up to Clarabel's own accuracy); the NPKL certificate from scratch holds the answer
+    too."""
     from kernelsdp.verify import certify
 
     f = _fixture("wine", 60, loss)
-    r = solve(f, "low-rank-alm")
-    cert = _own(r)
-    assert r.termination == Termination.OPTIMAL and r.point == PointStatus.FEASIBLE_POINT
-    assert cert.lower_label == PROOF and cert.upper_label == PROOF, cert.lower_why
-    assert cert.width <= LOW_RANK_ALM_GAP_TOL
     ref = solve(f, "clarabel")
     slack = 1e-6 * max(1.0, abs(ref.objective))
-    assert cert.lower - slack <= ref.objective <= cert.upper + slack
-    again = certify(f, r, LOW_RANK_ALM_GAP_TOL)
-    assert again.lower - slack <= ref.objective <= again.upper + slack
+    for inner in ("fista", "newton"):  # the subproblem's two methods (alm_newton)
+        r = solve(f, "low-rank-alm", inner=inner)
+        cert = _own(r)
+        assert r.termination == Termination.OPTIMAL and r.point == PointStatus.FEASIBLE_POINT
+        assert cert.lower_label == PROOF and cert.upper_label == PROOF, cert.lower_why
+        assert cert.width <= LOW_RANK_ALM_GAP_TOL
+        assert cert.lower - slack <= ref.objective <= cert.upper + slack
+        again = certify(f, r, LOW_RANK_ALM_GAP_TOL)
+        assert again.lower - slack <= ref.objective <= again.upper + slack
 
 
 @pytest.mark.parametrize("loss", ["hinge", "l1"])
@@ -196,17 +198,18 @@ def test_check_matrix_in_its_fixed_pattern_is_the_sum_of_l_and_the_pairs(monkeyp
 
 def test_memory_formula_holds_tracemalloc_s_peak():
     """n = 6,000, width capped at 24 (reached): the peak is within MEMORY_FORMULA_RTOL of
-    memory_bytes_for in both precisions, and far below one dense n×n matrix."""
+    memory_bytes_for in both precisions (FISTA's inner steps in single, Newton's in
+    double), and far below one dense n×n matrix."""
     n, rank = 6000, 24
     f = two_class_npkl(n, 1.2, "hinge", "trace", B=float(n))
-    for precision, word in (("single", 4), ("double", 8)):
+    for precision, word, inner in (("single", 4, "fista"), ("double", 8, "newton")):
         r, peak = traced_peak(
-            lambda p=precision: solve(
-                f, "low-rank-alm", precision=p, rank=rank, max_iter=120, verify_max_n=0
+            lambda p=precision, i=inner: solve(
+                f, "low-rank-alm", precision=p, rank=rank, max_iter=120, verify_max_n=0, inner=i
             )
         )
         assert r.kernel.rank == rank
-        est = memory_bytes_for(n, f.pairs.m, f.L.nnz, rank, word)
+        est = memory_bytes_for(n, f.pairs.m, f.L.nnz, rank, word, inner=inner)
         assert (1 - MEMORY_FORMULA_RTOL) * est <= peak <= (1 + MEMORY_FORMULA_RTOL) * est
         assert est < n * n * 8 / 10
 

@@ -16,11 +16,13 @@ from ..result import KernelFactor, PointStatus, Result, Termination
 from .alm_anderson import AndersonMultipliers
 from .alm_certificate import certificate, interval
 from .alm_inner import apg, evaluate, fw_check, fw_step, shrink
+from .alm_newton import DELTA_MAX, newton
 from .alm_problem import ScaledNPKL
 from .low_rank_alm import (
     CERTIFY_AT,
     FW_SHARE,
     FY_PROGRESS,
+    NEWTON_STEPS,
     POLISH_SETTLED,
     POLISH_SETTLED_MOVES,
     POLISH_STEPS,
@@ -83,6 +85,7 @@ class _Run:
         self.rho = o.rho * f.C
         self.X0 = np.zeros((self.prob.n, 0), dtype=self.prob.dtype)
         self.ell = 1.0
+        self.delta = DELTA_MAX / 8  # the Newton inner's trust radius
         if start is not None:
             self._warm(start.checked(self.prob.n, f.pairs.m))
         self.deadline = None if o.time_limit is None else self.t0 + o.time_limit
@@ -199,7 +202,7 @@ class Schedule:
 
 def iterate(run: _Run, schedule: Schedule | None = None):
     """The outer loop from the run's start to its stop: (the last point, the status)."""
-    prob, o = run.prob, run.o
+    prob = run.prob
     sched = Schedule(run) if schedule is None else schedule
     pt = evaluate(prob, run.X0, run.beta, run.rho)
     fy_last, status, stalled = math.inf, None, False
@@ -221,27 +224,34 @@ def iterate(run: _Run, schedule: Schedule | None = None):
         else:
             X = shrink(fw_step(prob, pt, chk, run.beta, run.rho), run.cap)
             pt = evaluate(prob, X, run.beta, run.rho)
-        budget = min(o.inner_iterations, o.max_iter - run.iterations)
-        pt, run.ell, info = apg(
-            prob,
-            pt,
-            run.beta,
-            run.rho,
-            run.ell,
-            budget,
-            tol=0.1 * sched.fw_share * chk.fy_gap,
-            deadline=run.deadline,
-        )
-        run.iterations += info["iterations"]
-        # at width 0 there is nothing for the gradient steps to do: not a stall, or the
-        # multipliers would be updated until FY = 0 without a Frank–Wolfe step (ρ ≤ C/4
-        # never left K = 0 and ran to the iteration limit)
-        stalled = pt.X.shape[1] > 0 and info["iterations"] < min(budget, STALLED_BELOW)
+        pt, stalled = _inner_round(run, pt, 0.1 * sched.fw_share * chk.fy_gap)
         status = run.out_of_budget()
         if status is not None:  # the last point, certified: OPTIMAL if that suffices
             chk, rec = run.check(pt)
             status = _stop(run, pt, chk, rec, final=True) or status
     return pt, status
+
+
+def _inner_round(run: _Run, pt, tol: float):
+    """The subproblem's steps between two checks, by ``o.inner``: FISTA (``inner_iterations``
+    of :func:`.alm_inner.apg`) or trust-region Newton (``NEWTON_STEPS`` of
+    :func:`.alm_newton.newton`).  Returns (the point, whether the steps stalled)."""
+    o = run.o
+    budget = min(o.inner_iterations, o.max_iter - run.iterations)
+    if o.inner == "newton":
+        pt, run.delta, info = newton(
+            run.prob, pt, run.beta, run.rho, run.delta, NEWTON_STEPS, tol, run.deadline
+        )
+        run.iterations += info["iterations"]
+        return pt, pt.X.shape[1] > 0 and info["steps"] == 0
+    pt, run.ell, info = apg(
+        run.prob, pt, run.beta, run.rho, run.ell, budget, tol=tol, deadline=run.deadline
+    )
+    run.iterations += info["iterations"]
+    # at width 0 there is nothing for the gradient steps to do: not a stall, or the
+    # multipliers would be updated until FY = 0 without a Frank–Wolfe step (ρ ≤ C/4
+    # never left K = 0 and ran to the iteration limit)
+    return pt, pt.X.shape[1] > 0 and info["iterations"] < min(budget, STALLED_BELOW)
 
 
 def _stop(run: _Run, pt, chk, rec, final: bool = False) -> Termination | None:

@@ -85,6 +85,21 @@ class ScaledNPKL:
         self.products += 1
         return self.L_rows.matmul(V, out)
 
+    def times_L_double(self, V: np.ndarray) -> np.ndarray:
+        """L·V in double from L's double entries (V cast), for values compared to the last
+        digits (the Newton steps' ratio test, :mod:`.alm_newton`): one product."""
+        if getattr(self, "_L64_rows", None) is None:
+            L64 = self.L if self.dtype == np.float64 else self._L64()
+            self._L64_rows = RowBlocks(L64)
+        self.products += 1
+        V = np.asarray(V, dtype=np.float64)
+        return self._L64_rows.matmul(V, np.empty_like(V))
+
+    def _L64(self) -> sp.csr_matrix:
+        L = sp.csr_matrix(self.f.L, dtype=np.float64)[self.order][:, self.order].tocsr()
+        L.sort_indices()
+        return L
+
     def set_multipliers(self, beta: np.ndarray) -> None:
         """The pair part of M(β): Σ β_p E_p, E_p = (e_ie_jᵀ + e_je_iᵀ)/2."""
         np.multiply(beta[self.slot], 0.5, out=self.pairs.data, casting="same_kind")

@@ -19,6 +19,14 @@ search that adds the vertex (and the block's other descent directions as small s
 and a thin SVD that drops dead columns.  The width grows by Frank–Wolfe and shrinks by
 the SVD; the iterate is warm-started from the last one across outer iterations.
 
+**Two inner methods** (option ``inner``).  ``"fista"``: the accelerated projected gradient
+above.  ``"newton"`` (:mod:`.alm_newton`): trust-region Newton steps with truncated
+conjugate gradients on the sphere of [V; σ] (the ball with a slack row), ``NEWTON_STEPS``
+of them between two checks; one Hessian product costs one product with L and two with the
+pairs.  Conjugate gradients resolve the cluster at the bottom of M(β̃)'s spectrum, whose
+spread shrinks with n, in a few iterations where FISTA needs the inverse of the spread
+(docs/npkl.md §7, eighth pass).
+
 **The inner tolerance is tied to the Frank–Wolfe gap.**  At every check the gap splits
 exactly as P(K) − D(β̃) = FW + FY: the subproblem's Frank–Wolfe gap
 FW = tr(M(β̃)K) − B·min(0, λ_min) and the Fenchel–Young gap FY = Σ h(K_p) + h*(β̃_p) −
@@ -81,6 +89,8 @@ from .alm_certificate import CHUNK as CERT_CHUNK
 from .alm_inner import BLOCK
 from .base import Solver
 
+#: trust-region Newton steps between two Frank–Wolfe checks (``inner="newton"``)
+NEWTON_STEPS = 2
 #: the inner loop ends when the Frank–Wolfe gap is at most this share of the FY gap
 FW_SHARE = 0.5
 #: ρ doubles after an outer iteration that left FY above this share of its last value
@@ -117,6 +127,12 @@ POLISH_GATHERS = 4
 #: and m-vectors of the pair values (the envelope's temporaries), measured by tracemalloc
 APG_ARRAYS = 12
 PAIR_VECTORS = 12
+#: the Newton inner steps' n×s arrays (the point [V; σ], its gradient, the truncated CG's
+#: step, model gradient, residual, direction and Hessian product, a product's temporary, the
+#: trial point's L·V and gradient) and m×s row gathers (the point's two, a direction's two),
+#: measured by tracemalloc (1.0 of the formula at n = 6,000, s = 24, in double)
+NEWTON_ARRAYS = 11
+NEWTON_GATHERS = 4
 #: n×s double arrays of the check (V's copy, G·V, [V, W] and [G·V, G·W])
 CHECK_ARRAYS = 3
 
@@ -141,6 +157,12 @@ class LowRankALMOptions:
         high=20,
         help="memory of the Anderson acceleration of the multiplier update (alm_anderson); "
         "0: the plain update",
+    )
+    inner: str = option(
+        "fista",
+        choices=("fista", "newton"),
+        help="the subproblem's method between FW checks: accelerated projected gradient, "
+        "or trust-region Newton with truncated CG (alm_newton)",
     )
     inner_iterations: int = option(20, low=1, help="gradient iterations between FW checks")
     precision: str = option(
@@ -182,13 +204,14 @@ def memory_bytes_for(
     verify_max_n: int = 0,
     polish: bool = False,
     anderson: int = 3,
+    inner: str = "fista",
 ) -> int:
     """The module docstring's peak, in bytes: what stays (the point V and L·V, the check's
     block and vertex, L and the pair pattern, M(β)'s pattern in double, the pair indices
     in two orders, the multipliers and Anderson's history) plus the largest phase (the
-    gradient loop, the check, the certificate, Anderson's update; a dense verified λ_min
-    below ``verify_max_n``; the Newton polish when asked: double n×s arrays, kink-pair
-    gathers, S and the kink pattern)."""
+    gradient loop or the Newton steps, by ``inner``; the check, the certificate, Anderson's
+    update; a dense verified λ_min below ``verify_max_n``; the Newton polish when asked:
+    double n×s arrays, kink-pair gathers, S and the kink pattern)."""
     from .alm_anderson import vectors
 
     s, k = rank, BLOCK
@@ -197,6 +220,8 @@ def memory_bytes_for(
     dual = (nnz_L + 2 * m) * (24 + word)  # M(β)'s fixed pattern in double, its sum, maps
     stays = word * 2 * n * s + 8 * n * (k + 2) + sparse + dual + 8 * (10 + kept) * m + 16 * n
     loop = word * (APG_ARRAYS * n * s + 2 * m * s) + 8 * PAIR_VECTORS * m
+    if inner == "newton":
+        loop = word * (NEWTON_ARRAYS * n * s + NEWTON_GATHERS * m * s) + 8 * PAIR_VECTORS * m
     check = 8 * ((CHECK_ARRAYS + (word == 4)) * n * s + 14 * n * k)
     rows, pairs = min(n, CERT_CHUNK), min(m, CERT_CHUNK)
     cert = 8 * (2 * n * s + 2 * rows * s + 3 * pairs * s + 8 * n) + 12 * (nnz_L + 2 * m)
@@ -239,6 +264,7 @@ class LowRankALM(Solver):
             options.verify_max_n,
             options.polish_at > 0,
             options.anderson,
+            options.inner,
         )
 
     def run(self, f: NPKL, options: LowRankALMOptions) -> Result:

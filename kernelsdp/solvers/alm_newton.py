@@ -1,0 +1,264 @@
+"""The subproblem of the low-rank augmented Lagrangian by a Riemannian trust-region Newton
+method (:mod:`.low_rank_alm`, option ``inner="newton"``; issue #30, eighth pass):
+
+    min φ_ρ(V) = a·⟨V, LV⟩ + (1/s)·Σ_p e_p(B·z_p(V))   over ‖V‖_F ≤ 1        (:mod:`.alm_problem`)
+
+**Why.**  Measured at a fixed (β, ρ) of the n = 20,000 run, FISTA (:func:`.alm_inner.apg`)
+took 5,035 products to bring φ within 1e-8 of its minimum; this method 922 products, and
+its point was lower.  The slow directions are not smooth on the graph (their Rayleigh
+quotient in L is L's average), so a graph preconditioner would not reach them: they are
+the weight moved inside the cluster of M(β̃)'s bottom eigenvalues, whose spread shrinks
+with n (the pre-check's eigengap).  Conjugate gradients resolve a cluster in a few
+iterations whatever its spread; a first-order method needs the inverse of the spread.
+
+**The manifold.**  The ball ‖V‖_F ≤ 1 is the unit sphere of x = [V; σ] with a slack row
+σ ∈ ℝ^{1×r} (as :mod:`.burer_monteiro`): the cost does not read σ.  Trust regions after
+Absil, Baker & Gallivan (2007) with Steihaug–Toint's truncated conjugate gradients
+(Absil, Mahony & Sepulchre 2008, §7.3): the retraction (x + η)/‖x + η‖, the Riemannian
+gradient P_x(g) and Hessian P_x(∇²φ[ξ]) − ⟨x, g⟩·ξ on the tangent space.
+
+**The Euclidean Hessian** along Ξ (V's part; σ's is 0):
+
+    ∇²φ[Ξ] = 2a·(LΞ + P(β̃)Ξ + P(δβ̃)V),   δβ̃_p = β̃'(w_p)·B·(v_i·ξ_j + ξ_i·v_j),
+
+with P(β) = Σ β_p E_p (:meth:`.ScaledNPKL.set_multipliers`) and β̃' the derivative of the
+envelope's gradient β̃(w) = prox_{ρh*}(β + ρw) (:meth:`.ScaledNPKL.envelope`).  Every
+loss's prox is piecewise linear, so β̃' is piecewise constant: it is read off one
+difference of β̃ at w ± ``SLOPE_STEP``·(1 + |w|), exact on each linear piece (a pair within
+that step of a kink gets a value between its two slopes: a generalized Hessian's).  One
+Hessian product costs one product with L and two with the pairs, plus two row gathers of
+Ξ (V's rows are gathered once per point); a trust-region step one more product with L
+(the trial value) and one with the pairs (its gradient, when accepted).
+
+**Arithmetic.**  Products in the iterate's precision, except the values that the
+trust-region test compares: φ in double (L·V from L's double entries, the pair values
+accumulated in double), with the regularisation of Absil et al. (1000·eps·max(1, |φ|)).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import get_blas_funcs
+
+from ..linalg.row_blocks import _pool, available_cores
+from .alm_inner import Point, _dot
+from .alm_problem import THREADED_PAIRS_FROM, ScaledNPKL
+
+#: β̃'s slope is read off β̃(w ± h)/2h with h = SLOPE_STEP·(1 + |w|)
+SLOPE_STEP = 1e-7
+#: the truncated CG's stopping rule ‖r‖ ≤ ‖r₀‖·min(‖r₀‖^θ, κ) (superlinear: θ = 1)
+CG_KAPPA, CG_THETA = 0.1, 1.0
+#: conjugate-gradient iterations of one trust-region step at most
+CG_MAX = 12
+#: the trust radius's cap (the sphere's geodesic scale) and the ratio test's thresholds
+DELTA_MAX = math.pi / 2
+ACCEPT, SHRINK_BELOW, GROW_ABOVE = 0.1, 0.25, 0.75
+
+
+@dataclass
+class _At:
+    """The point x = [X; σ] (one (n+1)×r array, X its first n rows) with what the steps
+    reuse: φ, L·X, the pair values w, β̃, β̃'·B, the Euclidean gradient G (X's part), ⟨x, g⟩
+    and X's rows gathered in the pairs' sorted order."""
+
+    Z: np.ndarray
+    LX: np.ndarray
+    w: np.ndarray
+    value: float
+    slope: np.ndarray
+    bt: np.ndarray
+    G: np.ndarray
+    gx: float
+    rows: tuple[np.ndarray, np.ndarray]
+
+    @property
+    def X(self) -> np.ndarray:
+        return self.Z[:-1]
+
+
+class _Newton:
+    """φ_ρ, its gradient and Hessian products at fixed (β, ρ) on the sphere of [V; σ]."""
+
+    def __init__(self, prob: ScaledNPKL, beta: np.ndarray, rho: float):
+        self.prob, self.beta, self.rho = prob, beta, rho
+        self.hessians = 0
+
+    def value(self, X: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        """(φ, L·X, w) at X, φ in double whatever the iterate's precision (L·X from L's
+        double entries, returned in the iterate's): in single precision the trust-region
+        test compared float32 rounding once the steps' decrease fell below it, rejected
+        every step, and the radius collapsed (n = 20,000: 2,438 checks at the iteration
+        limit, gap 1.8e-2)."""
+        p = self.prob
+        LX = p.times_L_double(X)
+        w = p.B * p.pair_entries(X)
+        env, _ = p.envelope(w, self.beta, self.rho)
+        value = p.a * _dot(np.asarray(X, dtype=np.float64), LX) + env / p.scale
+        return value, LX.astype(p.dtype, copy=False), w
+
+    def at(self, Z: np.ndarray, known=None) -> _At:
+        """The point with its gradient (``known``: φ, L·X, w already computed)."""
+        p, X = self.prob, Z[:-1]
+        value, LX, w = self.value(X) if known is None else known
+        _, bt = p.envelope(w, self.beta, self.rho)
+        h = SLOPE_STEP * (1.0 + np.abs(w))
+        _, up = p.envelope(w + h, self.beta, self.rho)
+        _, down = p.envelope(w - h, self.beta, self.rho)
+        slope = p.B * (up - down) / (2.0 * h)
+        p.set_multipliers(bt)
+        G = p.times_pairs(X, np.empty_like(X))
+        G += LX
+        G *= 2.0 * p.a
+        rows = (X.take(p.gather_lo, axis=0), X.take(p.gather_hi, axis=0))
+        return _At(Z, LX, w, value, slope, bt, G, _dot(X, G), rows)
+
+    def pair_derivative(self, x: _At, Xi: np.ndarray) -> np.ndarray:
+        """δz_p = v_i·ξ_j + ξ_i·v_j for every pair (the pairs' order), on two threads when
+        the pairs are many (as :meth:`.ScaledNPKL.pair_entries`)."""
+        p = self.prob
+        lo, hi = x.rows
+        halves = (
+            lambda: _rowdot_rows(lo, Xi, p.gather_hi),
+            lambda: _rowdot_rows(hi, Xi, p.gather_lo),
+        )
+        if p.m < THREADED_PAIRS_FROM or available_cores() < 2:
+            a, b = (h() for h in halves)
+        else:
+            a, b = _pool(2).map(lambda h: h(), halves)
+        dz = np.empty(p.m)
+        dz[p.gather] = a + b
+        return dz
+
+    def hessian(self, x: _At, xi: np.ndarray) -> np.ndarray:
+        """The Riemannian Hessian along the tangent ξ ((n+1)×r): P_x([∇²φ[Ξ]; 0]) − ⟨x, g⟩ξ,
+        with ∇²φ[Ξ] = 2a·(LΞ + P(β̃)Ξ + P(δβ̃)V): one product with L, two with the pairs."""
+        p = self.prob
+        self.hessians += 1
+        Xi = xi[:-1]
+        dz = self.pair_derivative(x, Xi)
+        H = np.zeros_like(xi)
+        E = H[:-1]
+        p.times_L(Xi, E)
+        p.set_multipliers(x.bt)
+        E += p.times_pairs(Xi, np.empty_like(Xi))
+        p.set_multipliers(x.slope * dz)
+        E += p.times_pairs(x.X, np.empty_like(Xi))
+        E *= 2.0 * p.a
+        _axpy(-x.gx, xi, H)
+        return _tangent(x, H)
+
+
+def _rowdot_rows(rows: np.ndarray, Xi: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """⟨rows_p, Ξ_{other_p}⟩ per pair (Ξ's rows gathered), accumulated in double."""
+    return np.einsum("ij,ij->i", rows, Xi.take(other, axis=0), dtype=np.float64)
+
+
+# ----- tangent vectors: (n+1)×r arrays, in place ---------------------------------------
+def _axpy(alpha: float, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """v += α·u in place (BLAS axpy, no temporary)."""
+    axpy = get_blas_funcs("axpy", (u, v))
+    axpy(u.ravel(), v.ravel(), a=alpha)
+    return v
+
+
+def _tangent(x: _At, u: np.ndarray) -> np.ndarray:
+    """P_x(u) = u − ⟨u, x⟩x, in place."""
+    return _axpy(-_dot(u, x.Z), x.Z, u)
+
+
+def _to_boundary(eta: np.ndarray, d: np.ndarray, delta: float) -> float:
+    """τ ≥ 0 with ‖η + τd‖ = Δ."""
+    ee, ed, dd = _dot(eta, eta), _dot(eta, d), _dot(d, d)
+    return (-ed + math.sqrt(max(ed * ed + dd * (delta * delta - ee), 0.0))) / max(dd, 1e-300)
+
+
+def truncated_cg(nt: _Newton, x: _At, grad: np.ndarray, delta: float, max_iter: int):
+    """Steihaug–Toint: an approximate minimiser η of the model ⟨g, η⟩ + ½⟨η, Hη⟩ within
+    ‖η‖ ≤ Δ; returns (η, the model's decrease, whether η reached the boundary)."""
+    eta, Heta = np.zeros_like(grad), np.zeros_like(grad)
+    r, rr = grad.copy(), _dot(grad, grad)
+    r0 = math.sqrt(rr)
+    d = -r
+    boundary = False
+    for _ in range(max_iter):
+        Hd = nt.hessian(x, d)
+        dHd = _dot(d, Hd)
+        alpha = rr / dHd if dHd > 0 else math.inf
+        ee, ed, dd = _dot(eta, eta), _dot(eta, d), _dot(d, d)
+        if dHd <= 0 or ee + 2 * alpha * ed + alpha * alpha * dd >= delta * delta:
+            tau = _to_boundary(eta, d, delta)
+            _axpy(tau, d, eta)
+            _axpy(tau, Hd, Heta)
+            boundary = True
+            break
+        _axpy(alpha, d, eta)
+        _axpy(alpha, Hd, Heta)
+        _tangent(x, _axpy(alpha, Hd, r))  # re-projected against drift
+        rr_new = _dot(r, r)
+        if math.sqrt(rr_new) <= r0 * min(r0**CG_THETA, CG_KAPPA):
+            break
+        d *= rr_new / rr
+        d -= r
+        rr = rr_new
+    decrease = -(_dot(grad, eta) + 0.5 * _dot(eta, Heta))
+    return eta, decrease, boundary
+
+
+def newton(
+    prob: ScaledNPKL,
+    pt: Point,
+    beta: np.ndarray,
+    rho: float,
+    delta: float,
+    max_steps: int,
+    tol: float,
+    deadline: float | None = None,
+) -> tuple[Point, float, dict]:
+    """Trust-region steps from ``pt`` (module docstring): at most ``max_steps``, until the
+    Riemannian gradient's norm is at most ``tol`` or the deadline; the trust radius Δ is
+    carried between calls.  Returns (the last point, Δ, counts); ``iterations`` counts
+    gradient and Hessian products together (the budget of :func:`.alm_inner.apg`'s
+    iterations)."""
+    n, r = pt.X.shape
+    if r == 0:
+        return pt, delta, {"iterations": 0, "steps": 0, "hessians": 0, "accepted": 0}
+    nt = _Newton(prob, beta, rho)
+    Z = np.zeros((n + 1, r), dtype=prob.dtype)
+    Z[:-1] = pt.X
+    Z[-1, 0] = math.sqrt(max(0.0, 1.0 - _dot(pt.X, pt.X)))
+    x = nt.at(Z)  # φ again in double (the caller's is in the iterate's precision)
+    steps = accepted = 0
+    delta = min(delta, DELTA_MAX)
+    while steps < max_steps and (deadline is None or time.perf_counter() < deadline):
+        grad = np.zeros_like(Z)
+        grad[:-1] = x.G
+        grad = _tangent(x, grad)
+        if math.sqrt(_dot(grad, grad)) <= tol:
+            break
+        steps += 1
+        eta, model, boundary = truncated_cg(nt, x, grad, delta, CG_MAX)
+        eta += x.Z
+        eta *= 1.0 / math.sqrt(_dot(eta, eta))  # the retraction
+        known = nt.value(eta[:-1])
+        reg = 1e3 * np.finfo(float).eps * max(1.0, abs(x.value))
+        ratio = (x.value - known[0] + reg) / (max(model, 0.0) + reg)
+        if ratio < SHRINK_BELOW:
+            delta /= 4.0
+        elif ratio > GROW_ABOVE and boundary:
+            delta = min(2.0 * delta, DELTA_MAX)
+        if ratio > ACCEPT and known[0] <= x.value:
+            x, accepted = nt.at(eta, known), accepted + 1
+    return (
+        Point(x.X, x.LX, x.w, x.value),
+        delta,
+        {
+            "iterations": nt.hessians + steps,
+            "steps": steps,
+            "hessians": nt.hessians,
+            "accepted": accepted,
+        },
+    )

@@ -1,0 +1,90 @@
+"""The low-rank augmented Lagrangian's trust-region Newton inner solver (issue #30, eighth
+pass, :mod:`kernelsdp.solvers.alm_newton`): its Hessian against differences of its
+gradient, its steps (φ falls, the ball holds, the point it returns is the point it read),
+and the solver with ``inner="newton"`` meeting the FISTA inner steps' interval (its proofs
+around Clarabel's optimum for each loss are in test_low_rank_alm)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
+from kernelsdp.formulations import NPKL
+from kernelsdp.solvers import solve
+from kernelsdp.solvers.alm_inner import evaluate
+from kernelsdp.solvers.alm_newton import _Newton, newton
+from kernelsdp.solvers.alm_problem import ScaledNPKL
+
+LOSSES = ("hinge", "squared-hinge", "l2", "l1")
+
+
+def _fixture(name: str, n: int, loss: str) -> NPKL:
+    X, y = load(name)
+    idx = np.sort(np.random.default_rng(0).choice(len(y), n, replace=False))
+    pairs = PairwiseConstraints.from_labels(y[idx], ratio=0.5, seed=1)
+    return NPKL(
+        L=knn_laplacian(X[idx], 5), pairs=pairs, loss=loss, capacity="trace", C=1.0, B=float(n)
+    )
+
+
+def _point(prob: ScaledNPKL, r: int, seed: int) -> np.ndarray:
+    """A random [V; σ] on the unit sphere, ‖V‖_F = 0.9."""
+    V = np.random.default_rng(seed).standard_normal((prob.n, r))
+    V *= 0.9 / np.linalg.norm(V)
+    Z = np.zeros((prob.n + 1, r))
+    Z[:-1], Z[-1, 0] = V, np.sqrt(1 - 0.81)
+    return Z
+
+
+@pytest.mark.parametrize("loss", ["l2", "squared-hinge"])
+def test_hessian_is_the_derivative_of_the_gradient(loss):
+    """∇²φ[Ξ] against the central difference of ∇φ along Ξ (double precision; the prox of
+    ℓ2 is linear, the squared hinge's piecewise linear: a random point sits on one piece and
+    a step of 1e-6 stays on it for all but a few pairs)."""
+    prob = ScaledNPKL(_fixture("iris", 60, loss), np.float64)
+    beta = np.random.default_rng(1).uniform(-0.5, 0.0, prob.m)
+    nt = _Newton(prob, beta, rho=2.0)
+    x = nt.at(_point(prob, 4, 2))
+    xi = np.random.default_rng(3).standard_normal(x.Z.shape)
+    xi -= (xi * x.Z).sum() * x.Z  # a tangent at x
+    t = 1e-6
+    up = nt.at(np.vstack([x.X + t * xi[:-1], x.Z[-1:]])).G
+    down = nt.at(np.vstack([x.X - t * xi[:-1], x.Z[-1:]])).G
+    H = nt.hessian(x, xi.copy())
+    # the Riemannian Hessian of a tangent ξ: P_x([∇²φ[Ξ]; 0]) − ⟨x, g⟩ξ
+    E = np.vstack([(up - down) / (2 * t), np.zeros((1, 4))])
+    expected = E - (E * x.Z).sum() * x.Z - x.gx * xi
+    np.testing.assert_allclose(H, expected, rtol=1e-5, atol=1e-7 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_steps_lower_phi_inside_the_ball_and_return_the_point_they_read(loss):
+    """From a random factor: φ falls, ‖V‖_F ≤ 1, and the returned (V, L·V, w, φ) are
+    evaluate()'s at that V."""
+    prob = ScaledNPKL(_fixture("wine", 60, loss), np.float64)
+    beta = prob.loss.project(np.zeros(prob.m), prob.t, prob.C)
+    start = evaluate(prob, _point(prob, 5, 4)[:-1].copy(), beta, 1.0)
+    pt, delta, info = newton(prob, start, beta, 1.0, 0.2, max_steps=4, tol=0.0)
+    assert info["accepted"] >= 1 and info["hessians"] >= 1 and delta > 0
+    assert pt.value < start.value
+    assert np.sum(pt.X * pt.X) <= 1 + 1e-12
+    again = evaluate(prob, np.array(pt.X), beta, 1.0)
+    np.testing.assert_allclose(pt.LX, again.LX, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(pt.w, again.w, rtol=1e-12, atol=1e-15)
+    assert pt.value == pytest.approx(again.value, rel=1e-12)
+
+
+def test_width_zero_is_left_to_the_frank_wolfe_step():
+    prob = ScaledNPKL(_fixture("iris", 40, "hinge"), np.float64)
+    beta = np.zeros(prob.m)
+    start = evaluate(prob, np.zeros((40, 0)), beta, 1.0)
+    pt, _, info = newton(prob, start, beta, 1.0, 0.2, max_steps=3, tol=0.0)
+    assert pt is start and info["iterations"] == 0
+
+
+def test_newton_and_fista_inner_steps_agree_within_their_intervals():
+    f = _fixture("iris", 60, "hinge")
+    a = solve(f, "low-rank-alm", inner="newton").info["certificate"]
+    b = solve(f, "low-rank-alm", inner="fista").info["certificate"]
+    assert max(a.lower, b.lower) <= min(a.upper, b.upper) + 1e-9 * abs(a.upper)
