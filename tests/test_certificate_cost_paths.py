@@ -346,3 +346,29 @@ def test_blocks_held_inside_as_a_stack_are_each_block_alone_bit_for_bit():
         elif j not in bounds and not frozen[blk.start] and blk.min_eig(v, dual=True) < 1e-3:
             y[blk.rows], frozen[blk.rows] = blk.project(v, 1e-3), True
     assert moved and np.array_equal(got_y, y) and np.array_equal(got_frozen, frozen)
+
+
+def test_the_metric_reads_the_same_rows_from_a_sparse_a(monkeypatch):
+    """Above the dense limits the metric reads A's rows sparse (stacked small blocks by
+    row indices, a large block by its slice): the same H⁻¹A as from the dense A."""
+    from kernelsdp.certificate import normal_equations
+    from kernelsdp.certificate.canonical import CanonicalForm
+
+    rng = np.random.default_rng(13)
+    blocks, start = [Block("zero", 0, 2)], 2
+    for side in (3, 3, 30):
+        size = side * (side + 1) // 2
+        blocks.append(Block("psd", start, start + size, side=side, triangle="upper", sqrt2=True))
+        start += size
+    A = sp.random(start, 40, density=0.1, random_state=14, format="csr")
+    y = np.zeros(start)
+    for blk in blocks[1:]:
+        B = rng.standard_normal((blk.side, blk.side))
+        y[blk.rows] = blk.vector(B @ B.T + np.eye(blk.side), dual=True)
+    dense = correction._scaled_columns(
+        CanonicalForm(np.ones(40), 0.0, A, np.zeros(start), blocks), y
+    )
+    monkeypatch.setattr(correction, "DENSE_ROWS_MAX_ENTRIES", 0)
+    monkeypatch.setattr(normal_equations, "DENSE_MAX_ENTRIES", 0)
+    form = CanonicalForm(np.ones(40), 0.0, A, np.zeros(start), blocks)
+    assert np.array_equal(correction._scaled_columns(form, y), dense)
