@@ -178,10 +178,14 @@ def _to_boundary(eta: np.ndarray, d: np.ndarray, delta: float) -> float:
 
 def truncated_cg(nt: _Newton, x: _At, grad: np.ndarray, delta: float, max_iter: int):
     """Steihaug–Toint: an approximate minimiser η of the model ⟨g, η⟩ + ½⟨η, Hη⟩ within
-    ‖η‖ ≤ Δ; returns (η, the model's decrease, whether η reached the boundary)."""
+    ‖η‖ ≤ Δ, with at most ``max_iter`` Hessian products (0: the steepest step to the
+    boundary); returns (η, the model's decrease, whether η reached the boundary)."""
     eta, Heta = np.zeros_like(grad), np.zeros_like(grad)
     r, rr = grad.copy(), _dot(grad, grad)
     r0 = math.sqrt(rr)
+    if max_iter == 0:  # the budget's last iteration: a gradient step to the boundary, the
+        # model linear (no Hessian product left)
+        return grad * (-delta / max(r0, 1e-300)), delta * r0, True
     d = -r
     boundary = False
     for _ in range(max_iter):
@@ -217,12 +221,13 @@ def newton(
     max_steps: int,
     tol: float,
     deadline: float | None = None,
+    budget: int | None = None,
 ) -> tuple[Point, float, dict]:
     """Trust-region steps from ``pt`` (module docstring): at most ``max_steps``, until the
-    Riemannian gradient's norm is at most ``tol`` or the deadline; the trust radius Δ is
-    carried between calls.  Returns (the last point, Δ, counts); ``iterations`` counts
-    gradient and Hessian products together (the budget of :func:`.alm_inner.apg`'s
-    iterations)."""
+    Riemannian gradient's norm is at most ``tol``, the deadline, or ``budget`` iterations;
+    the trust radius Δ is carried between calls.  Returns (the last point, Δ, counts);
+    ``iterations`` counts the steps and the Hessian products together (what the solver's
+    ``max_iter`` counts, as :func:`.alm_inner.apg`'s iterations)."""
     n, r = pt.X.shape
     if r == 0:
         return pt, delta, {"iterations": 0, "steps": 0, "hessians": 0, "accepted": 0}
@@ -233,14 +238,22 @@ def newton(
     x = nt.at(Z)  # φ again in double (the caller's is in the iterate's precision)
     steps = accepted = 0
     delta = min(delta, DELTA_MAX)
+    budget = math.inf if budget is None else budget
+    rest = 0
     while steps < max_steps and (deadline is None or time.perf_counter() < deadline):
+        cg_max = int(min(CG_MAX, budget - steps - nt.hessians - 1))
+        if cg_max < 0:
+            break
         grad = np.zeros_like(Z)
         grad[:-1] = x.G
         grad = _tangent(x, grad)
         if math.sqrt(_dot(grad, grad)) <= tol:
+            # stationary: the gradient just computed counts as the round's one iteration
+            # (max_iter bounds a run whose every round stops here at once)
+            rest = 1 if steps == 0 else 0
             break
         steps += 1
-        eta, model, boundary = truncated_cg(nt, x, grad, delta, CG_MAX)
+        eta, model, boundary = truncated_cg(nt, x, grad, delta, cg_max)
         eta += x.Z
         eta *= 1.0 / math.sqrt(_dot(eta, eta))  # the retraction
         known = nt.value(eta[:-1])
@@ -256,7 +269,7 @@ def newton(
         Point(x.X, x.LX, x.w, x.value),
         delta,
         {
-            "iterations": nt.hessians + steps,
+            "iterations": nt.hessians + steps + rest,
             "steps": steps,
             "hessians": nt.hessians,
             "accepted": accepted,

@@ -235,12 +235,21 @@ def iterate(run: _Run, schedule: Schedule | None = None):
 def _inner_round(run: _Run, pt, tol: float):
     """The subproblem's steps between two checks, by ``o.inner``: FISTA (``inner_iterations``
     of :func:`.alm_inner.apg`) or trust-region Newton (``NEWTON_STEPS`` of
-    :func:`.alm_newton.newton`).  Returns (the point, whether the steps stalled)."""
+    :func:`.alm_newton.newton`), within ``max_iter``.  Returns (the point, whether the steps
+    stalled)."""
     o = run.o
     budget = min(o.inner_iterations, o.max_iter - run.iterations)
     if o.inner == "newton":
         pt, run.delta, info = newton(
-            run.prob, pt, run.beta, run.rho, run.delta, NEWTON_STEPS, tol, run.deadline
+            run.prob,
+            pt,
+            run.beta,
+            run.rho,
+            run.delta,
+            NEWTON_STEPS,
+            tol,
+            run.deadline,
+            o.max_iter - run.iterations,
         )
         run.iterations += info["iterations"]
         return pt, pt.X.shape[1] > 0 and info["steps"] == 0
