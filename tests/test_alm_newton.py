@@ -88,3 +88,15 @@ def test_newton_and_fista_inner_steps_agree_within_their_intervals():
     a = solve(f, "low-rank-alm", inner="newton").info["certificate"]
     b = solve(f, "low-rank-alm", inner="fista").info["certificate"]
     assert max(a.lower, b.lower) <= min(a.upper, b.upper) + 1e-9 * abs(a.upper)
+
+
+def test_values_for_the_ratio_test_read_l_in_double_in_single_precision():
+    """times_L_double: L's double entries in the solver's order times the float32 iterate
+    (cast), not the float32 copy of L the products use."""
+    f = _fixture("iris", 60, "hinge")
+    prob = ScaledNPKL(f, np.float32)
+    V = np.random.default_rng(5).standard_normal((60, 3)).astype(np.float32)
+    L64 = f.L.tocsr()[prob.order][:, prob.order]
+    exact = L64 @ V.astype(np.float64)
+    np.testing.assert_allclose(prob.times_L_double(V), exact, rtol=1e-13, atol=1e-15)
+    assert np.abs(prob.L @ V - exact).max() > np.abs(prob.times_L_double(V) - exact).max()

@@ -133,7 +133,8 @@ PAIR_VECTORS = 12
 #: the Newton inner steps' n×s arrays (the point [V; σ], its gradient, the truncated CG's
 #: step, model gradient, residual, direction and Hessian product, a product's temporary, the
 #: trial point's L·V and gradient) and m×s row gathers (the point's two, a direction's two),
-#: measured by tracemalloc (1.0 of the formula at n = 6,000, s = 24, in double)
+#: measured by tracemalloc (0.99 of the peak formula at n = 6,000, s = 24, in double; 0.98
+#: in single, where the check's phase is the larger)
 NEWTON_ARRAYS = 11
 NEWTON_GATHERS = 4
 #: n×s double arrays of the check (V's copy, G·V, [V, W] and [G·V, G·W])
