@@ -67,6 +67,17 @@ def two_class_npkl(n: int, pairs_per_point: float, loss: str, capacity: str, **p
     )
 
 
+def uci_trace_npkl(name: str, n: int, loss: str) -> NPKL:
+    """n points of a bundled UCI set (seed 0), half its label pairs (seed 1), the mutual 5-NN
+    Laplacian, tr K ≤ n, C = 1 — the low-rank augmented Lagrangian's fixtures."""
+    X, y = load(name)
+    idx = np.sort(np.random.default_rng(0).choice(len(y), n, replace=False))
+    pairs = PairwiseConstraints.from_labels(y[idx], ratio=0.5, seed=1)
+    return NPKL(
+        L=knn_laplacian(X[idx], 5), pairs=pairs, loss=loss, capacity="trace", C=1.0, B=float(n)
+    )
+
+
 def traced_peak(run):
     """(run(), the peak bytes tracemalloc saw while it ran)."""
     tracemalloc.start()

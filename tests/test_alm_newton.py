@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import uci_trace_npkl
 
-from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
-from kernelsdp.formulations import NPKL
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.alm_inner import evaluate
 from kernelsdp.solvers.alm_newton import _Newton, newton
@@ -19,13 +18,7 @@ from kernelsdp.solvers.alm_problem import ScaledNPKL
 LOSSES = ("hinge", "squared-hinge", "l2", "l1")
 
 
-def _fixture(name: str, n: int, loss: str) -> NPKL:
-    X, y = load(name)
-    idx = np.sort(np.random.default_rng(0).choice(len(y), n, replace=False))
-    pairs = PairwiseConstraints.from_labels(y[idx], ratio=0.5, seed=1)
-    return NPKL(
-        L=knn_laplacian(X[idx], 5), pairs=pairs, loss=loss, capacity="trace", C=1.0, B=float(n)
-    )
+_fixture = uci_trace_npkl
 
 
 def _point(prob: ScaledNPKL, r: int, seed: int) -> np.ndarray:

@@ -11,12 +11,10 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import traced_peak, two_class_npkl
+from conftest import traced_peak, two_class_npkl, uci_trace_npkl
 
 from kernelsdp.certificate import PROBABLE, PROOF
-from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
 from kernelsdp.errors import InvalidParameterError, TooLargeError
-from kernelsdp.formulations import NPKL
 from kernelsdp.linalg import row_blocks
 from kernelsdp.linalg.randomized_bound import kw_epsilon, randomized_min_eig, steps_for
 from kernelsdp.result import PointStatus, Termination
@@ -34,13 +32,7 @@ LOSSES = ("hinge", "squared-hinge", "l2", "l1")
 MEMORY_FORMULA_RTOL = 0.1
 
 
-def _fixture(name: str, n: int, loss: str) -> NPKL:
-    X, y = load(name)
-    idx = np.sort(np.random.default_rng(0).choice(len(y), n, replace=False))
-    pairs = PairwiseConstraints.from_labels(y[idx], ratio=0.5, seed=1)
-    return NPKL(
-        L=knn_laplacian(X[idx], 5), pairs=pairs, loss=loss, capacity="trace", C=1.0, B=float(n)
-    )
+_fixture = uci_trace_npkl
 
 
 def _own(r):
