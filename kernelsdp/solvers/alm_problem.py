@@ -72,6 +72,7 @@ class ScaledNPKL:
             (np.zeros(2 * P.m, dtype=self.dtype), slot.indices, slot.indptr), shape=(n, n)
         )
         self.L_rows, self.pair_rows = RowBlocks(self.L), RowBlocks(self.pairs)
+        self._L64_rows = None  # L in double by row blocks (times_L_double)
         # the gathers' order: by the lower index, then the upper, so that one of the two
         # row gathers walks V forwards (pair_entries writes back in the pairs' own order)
         lo, hi = np.minimum(self.i, self.j), np.maximum(self.i, self.j)
@@ -88,7 +89,8 @@ class ScaledNPKL:
     def times_L_double(self, V: np.ndarray) -> np.ndarray:
         """L·V in double from L's double entries (V cast), for values compared to the last
         digits (the Newton steps' ratio test, :mod:`.alm_newton`): one product."""
-        if getattr(self, "_L64_rows", None) is None:
+        if self._L64_rows is None:  # built at the first call (a single-precision run's
+            # double copy of L: 12 bytes an entry, in memory_bytes_for)
             L64 = self.L if self.dtype == np.float64 else self._L64()
             self._L64_rows = RowBlocks(L64)
         self.products += 1

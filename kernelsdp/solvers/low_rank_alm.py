@@ -231,6 +231,7 @@ def memory_bytes_for(
     loop = word * (APG_ARRAYS * n * s + 2 * m * s) + 8 * PAIR_VECTORS * m
     if inner == "newton":
         loop = word * (NEWTON_ARRAYS * n * s + NEWTON_GATHERS * m * s) + 8 * PAIR_VECTORS * m
+        stays += 12 * nnz_L if word == 4 else 0  # L's double copy for the ratio test
     check = 8 * ((CHECK_ARRAYS + (word == 4)) * n * s + 14 * n * k)
     rows, pairs = min(n, CERT_CHUNK), min(m, CERT_CHUNK)
     cert = 8 * (2 * n * s + 2 * rows * s + 3 * pairs * s + 8 * n) + 12 * (nnz_L + 2 * m)
