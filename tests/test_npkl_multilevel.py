@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import two_class_npkl
 
 from kernelsdp.certificate import PROOF
 from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
@@ -103,3 +104,15 @@ def test_a_start_of_the_wrong_shape_is_refused():
     for start in bad:
         with pytest.raises(InvalidParameterError):
             solve_alm("low-rank-alm", f, o, cap, start)
+
+
+def test_a_coarse_level_reads_its_own_l_in_double():
+    """The Newton steps' values on a coarse level use Pᵀ·L·P in double, not the fine L
+    (whose rows in the coarse order would have the coarse size and the wrong entries)."""
+    f = two_class_npkl(400, 1.2, "hinge", "trace", B=400.0)
+    label = np.arange(400) // 4  # aggregates of four
+    prob = CoarseNPKL(f, label, np.float32)
+    V = np.random.default_rng(0).standard_normal((prob.n, 3)).astype(np.float32)
+    np.testing.assert_allclose(
+        prob.times_L_double(V), prob.L.astype(np.float64) @ V, rtol=1e-5, atol=1e-6
+    )

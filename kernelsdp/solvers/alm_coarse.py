@@ -142,7 +142,8 @@ class CoarseNPKL(ScaledNPKL):
         self.rank_of[self.order] = np.arange(nc)
         Lp = Lc[self.order][:, self.order].tocsr()
         Lp.sort_indices()
-        self.L = Lp.astype(self.dtype)
+        self.L, self._Lc = Lp.astype(self.dtype), Lp  # the coarse L in double (n_c: small)
+        self._L64_rows = None
         self.i, self.j = self.rank_of[label[P.i]], self.rank_of[label[P.j]]
         self.t, self.w = P.t.astype(float), self.p[P.i] * self.p[P.j]
         self._scatter_pattern()
@@ -152,6 +153,10 @@ class CoarseNPKL(ScaledNPKL):
         self.gather_lo, self.gather_hi = lo[self.gather], hi[self.gather]
         self._dual_pattern()
         self.products = 0
+
+    def _double_L(self) -> sp.csr_matrix:
+        """The coarse L in double (the Newton steps' ratio test): Pᵀ·L·P, not f.L."""
+        return self._Lc
 
     def _scatter_pattern(self) -> None:
         """The pairs' pattern on n_c (each pair at (a, b) and (b, a), duplicates merged)

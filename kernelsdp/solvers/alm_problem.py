@@ -91,13 +91,15 @@ class ScaledNPKL:
         digits (the Newton steps' ratio test, :mod:`.alm_newton`): one product."""
         if self._L64_rows is None:  # built at the first call (a single-precision run's
             # double copy of L: 12 bytes an entry, in memory_bytes_for)
-            L64 = self.L if self.dtype == np.float64 else self._L64()
+            L64 = self.L if self.dtype == np.float64 else self._double_L()
             self._L64_rows = RowBlocks(L64)
         self.products += 1
         V = np.asarray(V, dtype=np.float64)
         return self._L64_rows.matmul(V, np.empty_like(V))
 
-    def _L64(self) -> sp.csr_matrix:
+    def _double_L(self) -> sp.csr_matrix:
+        """L's double entries in this order (a coarse level overrides it: its L is not
+        f.L)."""
         L = sp.csr_matrix(self.f.L, dtype=np.float64)[self.order][:, self.order].tocsr()
         L.sort_indices()
         return L
