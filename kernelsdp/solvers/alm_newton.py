@@ -170,9 +170,8 @@ def _tangent(x: _At, u: np.ndarray) -> np.ndarray:
     return _axpy(-_dot(u, x.Z), x.Z, u)
 
 
-def _to_boundary(eta: np.ndarray, d: np.ndarray, delta: float) -> float:
-    """τ ≥ 0 with ‖η + τd‖ = Δ."""
-    ee, ed, dd = _dot(eta, eta), _dot(eta, d), _dot(d, d)
+def _to_boundary(ee: float, ed: float, dd: float, delta: float) -> float:
+    """τ ≥ 0 with ‖η + τd‖ = Δ, from ⟨η, η⟩, ⟨η, d⟩ and ⟨d, d⟩."""
     return (-ed + math.sqrt(max(ed * ed + dd * (delta * delta - ee), 0.0))) / max(dd, 1e-300)
 
 
@@ -194,7 +193,7 @@ def truncated_cg(nt: _Newton, x: _At, grad: np.ndarray, delta: float, max_iter: 
         alpha = rr / dHd if dHd > 0 else math.inf
         ee, ed, dd = _dot(eta, eta), _dot(eta, d), _dot(d, d)
         if dHd <= 0 or ee + 2 * alpha * ed + alpha * alpha * dd >= delta * delta:
-            tau = _to_boundary(eta, d, delta)
+            tau = _to_boundary(ee, ed, dd, delta)
             _axpy(tau, d, eta)
             _axpy(tau, Hd, Heta)
             boundary = True

@@ -238,7 +238,6 @@ def _inner_round(run: _Run, pt, tol: float):
     :func:`.alm_newton.newton`), within ``max_iter``.  Returns (the point, whether the steps
     stalled)."""
     o = run.o
-    budget = min(o.inner_iterations, o.max_iter - run.iterations)
     if o.inner == "newton":
         pt, run.delta, info = newton(
             run.prob,
@@ -253,6 +252,7 @@ def _inner_round(run: _Run, pt, tol: float):
         )
         run.iterations += info["iterations"]
         return pt, pt.X.shape[1] > 0 and info["steps"] == 0
+    budget = min(o.inner_iterations, o.max_iter - run.iterations)
     pt, run.ell, info = apg(
         run.prob, pt, run.beta, run.rho, run.ell, budget, tol=tol, deadline=run.deadline
     )
