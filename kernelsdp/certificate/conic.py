@@ -262,7 +262,7 @@ def _resolve(form: CanonicalForm, point, ends, bounds, notes: list, limits: dict
         return lo, hi
     lo2, hi2 = proven_lower(form, alt.x, alt.y, bounds), proven_upper(form, alt.x)
     notes.append(
-        f"re-solved with the cones shrunk (ε_primal {alt.eps_primal:.1e}, "
+        f"re-solved by {alt.solver} with the cones shrunk (ε_primal {alt.eps_primal:.1e}, "
         f"ε_dual {alt.eps_dual:.1e}, {alt.solve_time_s:.2f} s)"
     )
     for end, need, name in ((lo2, need_d, "lower"), (hi2, need_p and hi.label != PROOF, "upper")):

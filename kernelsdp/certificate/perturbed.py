@@ -15,7 +15,8 @@ with room ε_d — both ends can then be proven, at a price of about ε_p·Σ tr
 hinf, qap), the shrunk problem is infeasible and no proof follows: the end says so.
 
 The re-solve runs Clarabel directly on the canonical data (PSD rows converted to its upper
-triangle with √2 scaling), whatever solver produced the original point, after scaling the
+triangle with √2 scaling), whatever solver produced the original point — or CSDP, written
+as an SDPA problem, where CSDP is installed and faster (:mod:`.resolve_csdp`) — after scaling the
 objective to unit size and each cone block's rows by one positive number (each equality or
 ℝ₊ row by its own) — x is unchanged by such scalings and y maps back — so that Clarabel's
 absolute tolerances, and with them the certificate, behave the same on the problem
@@ -72,6 +73,7 @@ class Perturbed:
     eps_primal: float
     eps_dual: float
     solve_time_s: float
+    solver: str = "Clarabel"
 
 
 @functools.lru_cache(maxsize=64)
@@ -233,11 +235,17 @@ def shrink_and_solve(
     time_limit: float | None = None,
     max_iter: int | None = None,
 ) -> Perturbed | None:
-    """Solve the shrunk problem with Clarabel on the normalised data (ε relative to it);
-    None when Clarabel finds no solution (no strictly feasible point at this ε, or it
-    failed, or ran out of ``time_limit`` or ``max_iter``)."""
+    """Solve the shrunk problem on the normalised data (ε relative to it) with Clarabel, or
+    with CSDP where :func:`.resolve_csdp.csdp_resolves` (installed, SDPA's own form, large
+    enough to pay for its start); None when the solver finds no solution (no strictly
+    feasible point at this ε, or it failed, or ran out of ``time_limit`` or ``max_iter``)."""
+    from .resolve_csdp import csdp_resolves, shrink_and_solve_csdp
+
     scaled, r, sigma = normalized(form)
-    got = _shrink_and_solve(scaled, eps_primal, eps_dual, time_limit, max_iter)
+    if csdp_resolves(scaled):
+        got = shrink_and_solve_csdp(scaled, eps_primal, eps_dual, RESOLVE_TOL, time_limit, max_iter)
+    else:
+        got = _shrink_and_solve(scaled, eps_primal, eps_dual, time_limit, max_iter)
     if got is None:
         return None
     got.y = sigma * r * got.y

@@ -16,7 +16,8 @@ answer is "time limit", with no point.
 The programs are found on ``PATH`` (Debian and Ubuntu: ``apt-get install coinor-csdp``,
 ``apt-get install sdpa``); without them the solvers are listed as unavailable with that
 hint.  Parameters: CSDP reads ``param.csdp`` from the folder it runs in (``axtol``,
-``atytol``, ``objtol`` ← ``tol``, ``maxiter``; CSDP's defaults 1e-8 and 100 otherwise);
+``atytol``, ``objtol`` ← ``tol``, ``maxiter``, ``perturbobj`` ← ``perturb_objective``;
+CSDP's defaults 1e-8, 100 and on otherwise);
 SDPA gets a full parameter file with its defaults (epsilonStar, epsilonDash 1e-7,
 maxIteration 100) and ``%+.17e`` print formats in place of its four-digit default, so that
 the point it prints can be certified.
@@ -104,6 +105,12 @@ class ExternalOptions:
     max_iter: int | None = option(None, low=1, high=MAX_ITER_CAP, help="iteration limit")
     tol: float | None = option(
         None, low=0.0, open_low=True, help="the program's gap and feasibility tolerances"
+    )
+    perturb_objective: bool = option(
+        True,
+        help="CSDP's perturbobj (its default): C perturbed slightly for a stable start; "
+        "off, the exact objective (a certificate's re-solve: SDPLIB truss5's proven lower "
+        "end 20× closer)",
     )
 
 
@@ -238,6 +245,7 @@ class ExternalSDPSolver(Solver):
         if self.program == "csdp":
             lines = [f"{k}={o.tol:.6e}" for k in ("axtol", "atytol", "objtol")] if o.tol else []
             lines += [f"maxiter={o.max_iter}"] if o.max_iter else []
+            lines += [] if o.perturb_objective else ["perturbobj=0"]
             with open(os.path.join(folder, "param.csdp"), "w") as fh:
                 fh.write("\n".join(lines + ["printlevel=1"]) + "\n")
             return ["csdp", path, out]
