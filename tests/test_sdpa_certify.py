@@ -5,10 +5,11 @@ import json
 import networkx as nx
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from kernelsdp.cli import main
 from kernelsdp.data import sdp_instances as S
-from kernelsdp.data.sdpa import parse_sdpa, read_sdpa, write_sdpa
+from kernelsdp.data.sdpa import SDPAProblem, parse_sdpa, read_sdpa, write_sdpa
 from kernelsdp.errors import InvalidDataError
 
 
@@ -36,6 +37,25 @@ def test_writer_round_trips():
     q = parse_sdpa(write_sdpa(p))
     assert q.blocks == p.blocks and np.allclose(q.c, p.c)
     assert abs(q.F[0] - p.F[0]).max() == 0
+
+
+def test_writer_writes_each_upper_entry_once_in_f_s_order():
+    """The vectorised writer's lines are the per-entry loop's, byte for byte: a PSD block
+    with lower, upper, diagonal and explicitly stored zero entries, and a diagonal block."""
+    rng = np.random.default_rng(0)
+    dense = rng.standard_normal((9, 4)) * (rng.random((9, 4)) < 0.6)
+    dense[4, 2] = 0.1 + 1 / 3  # a value whose 17 digits matter
+    F = sp.csc_matrix(dense)
+    F.data[0] = 0.0  # stored but zero: not written
+    p = SDPAProblem(np.array([1.0, -2.5, 1e-300]), [3, -2], [F, sp.csc_matrix(dense[:2])])
+    want = ['"sdpa"', "3", "2", "3 -2", "1 -2.5 1e-300"]
+    for b, (size, M) in enumerate(zip(p.blocks, p.F), start=1):
+        C = M.tocoo()
+        for r, k, v in zip(C.row, C.col, C.data):
+            i, j = (r + 1, r + 1) if size < 0 else (r % 3 + 1, r // 3 + 1)
+            if i <= j and v != 0:
+                want.append(f"{k} {b} {i} {j} {v:.17g}")
+    assert write_sdpa(p) == "\n".join(want) + "\n"
 
 
 @pytest.mark.parametrize(

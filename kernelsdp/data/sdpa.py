@@ -334,8 +334,9 @@ def write_sdpa(problem: SDPAProblem) -> str:
     for b, (size, F) in enumerate(zip(problem.blocks, problem.F), start=1):
         n = abs(size)
         C = F.tocoo()
-        for r, k, v in zip(C.row, C.col, C.data):
-            i, j = (r + 1, r + 1) if size < 0 else (r % n + 1, r // n + 1)
-            if i <= j and v != 0:
-                out.append(f"{k} {b} {i} {j} {v:.17g}")
+        r = C.row.astype(np.int64)
+        i, j = (r + 1, r + 1) if size < 0 else (r % n + 1, r // n + 1)
+        keep = (i <= j) & (C.data != 0)
+        cols = (C.col[keep].tolist(), i[keep].tolist(), j[keep].tolist(), C.data[keep].tolist())
+        out.extend(map(f"{{}} {b} {{}} {{}} {{:.17g}}".format, *cols))  # the lines, in F's order
     return "\n".join(out) + "\n"
