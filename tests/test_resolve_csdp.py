@@ -37,6 +37,12 @@ def test_csdp_re_solves_only_sdpa_s_own_form_past_the_size_where_it_pays(monkeyp
     monkeypatch.setattr(resolve_csdp, "CSDP_FROM_ENTRIES", 15**2 + 1)
     assert not resolve_csdp.csdp_resolves(sdpa_form)  # Clarabel is cheaper at this size
     monkeypatch.setattr(resolve_csdp, "CSDP_FROM_ENTRIES", 0)
+    m = sdpa_form.c.size
+    monkeypatch.setattr(resolve_csdp, "CSDP_MEMORY_BYTES", 16 * m**2 - 1)
+    assert not resolve_csdp.csdp_resolves(sdpa_form)  # its Schur complement would not fit
+    monkeypatch.setattr(resolve_csdp, "CSDP_MEMORY_BYTES", 16 * m**2)
+    assert resolve_csdp.csdp_resolves(sdpa_form)
+    monkeypatch.setattr(resolve_csdp, "CSDP_FROM_ENTRIES", 0)
     monkeypatch.setattr(resolve_csdp.shutil, "which", lambda name: None)
     assert not resolve_csdp.csdp_resolves(sdpa_form)  # not installed: Clarabel
 

@@ -35,6 +35,9 @@ from .canonical import CanonicalForm
 CSDP_FROM_ENTRIES = 40_000
 #: the program
 CSDP = "csdp"
+#: CSDP's dense m × m Schur complement and its work copy (16·m² bytes) must fit in this,
+#: the re-solve's memory (:data:`.perturbed.RESOLVE_MEMORY_BYTES`): m ≤ 11,585
+CSDP_MEMORY_BYTES = 2 * 2**30
 
 
 def scaling_entries(form: CanonicalForm) -> int:
@@ -45,9 +48,11 @@ def scaling_entries(form: CanonicalForm) -> int:
 
 def csdp_resolves(form: CanonicalForm) -> bool:
     """Does the shrunk re-solve of this form run CSDP? (installed, PSD and ℝ₊ blocks only,
-    a linear objective, and at least :data:`CSDP_FROM_ENTRIES` scaling entries)."""
+    a linear objective, at least :data:`CSDP_FROM_ENTRIES` scaling entries and a Schur
+    complement within :data:`CSDP_MEMORY_BYTES`)."""
     return (
         shutil.which(CSDP) is not None
+        and 16 * form.c.size**2 <= CSDP_MEMORY_BYTES
         and (form.P is None or not form.P.nnz)
         and all(b.kind in ("psd", "nonneg") for b in form.blocks)
         and scaling_entries(form) >= CSDP_FROM_ENTRIES
