@@ -308,3 +308,24 @@ def test_a_small_starting_penalty_still_leaves_k_zero():
     r = solve(f, "low-rank-alm", rho=0.1, max_iter=5000)
     assert r.termination == Termination.OPTIMAL and r.kernel.rank > 0
     assert _own(r).lower_label == PROOF
+
+
+def test_each_check_records_the_multiplier_updates_before_it(monkeypatch):
+    """The history's ``multiplier_updates`` counts the calls of the schedule's update made
+    before each check (a 10⁶ run's gap rose without saying whether an update did it)."""
+    from kernelsdp.solvers import alm_outer
+
+    calls = []
+    update = alm_outer.Schedule.update
+
+    def counted(self, run, chk, rec, fy_last):
+        calls.append(run.checks)  # the check after which the update is made
+        update(self, run, chk, rec, fy_last)
+
+    monkeypatch.setattr(alm_outer.Schedule, "update", counted)
+    r = solve(_fixture("iris", 60, "hinge"), "low-rank-alm")
+    seen = [h["multiplier_updates"] for h in r.history if "multiplier_updates" in h]
+    assert calls and len(seen) == sum(1 for h in r.history if "check" in h)
+    for h in r.history:
+        if "check" in h:
+            assert h["multiplier_updates"] == sum(1 for c in calls if c < h["check"])

@@ -90,6 +90,7 @@ class _Run:
             self._warm(start.checked(self.prob.n, f.pairs.m))
         self.deadline = None if o.time_limit is None else self.t0 + o.time_limit
         self.iterations, self.checks, self.eig_products = 0, 0, 0
+        self.updates = 0  # multiplier updates so far
         self.history: list[dict] = []
         self.warm = None
         self.next_certify = math.inf  # the estimated gap below which to certify again
@@ -130,6 +131,7 @@ class _Run:
             "rank": pt.X.shape[1],
             "rho": self.rho,
             "lambda": chk.lam,
+            "multiplier_updates": self.updates,
             "primal": chk.primal * self.prob.scale,
             "dual": chk.dual_estimate * self.prob.scale,
             "estimated_gap": gap,
@@ -195,6 +197,7 @@ class Schedule:
 
     def update(self, run: _Run, chk, rec: dict, fy_last: float) -> None:
         rho = run.rho
+        run.updates += 1
         if chk.fy_gap > FY_PROGRESS * fy_last:
             run.rho = min(2.0 * run.rho, RHO_MAX * run.f.C)
         run.beta = self.mix.next(run.beta, chk.beta_tilde, chk.fy_gap, run.rho != rho)
