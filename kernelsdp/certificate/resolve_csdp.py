@@ -7,7 +7,8 @@ solver may find it, and the cheapest one that finds it should.  Clarabel factors
 works on the m × m Schur complement of SDPA's form instead.  On SDPLIB the shrunk
 problem's re-solve took (Clarabel → CSDP, with the same ε and accuracy, 2026-11-27): truss8
 31.8 → 1.7 s, qap8 12.8 → 1.1 s, control5 6.5 → 1.6 s, control4 2.2 → 0.71 s, control2 0.25 →
-0.12 s — and the proven ends are those Clarabel's point proves to 1e-6 relative or better.
+0.12 s — and every end that CSDP's point proved was as tight as Clarabel's or tighter
+(docs/measurements.md, the sixth pass of the certificate's cost).
 CSDP runs with its objective unperturbed (``perturbobj=0``; its default perturbs C for a
 stable start, and the dual point it returns then proved truss5's lower end at −132.64496
 where the unperturbed one proves −132.63609, the optimum −132.6357).  Below about 40,000
