@@ -81,3 +81,16 @@ def test_the_re_solve_by_either_solver_proves_an_interval_around_theta(monkeypat
     assert cert.lower_label == cert.upper_label == "proof"
     assert cert.lower <= theta_value(5) <= cert.upper
     assert cert.upper - cert.lower < without.upper - without.lower
+
+
+@pytest.mark.parametrize("perturb", [True, False])
+def test_csdp_s_parameter_file_carries_the_objective_perturbation_switch(tmp_path, perturb):
+    """``perturb_objective=False`` (the re-solve's) writes ``perturbobj=0`` into CSDP's
+    param.csdp; the default leaves CSDP's own (on)."""
+    from kernelsdp.solvers.external_sdp import ExternalOptions, ExternalSDPSolver
+
+    options = ExternalOptions(tol=1e-10, max_iter=40, perturb_objective=perturb)
+    argv = ExternalSDPSolver("csdp")._argv(str(tmp_path), "p.dat-s", "p.sol", options)
+    lines = (tmp_path / "param.csdp").read_text().split()
+    assert argv[0] == "csdp" and "maxiter=40" in lines and "axtol=1.000000e-10" in lines
+    assert ("perturbobj=0" in lines) is not perturb
