@@ -139,11 +139,15 @@ def _alm_progress(rec: dict) -> None:
     """One line on stderr at each of the ALM's Frank–Wolfe checks (n = 100,000: about 12
     minutes, and nothing printed before the end without it): the estimated gap as it falls,
     with the multiplier updates so far and the check's λ_min (scaled units), the two terms
-    the dual estimate moves with (the 10⁶ run's gap rose with neither recorded)."""
+    the dual estimate moves with (the 10⁶ run's gap rose with neither recorded), and how
+    localised the check's vertex is (its participation ratio: the nodes that carry it) and
+    how many of the block's vectors lay below V's level (all of them: the block was
+    saturated, more directions of descent than one check brings in)."""
     print(
         f"  check {rec['check']:4d}  {rec['time_s']:7.1f} s  products {rec['products']:6d}  "
         f"rank {rec['rank']:3d}  rho {rec['rho']:6.2f}  updates {rec['multiplier_updates']:3d}  "
-        f"lambda {rec['lambda']:.2e}  objective {rec['primal']:.8g}  "
+        f"lambda {rec['lambda']:.2e}  vertex on {rec['vertex_participation']:7.0f} nodes  "
+        f"seeds {rec['seeds']:2d}/{rec['block']:2d}  objective {rec['primal']:.8g}  "
         f"estimated gap {rec['estimated_gap']:.1e}",
         file=sys.stderr,
         flush=True,

@@ -255,12 +255,28 @@ def fw_step(prob: ScaledNPKL, pt: Point, chk: Check, beta: np.ndarray, rho: floa
     cols = [math.sqrt(1.0 - t) * np.asarray(X, dtype=np.float64)]
     if t > 0 and chk.lam < 0:
         cols.append(math.sqrt(t) * v[:, None])
-    seeds = chk.block[:, chk.block_values < min(chk.level, 0.0)]
+    seeds = chk.block[:, below_level(chk)]
     if seeds.shape[1]:
         total = max(_dot(X, X), 1e-12)
         cols.append(seeds * math.sqrt(SEED_WEIGHT * total / seeds.shape[1]))
     V = np.hstack(cols)
     return _project(V).astype(prob.dtype)
+
+
+def below_level(chk: Check) -> np.ndarray:
+    """Which of the check's block vectors lie below V's own level and below 0: the seed
+    columns a Frank–Wolfe step adds (all of them: the block was saturated)."""
+    return chk.block_values < min(chk.level, 0.0)
+
+
+def participation(v: np.ndarray) -> float:
+    """The participation ratio (Σ v_i²)² / Σ v_i⁴ of a vector: how many of its entries carry
+    it — n for a constant vector, 1 for a coordinate vector.  The check records it for the
+    vertex: a few nodes out of n mark a localised direction of negative curvature."""
+    v = np.asarray(v, dtype=np.float64)
+    sq = v * v
+    quartic = float(np.dot(sq, sq))
+    return float(np.sum(sq)) ** 2 / quartic if quartic > 0 else 0.0
 
 
 def shrink(X: np.ndarray, cap: int) -> np.ndarray:

@@ -15,7 +15,7 @@ from ..formulations.npkl import NPKL
 from ..result import KernelFactor, PointStatus, Result, Termination
 from .alm_anderson import AndersonMultipliers
 from .alm_certificate import certificate, interval
-from .alm_inner import apg, evaluate, fw_check, fw_step, shrink
+from .alm_inner import apg, below_level, evaluate, fw_check, fw_step, participation, shrink
 from .alm_newton import DELTA_MAX, newton
 from .alm_problem import ScaledNPKL
 from .low_rank_alm import (
@@ -132,6 +132,9 @@ class _Run:
             "rho": self.rho,
             "lambda": chk.lam,
             "multiplier_updates": self.updates,
+            "vertex_participation": participation(chk.vertex),
+            "seeds": int(np.count_nonzero(below_level(chk))),
+            "block": int(chk.block.shape[1]),
             "primal": chk.primal * self.prob.scale,
             "dual": chk.dual_estimate * self.prob.scale,
             "estimated_gap": gap,
