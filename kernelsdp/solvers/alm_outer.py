@@ -222,7 +222,7 @@ def iterate(run: _Run, schedule: Schedule | None = None):
         if status is not None:
             break
         # the subproblem is solved well enough, or as well as the inner solver can: its last
-        # gradient steps stopped as stationary (in float32 the FW gap can rest above FY/2)
+        # gradient steps stopped as stationary (in float32 the FW gap can rest above fw_share·FY)
         if chk.fw_gap <= sched.fw_share * chk.fy_gap or stalled:
             sched.update(run, chk, rec, fy_last)
             fy_last = chk.fy_gap

@@ -94,13 +94,20 @@ from .base import Solver
 #: checks; 3 steps 2,038 / 1,939 (37 / 29 checks); 4 steps with 12 CG iterations 2,109 and 26
 #: checks, the fastest (17.8 s against 19.0-27.2 s, FISTA 24.5 s beside it); 6 steps 2,967
 NEWTON_STEPS = 4
-#: the inner loop ends when the Frank–Wolfe gap is at most this share of the FY gap
-FW_SHARE = 0.5
+#: the inner loop ends when the Frank–Wolfe gap is at most this share of the FY gap (0.5
+#: until the tenth pass: at n = 100,000 the FW gap rested at 0.6-0.9 of FY for checks on
+#: end while the width grew, and 3 updates came in the first 38 checks; with 1.0 and
+#: FY_PROGRESS 0.9 the hinge's products at n = 3,000 / 20,000 / 100,000 went 1,563 / 2,109 /
+#: 3,567 -> 1,740 / 2,237 / 3,325, and squared hinge, l1 and l2 took 0-24 % fewer at
+#: 3,000 and 20,000; docs/npkl.md §7)
+FW_SHARE = 1.0
 #: ρ doubles after an outer iteration that left FY above this share of its last value
 #: (0.5 until the seventh pass: ρ then doubled to 4·C, where one update costs 500-800
 #: products against about 130-300 at ρ = C; with 0.75 and Anderson memory 3, n = 20,000
-#: took 3,168 products to the certified 1e-3 against 4,850, docs/npkl.md §7)
-FY_PROGRESS = 0.75
+#: took 3,168 products to the certified 1e-3 against 4,850, docs/npkl.md §7; 0.9 since the
+#: tenth pass: with FW_SHARE 1.0 an update cuts FY by less, and 0.75 doubled ρ at n =
+#: 100,000, where the tail then took 154 products an update at ρ = 2C and more updates)
+FY_PROGRESS = 0.9
 #: the multipliers are updated anyway after an inner round whose gradient steps stopped as
 #: stationary within this many iterations (the FW gap cannot fall below FY/2 there)
 STALLED_BELOW = 3
