@@ -6,7 +6,9 @@ mutual 5-NN Laplacian (scikit-learn's NearestNeighbors), m = 1.2 n random pairs,
 tr K ≤ B = n (:func:`instance`).
 
 **Side by side** (the default): for each n (3,000, 20,000 and 100,000; ``--quick``: 3,000
-and 20,000; ``--n N`` one size, e.g. 10⁶ on request: about 18 GiB) and each solver (``--solvers``),
+and 20,000; ``--n N`` one size, e.g. 10⁶ on request: about 18 GiB, so with
+``KERNELSDP_MEMORY_GIB=18``: each child's default cap is 60 % of the machine) and each
+solver (``--solvers``),
 one child process builds the instance, solves it to the certified gap 1e-3, and certifies
 the answer again from scratch (the NPKL certificate, in double); it prints iterations,
 sparse products (n×s blocks: ADMM two per iteration, with W and Wᵀ; the ALM one with L and
@@ -22,7 +24,7 @@ missed).  The machine is shared: compare the ratios, not the absolute times.
     python benchmarks/npkl_scale.py --quick                 # 3,000 and 20,000, both solvers
     python benchmarks/npkl_scale.py                         # and 100,000
     python benchmarks/npkl_scale.py --n 100000 --solvers low-rank-alm --time-limit 600
-    python benchmarks/npkl_scale.py --n 1000000 --solvers low-rank-alm   # on request only
+    KERNELSDP_MEMORY_GIB=18 python benchmarks/npkl_scale.py --n 1000000 --solvers low-rank-alm
     python benchmarks/npkl_scale.py --quick --solvers admm,low-rank-alm:fista,low-rank-alm:newton
 
 (``low-rank-alm:fista`` and ``low-rank-alm:newton`` pick the ALM's inner steps, FISTA or
@@ -55,6 +57,7 @@ import time
 from simplenpkl_speed import gaussian_mixture, peak_rss_gib
 
 from kernelsdp.data import PairwiseConstraints, knn_laplacian
+from kernelsdp.errors import TooLargeError
 from kernelsdp.formulations import NPKL
 from kernelsdp.solvers import solve
 from kernelsdp.tolerances import LOW_RANK_ALM_GAP_TOL
@@ -215,12 +218,17 @@ def measure(solver: str, n: int, time_limit: float | None) -> dict:
 def _cap_memory() -> None:
     """A child's address space is capped at ``KERNELSDP_MEMORY_GIB`` (default: 60 % of the
     machine's): on a shared machine a certificate that outgrows it (a sparse LDLᵀ's fill)
-    fails this child instead of swapping out the others."""
+    fails this child instead of swapping out the others.  The cap is also the child's
+    ``KERNELSDP_MEMORY_GIB``, so that the solvers' own memory checks refuse, before
+    allocating, what the cap would kill mid-solve (the tenth pass's 10⁶ run died of a
+    MemoryError at width 176 under the 14.1 GiB default cap: the ALM's pre-check had
+    measured its 17.7 GiB at the rank cap against the machine's 23.5 GiB)."""
     import resource
 
-    from kernelsdp.limits import memory_limit
+    from kernelsdp.limits import GIB, MEMORY_ENV, memory_limit
 
-    cap = int(0.6 * memory_limit()) if "KERNELSDP_MEMORY_GIB" not in os.environ else memory_limit()
+    cap = int(0.6 * memory_limit()) if MEMORY_ENV not in os.environ else memory_limit()
+    os.environ[MEMORY_ENV] = f"{cap / GIB:.6f}"
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
@@ -355,7 +363,12 @@ def main() -> int:
     a = ap.parse_args()
     if a.child:
         _cap_memory()
-        print(json.dumps(measure(a.child[0], int(a.child[1]), a.time_limit)), flush=True)
+        try:
+            row = measure(a.child[0], int(a.child[1]), a.time_limit)
+        except TooLargeError as exc:  # the solver's refusal before allocating: one line
+            print(f"{a.child[0]} at n = {int(a.child[1]):,}: {exc}", file=sys.stderr, flush=True)
+            return 2
+        print(json.dumps(row), flush=True)
         return 0
     if not a.stages:
         sizes = [a.n] if a.n else (QUICK_SIZES if a.quick else SIZES)
