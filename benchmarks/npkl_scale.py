@@ -218,17 +218,16 @@ def measure(solver: str, n: int, time_limit: float | None) -> dict:
 def _cap_memory() -> None:
     """A child's address space is capped at ``KERNELSDP_MEMORY_GIB`` (default: 60 % of the
     machine's): on a shared machine a certificate that outgrows it (a sparse LDLᵀ's fill)
-    fails this child instead of swapping out the others.  The cap is also the child's
-    ``KERNELSDP_MEMORY_GIB``, so that the solvers' own memory checks refuse, before
-    allocating, what the cap would kill mid-solve (the tenth pass's 10⁶ run died of a
-    MemoryError at width 176 under the 14.1 GiB default cap: the ALM's pre-check had
-    measured its 17.7 GiB at the rank cap against the machine's 23.5 GiB)."""
+    fails this child instead of swapping out the others.  :func:`kernelsdp.limits.memory_limit`
+    reads the cap back, so the solvers' own memory checks refuse, before allocating, what
+    the cap would kill mid-solve (the tenth pass's 10⁶ run died of a MemoryError at width
+    176 under the 14.1 GiB default cap: the ALM's pre-check had measured its 17.7 GiB at the
+    rank cap against the machine's 23.5 GiB)."""
     import resource
 
-    from kernelsdp.limits import GIB, MEMORY_ENV, memory_limit
+    from kernelsdp.limits import MEMORY_ENV, memory_limit
 
     cap = int(0.6 * memory_limit()) if MEMORY_ENV not in os.environ else memory_limit()
-    os.environ[MEMORY_ENV] = f"{cap / GIB:.6f}"
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 

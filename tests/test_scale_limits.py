@@ -168,3 +168,23 @@ def test_trace_closed_form_estimate_holds_its_peak():
     r, peak = traced_peak(lambda: solve(f, "npkl-closed-form"))
     assert r.info["eigen_method"] == "arpack"
     assert peak <= s.memory_bytes(f, s.options()), (peak, s.memory_bytes(f, s.options()))
+
+
+def test_the_limit_is_at_most_the_process_address_space(monkeypatch):
+    """A process capped by RLIMIT_AS (ulimit -v) plans against the cap, not the machine's
+    memory: a 10⁶ NPKL run under a 14.1 GiB cap passed its pre-check at 17.7 GiB against
+    23.5 GiB and died of a MemoryError mid-solve."""
+    import resource
+
+    from kernelsdp import limits
+
+    monkeypatch.delenv(limits.MEMORY_ENV, raising=False)
+    monkeypatch.setattr(limits, "physical_memory", lambda: 64 * GIB)
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (3 * GIB, resource.RLIM_INFINITY))
+    assert memory_limit() == 3 * GIB
+    assert memory_limit(2 * GIB) == 2 * GIB
+    monkeypatch.setenv(limits.MEMORY_ENV, "1.5")
+    assert memory_limit() == int(1.5 * GIB)
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (resource.RLIM_INFINITY,) * 2)
+    monkeypatch.delenv(limits.MEMORY_ENV)
+    assert memory_limit() == 64 * GIB

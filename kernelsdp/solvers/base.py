@@ -141,7 +141,8 @@ def refuse_if_too_large(solver: Solver, f: Formulation, options) -> None:
         raise TooLargeError(
             f"{solver.name} would need about {need / GIB:.1f} GiB for this {f.name} problem "
             f"({size}); the limit is {limit / GIB:.1f} GiB (this machine's memory, "
-            f"${MEMORY_ENV}, or the solver's own cap); {memory_alternatives(f, solver)}"
+            f"${MEMORY_ENV}, the process's address-space limit or the solver's own cap); "
+            f"{memory_alternatives(f, solver)}"
         )
 
 
