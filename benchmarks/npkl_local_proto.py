@@ -1,0 +1,301 @@
+"""Issue #30's eleventh pass, a timeboxed prototype: can the localised directions of
+negative curvature (docs/npkl.md §7, tenth pass: a few nodes around a hub of the pair
+graph) be found in bulk by small local eigenproblems, instead of one Frank–Wolfe check at
+a time?  Measured beside the plain ``low-rank-alm`` on ``npkl_scale.py``'s instance (two
+Gaussians, mutual 5-NN graph, m = 1.2n, hinge, C = 1, tr K ≤ B = n).
+
+**Local eigenproblems.**  M = M(β̃) is the check's matrix (L and the pairs' multipliers),
+whose pattern is the graph's and the pairs'.  For a node h and its k-hop neighbourhood N
+in that pattern, the lowest eigenpair (λ_N, v_N) of the principal block M[N, N] gives a
+vector of R^n (v_N on N, 0 elsewhere) whose Rayleigh quotient is exactly λ_N ≥ λ_min(M)
+(Cauchy interlacing): a direction of negative curvature wherever λ_N is below V's own
+level −μ.  Candidates h are the nodes whose star quotient d_h − ‖M[h, ≠h]‖₂ is within
+``--margin`` of the level (at most ``CANDIDATES``, the lowest first); each node already in
+a found support is skipped.
+
+**Packing.**  Two such vectors whose supports are disjoint and joined by no entry of M's
+pattern can share one column u = v₁ + v₂: K = uuᵀ differs from v₁v₁ᵀ + v₂v₂ᵀ only off the
+pattern, where neither tr(LK), tr K nor a pair entry reads it.  The found vectors are
+packed greedily into at most ``COLUMNS`` columns (each column's supports kept one step
+apart), so that the factor's width grows by at most that many whatever their number.
+
+**The variants** (each replaces :func:`kernelsdp.solvers.alm_outer.fw_step` in the child
+process by the solver's own step followed by the variant's; the checks, the inner Newton
+steps, the multiplier schedule and the labelled interval are the solver's own, untouched:
+every row is certified from scratch as ``low-rank-alm`` is):
+
+- ``local-ls``: each packed column u (unit norm) is a Frank–Wolfe vertex B·uuᵀ in turn,
+  K ← (1 − t)K + t·B·uuᵀ with the solver's exact line search in t;
+- ``local-seed``: the packed columns of the local directions within ``--seed-margin`` above
+  the level (not yet below it) join the factor as seed columns with the block seeds'
+  weight (``SEED_WEIGHT``), for the inner steps to grow before they become pockets.
+
+``--diagnose`` runs the plain solver and prints, for every check whose vertex is carried by
+fewer than ``LOCALISED`` nodes (its participation ratio), the check's λ beside the local
+λ_N of its largest entry's 1-, 2- and 3-hop neighbourhoods and the share of the vertex's
+mass on each.
+
+    python benchmarks/npkl_local_proto.py --quick           # n = 3,000 only
+    python benchmarks/npkl_local_proto.py --sizes 20000 100000
+    python benchmarks/npkl_local_proto.py --diagnose --sizes 100000
+
+Measured (docs/measurements.md, "Eleventh pass"): the 2-hop blocks (52–98 nodes) find each
+localised vertex's λ within 0.03 and carry 93 % of its mass (medians).  Taken in bulk they
+absorb the thousand-odd pockets of the first checks at n = 10⁶, but the localised phase
+goes on as before: at 100,000 its 23 checks are on 6 hubs, one of them re-found 13 times,
+drained by the inner steps between checks.  Not adopted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from npkl_polish_proto import plain_row, run_child, side_by_side_arguments
+from npkl_scale import instance
+from scipy.optimize import minimize_scalar
+
+import kernelsdp.solvers.alm_outer as alm_outer
+from kernelsdp.solvers import solve
+from kernelsdp.solvers.alm_inner import SEED_WEIGHT, _dot, _project, participation
+
+METHODS = ("low-rank-alm", "local-ls", "local-seed")
+#: candidate centres per step, the lowest star quotients first
+CANDIDATES = 3000
+#: packed columns a step may add
+COLUMNS = 4
+#: a vertex on fewer nodes than this is localised (the diagnosis)
+LOCALISED = 200
+#: a local eigenvector's entries below this share of its largest are dropped
+SUPPORT_RTOL = 1e-3
+
+
+def neighbourhood(M: sp.csr_matrix, nodes: np.ndarray, hops: int) -> np.ndarray:
+    """The nodes within ``hops`` steps of ``nodes`` in M's pattern (sorted)."""
+    ip, ix = M.indptr, M.indices
+    for _ in range(hops):
+        nodes = np.unique(np.concatenate([ix[ip[k] : ip[k + 1]] for k in nodes]))
+    return nodes
+
+
+def local_pair(M: sp.csr_matrix, N: np.ndarray) -> tuple[float, np.ndarray]:
+    """The lowest eigenpair of the principal block M[N, N] (dense LAPACK)."""
+    w, Q = np.linalg.eigh(M[N][:, N].toarray())
+    return float(w[0]), Q[:, 0]
+
+
+def star_quotients(M: sp.csr_matrix) -> np.ndarray:
+    """d_h − ‖M[h, ≠h]‖₂ for every node: a cheap guess at how low a direction around h goes."""
+    d = M.diagonal()
+    sq = np.add.reduceat(M.data * M.data, M.indptr[:-1])
+    return d - np.sqrt(np.maximum(sq - d * d, 0.0))
+
+
+def local_directions(M: sp.csr_matrix, below: float, margin: float, hops: int = 2):
+    """(columns, stats): the 2-hop local directions with λ_N < ``below``, packed into at
+    most ``COLUMNS`` unit columns (module docstring)."""
+    n = M.shape[0]
+    q = star_quotients(M)
+    cand = np.flatnonzero(q < below + margin)
+    cand = cand[np.argsort(q[cand])][:CANDIDATES]
+    used, blocked = np.zeros(n, bool), np.zeros((n, COLUMNS), bool)
+    cols, count, lams = np.zeros((n, COLUMNS)), np.zeros(COLUMNS, int), []
+    for h in cand:
+        if used[h]:
+            continue
+        N = neighbourhood(M, np.array([h]), hops)
+        lam, v = local_pair(M, N)
+        if not lam < below:
+            continue
+        keep = np.abs(v) > SUPPORT_RTOL * np.abs(v).max()
+        supp = N[keep]
+        used[supp] = True
+        free = np.flatnonzero(~blocked[supp].any(axis=0))
+        if len(free):
+            blocked[neighbourhood(M, supp, 1), free[0]] = True
+            cols[supp, free[0]] = v[keep] / np.linalg.norm(v[keep])
+            count[free[0]] += 1
+            lams.append(lam)
+    S = cols[:, count > 0]
+    S /= np.maximum(np.linalg.norm(S, axis=0), 1e-300)
+    return S, {"candidates": len(cand), "found": len(lams), "best": min(lams, default=0.0)}
+
+
+def line_searched(prob, V: np.ndarray, S: np.ndarray, beta, rho) -> tuple[np.ndarray, list]:
+    """V after a Frank–Wolfe step with exact line search towards B·uuᵀ for each column u of
+    S in turn (``local-ls``); returns (V, the steps t).  The steps need only the pair
+    entries and ⟨V, LV⟩ (one product), and V is rebuilt once, in its own precision."""
+    a, s = prob.a, prob.scale
+    w = prob.B * prob.pair_entries(V)
+    lap = _dot(V, prob.times_L(V, np.empty_like(V)))
+    L = prob.L.astype(np.float64)
+    steps = []
+    for u in S.T:
+        wu, lu = prob.B * prob.outer_entries(u), float(u @ (L @ u))
+
+        def phi(t: float, w=w, lap=lap, wu=wu, lu=lu) -> float:
+            env, _ = prob.envelope((1 - t) * w + t * wu, beta, rho)
+            return a * ((1 - t) * lap + t * lu) + env / s
+
+        t = float(minimize_scalar(phi, bounds=(0, 1), method="bounded", options={"xatol": 1e-10}).x)
+        t = t if phi(t) < phi(0.0) else 0.0
+        steps.append(t)
+        w, lap = (1 - t) * w + t * wu, (1 - t) * lap + t * lu
+    kept = [k for k, t in enumerate(steps) if t > 0]
+    if not kept:
+        return V, steps
+    shrink = np.cumprod([math.sqrt(1 - t) for t in steps][::-1])[::-1]  # Π_{j ≥ k} √(1 − t_j)
+    after = np.append(shrink[1:], 1.0)  # Π_{j > k}
+    cols = [S[:, k : k + 1] * (math.sqrt(steps[k]) * after[k]) for k in kept]
+    return np.hstack(
+        [V * np.asarray(shrink[0], V.dtype), *(c.astype(V.dtype) for c in cols)]
+    ), steps
+
+
+def install(method: str, args, log: list) -> None:
+    """Replace the solver's Frank–Wolfe step by the variant's (in this child process)."""
+    plain = alm_outer.fw_step
+
+    def step(prob, pt, chk, beta, rho):
+        V = plain(prob, pt, chk, beta, rho)
+        level = min(chk.level, 0.0)
+        t0 = time.perf_counter()
+        if method == "local-ls":
+            S, st = local_directions(prob.M, level, args.margin)
+            V, st["t"] = line_searched(prob, V, S, beta, rho)
+        else:
+            S, st = local_directions(prob.M, level + args.seed_margin, args.margin)
+            if S.shape[1]:
+                weight = math.sqrt(SEED_WEIGHT * _dot(V, V) / S.shape[1])
+                V = np.hstack([V, (weight * S).astype(V.dtype)])
+        log.append({**st, "lambda": chk.lam, "level": level, "s": time.perf_counter() - t0})
+        return _project(V).astype(prob.dtype, copy=False)
+
+    alm_outer.fw_step = step
+
+
+def variant_row(method: str, n: int, args) -> dict:
+    log: list = []
+    install(method, args, log)
+    f = instance(n)
+    t = time.perf_counter()
+    r = solve(f, "low-rank-alm", gap_tol=args.gap, time_limit=args.time_limit)
+    dt = time.perf_counter() - t
+    return {
+        "status": r.termination.value,
+        "iterations": str(r.iterations),
+        "products": r.info["products"],
+        "eigsolves": r.info["checks"],
+        "solve_s": dt,
+        "gap": float(r.info["relative_gap"]),
+        "label": r.info["certificate"].lower_label,
+        "rank": r.kernel.rank,
+        "max_width": max(h["rank"] for h in r.history if "rank" in h),
+        "found": [e["found"] for e in log],
+        "local_s": sum(e["s"] for e in log),
+    }
+
+
+def diagnose(n: int, args) -> None:
+    """The plain solver, with each localised check's λ beside its local blocks', its top
+    node (a hub: its pairs, how many at the box's end, how often it was the top node before)
+    and that node's K_ii at the check."""
+    f = instance(n)
+    last, seen = {}, {}
+
+    def check(prob, pt, *a):
+        last.update(prob=prob, pt=pt, chk=plain_check(prob, pt, *a))
+        return last["chk"]
+
+    def report(rec: dict) -> None:
+        prob, chk = last["prob"], last["chk"]
+        if rec["vertex_participation"] >= LOCALISED or not chk.lam < min(chk.level, 0.0):
+            return
+        M, v, h = prob.M, chk.vertex, int(np.argmax(np.abs(chk.vertex)))
+        seen[h] = seen.get(h, 0) + 1
+        mine = (prob.i == h) | (prob.j == h)
+        saturated = int(np.sum(np.isclose(np.abs(chk.beta_tilde[mine]), prob.C)))
+        x = np.asarray(last["pt"].X[h], dtype=np.float64)
+        parts = []
+        for hops in (1, 2, 3):
+            N = neighbourhood(M, np.array([h]), hops)
+            parts.append(f"{hops}-hop {len(N)}: {local_pair(M, N)[0]:6.3f} {np.sum(v[N] ** 2):.2f}")
+        print(
+            f"  check {rec['check']:>3} on {participation(v):>3.0f} nodes λ {chk.lam:6.3f} "
+            f"(level {chk.level:6.3f}); node {h} ({seen[h]}x) pairs {int(mine.sum())} at C "
+            f"{saturated} K_ii {prob.B * float(x @ x):.2g}; " + "; ".join(parts),
+            flush=True,
+        )
+
+    plain_check = alm_outer.fw_check
+    alm_outer.fw_check = check
+    solve(f, "low-rank-alm", gap_tol=args.gap, time_limit=args.time_limit, progress=report)
+    print(f"  {sum(seen.values())} localised checks below the level on {len(seen)} nodes")
+
+
+def main() -> int:
+    ap = side_by_side_arguments(__doc__, METHODS, [3000, 20000])
+    ap.add_argument("--quick", action="store_true", help="n = 3,000 only")
+    ap.add_argument("--diagnose", action="store_true", help="localised checks' local blocks")
+    ap.add_argument("--margin", type=float, default=0.5, help="star-quotient margin")
+    ap.add_argument("--seed-margin", type=float, default=0.15, help="local-seed's margin")
+    args = ap.parse_args()
+    sizes = [3000] if args.quick else args.sizes
+    if args.diagnose:
+        for n in sizes:
+            print(f"n = {n:,}: localised checks of low-rank-alm", flush=True)
+            diagnose(n, args)
+        return 0
+    if args.child:
+        method, n = args.child[0], int(args.child[1])
+        if method == "low-rank-alm":
+            row = plain_row(method, n, args.gap, args.time_limit)
+        else:
+            row = variant_row(method, n, args)
+        print(json.dumps(row))
+        return 0
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+    print(f"{stamp}; gap {args.gap:g}; load {os.getloadavg()}", flush=True)
+    print(
+        f"{'n':>7} {'method':<14} {'status':<10} {'products':>8} {'checks':>6} {'solve s':>7} "
+        f"{'gap':>8} {'lower':>9} {'rank':>5} {'width':>5} local s  found per step",
+        flush=True,
+    )
+    options = ["--gap", str(args.gap), "--time-limit", str(args.time_limit)]
+    options += ["--margin", str(args.margin), "--seed-margin", str(args.seed_margin)]
+    rows = {}
+    for n in sizes:
+        for method in args.methods.split(","):
+            rows[n, method] = row = run_child(__file__, method, n, options)
+            _print(n, method, row)
+    for (n, method), row in rows.items():
+        plain = rows.get((n, "low-rank-alm"), {})
+        if method != "low-rank-alm" and "products" in row and "products" in plain:
+            print(
+                f"n = {n:,}, {method}: products {row['products'] / plain['products']:.2f}x and "
+                f"time {row['solve_s'] / plain['solve_s']:.2f}x the plain solver's"
+            )
+    return 0
+
+
+def _print(n: int, method: str, row: dict) -> None:
+    if "failed" in row:
+        print(f"{n:>7,} {method:<14} failed: {row['failed']}", flush=True)
+        return
+    found = " ".join(str(k) for k in row.get("found", [])[:16])
+    print(
+        f"{n:>7,} {method:<14} {row['status']:<10} {row['products']:>8} "
+        f"{str(row['eigsolves']):>6} {row['solve_s']:>7.1f} {row['gap']:>8.1e} "
+        f"{str(row['label']):>9} {row['rank']:>5} {row.get('max_width', '-'):>5} "
+        f"{row.get('local_s', 0.0):>7.1f}  {found}",
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
