@@ -28,7 +28,12 @@ every row is certified from scratch as ``low-rank-alm`` is):
   K ← (1 − t)K + t·B·uuᵀ with the solver's exact line search in t;
 - ``local-seed``: the packed columns of the local directions within ``--seed-margin`` above
   the level (not yet below it) join the factor as seed columns with the block seeds'
-  weight (``SEED_WEIGHT``), for the inner steps to grow before they become pockets.
+  weight (``SEED_WEIGHT``), for the inner steps to grow before they become pockets;
+- ``refill``: every localised vertex a check finds is kept (its support, by its top node,
+  the last ``KEPT`` of them); after each round of inner steps, those whose quotient under
+  M(β̃) at the new point is below the last check's level are line-searched back in as
+  Frank–Wolfe vertices, before the next check (tests whether the inner steps' draining
+  of a hub is what brings it back to the check).
 
 ``--diagnose`` runs the plain solver and prints, for every check whose vertex is carried by
 fewer than ``LOCALISED`` nodes (its participation ratio), the check's λ beside the local
@@ -64,13 +69,15 @@ import kernelsdp.solvers.alm_outer as alm_outer
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.alm_inner import SEED_WEIGHT, _dot, _project, participation
 
-METHODS = ("low-rank-alm", "local-ls", "local-seed")
+METHODS = ("low-rank-alm", "local-ls", "local-seed", "refill")
 #: candidate centres per step, the lowest star quotients first
 CANDIDATES = 3000
 #: packed columns a step may add
 COLUMNS = 4
 #: a vertex on fewer nodes than this is localised (the diagnosis)
 LOCALISED = 200
+#: localised vertices ``refill`` keeps
+KEPT = 64
 #: a local eigenvector's entries below this share of its largest are dropped
 SUPPORT_RTOL = 1e-3
 
@@ -179,9 +186,51 @@ def install(method: str, args, log: list) -> None:
     alm_outer.fw_step = step
 
 
+def install_refill(log: list) -> None:
+    """The ``refill`` variant (module docstring), in this child process."""
+    kept, last = {}, {"level": 0.0}
+    plain_check, plain_round = alm_outer.fw_check, alm_outer._inner_round
+
+    def check(prob, pt, *a):
+        chk = plain_check(prob, pt, *a)
+        last["level"], v = min(chk.level, 0.0), chk.vertex
+        if participation(v) < LOCALISED and chk.lam < last["level"]:
+            idx = np.flatnonzero(np.abs(v) > SUPPORT_RTOL * np.abs(v).max())
+            kept[int(np.argmax(np.abs(v)))] = (idx, v[idx] / np.linalg.norm(v[idx]))
+            while len(kept) > KEPT:
+                kept.pop(next(iter(kept)))
+        return chk
+
+    def inner_round(run, pt, tol):
+        pt, stalled = plain_round(run, pt, tol)
+        if not kept or pt.X.shape[1] == 0:
+            return pt, stalled
+        prob = run.prob
+        M = prob.dual_matrix(prob.envelope(pt.w, run.beta, run.rho)[1])
+        below = [
+            (idx, vals)
+            for idx, vals in kept.values()
+            if vals @ (M[idx][:, idx] @ vals) < last["level"]
+        ]
+        if not below:
+            return pt, stalled
+        S = np.zeros((prob.n, len(below)))
+        for k, (idx, vals) in enumerate(below):
+            S[idx, k] = vals
+        X, steps = line_searched(prob, pt.X, S, run.beta, run.rho)
+        log.append({"found": len(below), "t": steps})
+        X = _project(X).astype(prob.dtype, copy=False)
+        return alm_outer.evaluate(prob, X, run.beta, run.rho), stalled
+
+    alm_outer.fw_check, alm_outer._inner_round = check, inner_round
+
+
 def variant_row(method: str, n: int, args) -> dict:
     log: list = []
-    install(method, args, log)
+    if method == "refill":
+        install_refill(log)
+    else:
+        install(method, args, log)
     f = instance(n)
     t = time.perf_counter()
     r = solve(f, "low-rank-alm", gap_tol=args.gap, time_limit=args.time_limit)
@@ -197,7 +246,7 @@ def variant_row(method: str, n: int, args) -> dict:
         "rank": r.kernel.rank,
         "max_width": max(h["rank"] for h in r.history if "rank" in h),
         "found": [e["found"] for e in log],
-        "local_s": sum(e["s"] for e in log),
+        "local_s": sum(e.get("s", 0.0) for e in log),
     }
 
 
