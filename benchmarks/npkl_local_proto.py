@@ -61,7 +61,7 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
-from npkl_polish_proto import plain_row, run_child, side_by_side_arguments
+from npkl_polish_proto import alm_row, plain_row, run_child, side_by_side_arguments
 from npkl_scale import instance
 from scipy.optimize import minimize_scalar
 
@@ -236,14 +236,7 @@ def variant_row(method: str, n: int, args) -> dict:
     r = solve(f, "low-rank-alm", gap_tol=args.gap, time_limit=args.time_limit)
     dt = time.perf_counter() - t
     return {
-        "status": r.termination.value,
-        "iterations": str(r.iterations),
-        "products": r.info["products"],
-        "eigsolves": r.info["checks"],
-        "solve_s": dt,
-        "gap": float(r.info["relative_gap"]),
-        "label": r.info["certificate"].lower_label,
-        "rank": r.kernel.rank,
+        **alm_row(r, dt),
         "max_width": max(h["rank"] for h in r.history if "rank" in h),
         "found": [e["found"] for e in log],
         "local_s": sum(e.get("s", 0.0) for e in log),

@@ -56,6 +56,21 @@ def plain_row(method: str, n: int, gap: float, limit: float) -> dict:
     }
 
 
+def alm_row(r, dt: float) -> dict:
+    """The columns every ``low-rank-alm`` row shares (its Result and solve time), for the
+    #30 prototypes that run the solver with a part replaced."""
+    return {
+        "status": r.termination.value,
+        "iterations": str(r.iterations),
+        "products": r.info["products"],
+        "eigsolves": r.info["checks"],
+        "solve_s": dt,
+        "gap": float(r.info["relative_gap"]),
+        "label": r.info["certificate"].lower_label,
+        "rank": r.kernel.rank,
+    }
+
+
 def _polished(n: int, gap: float, switch: float, limit: float) -> dict:
     """``low-rank-alm`` with ``polish_at=switch``: the Newton steps from the first check at
     an estimated gap ≤ switch, certified once their active sets settle."""

@@ -55,7 +55,13 @@ import sys
 import time
 
 import numpy as np
-from npkl_polish_proto import plain_row, print_speedups, run_child, side_by_side_arguments
+from npkl_polish_proto import (
+    alm_row,
+    plain_row,
+    print_speedups,
+    run_child,
+    side_by_side_arguments,
+)
 from npkl_scale import instance
 from simplenpkl_speed import gaussian_mixture
 from threadpoolctl import threadpool_limits
@@ -231,18 +237,7 @@ def tail_row(method: str, n: int, args) -> dict:
         pt, status = tail_iterate(run, v, stats)
         r = _result("low-rank-alm", run, pt, status)
     dt = time.perf_counter() - t
-    return {
-        "status": r.termination.value,
-        "iterations": str(r.iterations),
-        "products": r.info["products"],
-        "eigsolves": r.info["checks"],
-        "solve_s": dt,
-        "gap": float(r.info["relative_gap"]),
-        "label": r.info["certificate"].lower_label,
-        "rank": r.kernel.rank,
-        "final_rho": r.info["final_rho"] / f.C,
-        **stats,
-    }
+    return {**alm_row(r, dt), "final_rho": r.info["final_rho"] / f.C, **stats}
 
 
 def _print(n: int, method: str, row: dict, trace: bool = False) -> None:
