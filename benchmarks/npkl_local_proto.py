@@ -33,7 +33,13 @@ every row is certified from scratch as ``low-rank-alm`` is):
   the last ``KEPT`` of them); after each round of inner steps, those whose quotient under
   M(β̃) at the new point is below the last check's level are line-searched back in as
   Frank–Wolfe vertices, before the next check (tests whether the inner steps' draining
-  of a hub is what brings it back to the check).
+  of a hub is what brings it back to the check);
+- ``floor-G`` / ``hubfloor-G``: the Newton model's curvature in a pair, the envelope's
+  slope β̃′, floored at G·ρ (on every pair / on the pairs at a node with at least ``HUB``
+  pairs); the ratio test is unchanged (tests whether the model's blindness at the box's
+  ends is what lets a step carry a hub across its band).
+
+``--diagnose --inner fista`` runs the same diagnosis with the FISTA inner steps.
 
 ``--diagnose`` runs the plain solver and prints, for every check whose vertex is carried by
 fewer than ``LOCALISED`` nodes (its participation ratio), the check's λ beside the local
@@ -65,11 +71,12 @@ from npkl_polish_proto import alm_row, plain_row, run_child, side_by_side_argume
 from npkl_scale import instance
 from scipy.optimize import minimize_scalar
 
+import kernelsdp.solvers.alm_newton as alm_newton
 import kernelsdp.solvers.alm_outer as alm_outer
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.alm_inner import SEED_WEIGHT, _dot, _project, participation
 
-METHODS = ("low-rank-alm", "local-ls", "local-seed", "refill")
+METHODS = ("low-rank-alm", "local-ls", "local-seed", "refill", "floor-0.1", "hubfloor-1")
 #: candidate centres per step, the lowest star quotients first
 CANDIDATES = 3000
 #: packed columns a step may add
@@ -78,6 +85,8 @@ COLUMNS = 4
 LOCALISED = 200
 #: localised vertices ``refill`` keeps
 KEPT = 64
+#: a node with at least this many pairs is a hub (``hubfloor-G``)
+HUB = 6
 #: a local eigenvector's entries below this share of its largest are dropped
 SUPPORT_RTOL = 1e-3
 
@@ -225,10 +234,29 @@ def install_refill(log: list) -> None:
     alm_outer.fw_check, alm_outer._inner_round = check, inner_round
 
 
+def install_slope_floor(method: str) -> None:
+    """The ``floor-G`` / ``hubfloor-G`` variants (module docstring), in this child process."""
+    kind, gamma = method.rsplit("-", 1)
+    plain_at, hub_pairs = alm_newton._Newton.at, {}
+
+    def at(self, Z, known=None):
+        x, p = plain_at(self, Z, known), self.prob
+        if "on" not in hub_pairs:
+            deg = np.bincount(np.concatenate([p.i, p.j]), minlength=p.n)
+            hub_pairs["on"] = (deg[p.i] >= HUB) | (deg[p.j] >= HUB) if kind == "hubfloor" else True
+        floor = float(gamma) * p.B * self.rho
+        x.slope = np.where(hub_pairs["on"], np.maximum(x.slope, floor), x.slope)
+        return x
+
+    alm_newton._Newton.at = at
+
+
 def variant_row(method: str, n: int, args) -> dict:
     log: list = []
     if method == "refill":
         install_refill(log)
+    elif "floor-" in method:
+        install_slope_floor(method)
     else:
         install(method, args, log)
     f = instance(n)
@@ -276,7 +304,8 @@ def diagnose(n: int, args) -> None:
 
     plain_check = alm_outer.fw_check
     alm_outer.fw_check = check
-    solve(f, "low-rank-alm", gap_tol=args.gap, time_limit=args.time_limit, progress=report)
+    options = {"gap_tol": args.gap, "time_limit": args.time_limit, "inner": args.inner}
+    solve(f, "low-rank-alm", progress=report, **options)
     print(f"  {sum(seen.values())} localised checks below the level on {len(seen)} nodes")
 
 
@@ -284,6 +313,7 @@ def main() -> int:
     ap = side_by_side_arguments(__doc__, METHODS, [3000, 20000])
     ap.add_argument("--quick", action="store_true", help="n = 3,000 only")
     ap.add_argument("--diagnose", action="store_true", help="localised checks' local blocks")
+    ap.add_argument("--inner", default="newton", choices=("newton", "fista"), help="--diagnose's")
     ap.add_argument("--margin", type=float, default=0.5, help="star-quotient margin")
     ap.add_argument("--seed-margin", type=float, default=0.15, help="local-seed's margin")
     args = ap.parse_args()
