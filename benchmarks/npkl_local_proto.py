@@ -62,6 +62,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
 import time
 
@@ -318,6 +319,9 @@ def main() -> int:
     ap.add_argument("--seed-margin", type=float, default=0.15, help="local-seed's margin")
     args = ap.parse_args()
     sizes = [3000] if args.quick else args.sizes
+    for m in args.methods.split(","):
+        if m not in METHODS and not re.fullmatch(r"(hub)?floor-[0-9.eE+-]+", m):
+            ap.error(f"unknown method {m!r}: one of {', '.join(METHODS)}, floor-G or hubfloor-G")
     if args.diagnose:
         for n in sizes:
             print(f"n = {n:,}: localised checks of low-rank-alm", flush=True)
