@@ -196,7 +196,7 @@ class Block:
         if self.kind == "soc":
             return np.array([np.sqrt(2.0) * max(float(v[0]), 0.0)])
         if self.kind == "psd":
-            return np.array([max(float(np.trace(self.matrix(v))), 0.0)])
+            return np.array([max(float(np.sum(v[self.diagonal_rows()])), 0.0)])  # = tr
         return np.array([float(np.linalg.norm(v))])  # exp/pow3d: |⟨y, s⟩| ≤ dist·‖s‖
 
 
@@ -248,16 +248,34 @@ def stacked_vectors(blk: Block, M: np.ndarray, dual: bool = False) -> np.ndarray
     return M[:, a, b] * scale
 
 
-def blocks_min_eig(form, v: np.ndarray, dual: bool = False) -> float:
-    """min over the non-zero-cone blocks of :meth:`Block.min_eig` — the small PSD blocks
-    of one layout by one stacked eigensolve."""
-    done = np.zeros(len(form.blocks), dtype=bool)
-    best = np.inf
+def blocks_min_eigs(form, v: np.ndarray, dual: bool = False) -> np.ndarray:
+    """:meth:`Block.min_eig` of every block (+inf for the zero cone's dual side, as
+    :meth:`Block.min_eig` gives it) — the small PSD blocks of one layout by one stacked
+    eigensolve (truss7's 150 blocks: one call instead of 150)."""
+    out = np.full(len(form.blocks), np.nan)
     for blk, idx, rows in psd_groups(form):
-        lam = np.linalg.eigvalsh(stacked_matrices(blk, v[rows], dual))[:, 0]
-        best = min(best, float(lam.min()))
-        done[idx] = True
-    for j, blk in enumerate(form.blocks):
-        if not done[j] and blk.kind != "zero":
-            best = min(best, blk.min_eig(v[blk.rows], dual))
-    return float(best)
+        out[idx] = np.linalg.eigvalsh(stacked_matrices(blk, v[rows], dual))[:, 0]
+    for j in np.flatnonzero(np.isnan(out)):
+        blk = form.blocks[j]
+        out[j] = blk.min_eig(v[blk.rows], dual)
+    return out
+
+
+def blocks_min_eig(form, v: np.ndarray, dual: bool = False) -> float:
+    """min over the non-zero-cone blocks of :meth:`Block.min_eig` (:func:`blocks_min_eigs`)."""
+    lam = blocks_min_eigs(form, v, dual)
+    cones = [j for j, blk in enumerate(form.blocks) if blk.kind != "zero"]
+    return float(np.min(lam[cones], initial=np.inf))
+
+
+def pieces_trace(form, v: np.ndarray, blocks: list[int]) -> np.ndarray:
+    """:meth:`Block.trace` of ``blocks``, one after another (the pieces of
+    :meth:`Block.entry_min`) — the small PSD blocks of one layout read at once."""
+    found: dict[int, np.ndarray] = {}
+    for blk, idx, rows in psd_groups(form):
+        tr = np.maximum(v[rows][:, blk.diagonal_rows()].sum(axis=1), 0.0)
+        found.update(zip(idx.tolist(), tr[:, None]))
+    parts = [
+        found[j] if j in found else form.blocks[j].trace(v[form.blocks[j].rows]) for j in blocks
+    ]
+    return np.concatenate(parts) if parts else np.zeros(0)

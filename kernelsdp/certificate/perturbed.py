@@ -126,7 +126,12 @@ _EXP_INSIDE, _EXP_DUAL_INSIDE = (-1.0, 1.0, 1.0), (-1.0, 1.0, 1.0 / np.e)
 def cone_identity(form: CanonicalForm, dual: bool = False) -> np.ndarray:
     """e, in the canonical rows: a point inside every cone (``dual``: inside K*) — I on PSD
     blocks, ones on ℝ₊, (1, 0, …) on second-order cones, fixed interior points of the
-    exponential and power cones, 0 on equalities."""
+    exponential and power cones, 0 on equalities (kept on the form; a copy is returned)."""
+    kept = form.derived(f"cone identity, dual={dual}", lambda: _cone_identity(form, dual))
+    return kept.copy()
+
+
+def _cone_identity(form: CanonicalForm, dual: bool) -> np.ndarray:
     e = np.zeros(form.A.shape[0])
     for blk in form.blocks:
         if blk.kind == "psd":
