@@ -95,6 +95,33 @@ def test_csdp_and_sdpa_files_read_the_same_answer():
     assert np.array_equal(a.slack[0].toarray(), [[1, 1], [1, 2]])  # the mirrored (2, 1)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        LP_CSDP,
+        LP_CSDP.replace("\n", "\r\n"),
+        "\n\n" + LP_CSDP.replace("1 1 1 2 1.0", "1 1 2 1 +1.0e0") + "\n\n",
+        LP_CSDP.rstrip("\n"),
+    ],
+)
+def test_csdps_own_files_take_the_array_reader_and_read_as_the_strict_one(text, monkeypatch):
+    import kernelsdp.data.sdpa_solution as reader
+
+    taken = []
+    fast = reader._csdp_entries_fast
+    monkeypatch.setattr(
+        reader, "_csdp_entries_fast", lambda b, p: taken.append(fast(b, p)) or taken[-1]
+    )
+    a = parse_csdp_solution(text, LP, "lp.sol")
+    assert taken and taken[-1] is not None  # CSDP's own layout is read as arrays
+    monkeypatch.setattr(reader, "_csdp_entries_fast", lambda b, p: None)
+    b = parse_csdp_solution(text, LP, "lp.sol")
+    assert np.array_equal(a.x, b.x)
+    for P, Q in zip(a.Y + a.slack, b.Y + b.slack):
+        P, Q = (M.toarray() if hasattr(M, "toarray") else M for M in (P, Q))
+        assert np.array_equal(P, Q)
+
+
 def test_csdp_exit_codes_and_sdpa_phases_are_statuses():
     assert parse_csdp_solution(LP_CSDP, LP, "lp.sol", exit_code=1).status == cp.UNBOUNDED
     assert parse_csdp_solution(LP_CSDP, LP, "lp.sol", exit_code=2).status == cp.INFEASIBLE

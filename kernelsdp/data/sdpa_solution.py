@@ -164,8 +164,11 @@ def _csdp_entry(vals: list[float], problem: SDPAProblem, where: str) -> tuple[in
 def _csdp_blocks(problem: SDPAProblem, cols: list[array]) -> tuple[list, list]:
     """Z's and X's blocks from the entry columns [mat, blk, i, j, line] and values, each
     symmetric in full (sparse for a matrix block)."""
-    mat, blk, i, j, line = (np.frombuffer(c, dtype=np.int64) for c in cols[:5])
-    v = np.frombuffer(cols[5], dtype=float)
+    if isinstance(cols[0], np.ndarray):  # the fast reader's arrays
+        mat, blk, i, j, line, v = cols
+    else:
+        mat, blk, i, j, line = (np.frombuffer(c, dtype=np.int64) for c in cols[:5])
+        v = np.frombuffer(cols[5], dtype=float)
     out: dict[int, list] = {1: [], 2: []}
     for which in (1, 2):
         for b, size in enumerate(problem.blocks, start=1):
@@ -201,6 +204,48 @@ def _csdp_entries(lines, problem: SDPAProblem, path: str) -> list[array]:
     return cols
 
 
+#: CSDP's entry lines as its writesol.c prints them — four unsigned integers and one finite
+#: decimal number per line, blanks between — checked over the whole body by one expression
+_CSDP_BODY = re.compile(
+    r"(?:[ \t]*\d+[ \t]+\d+[ \t]+\d+[ \t]+\d+[ \t]+"
+    r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[ \t]*(?:\r?\n|\Z)|[ \t]*\r?\n)*"
+)
+
+
+def _body_after(text: str, no: int) -> str:
+    """The text after line ``no`` where "\n" (or "\r\n") is the only line break — as
+    str.splitlines numbers the lines —, else "" (the strict reader takes the rest)."""
+    breaks = text.count("\n")
+    if len(text.splitlines()) != breaks + (not text.endswith("\n")):
+        return ""
+    return text.split("\n", no)[-1] if breaks >= no else ""
+
+
+def _csdp_entries_fast(body: str, problem: SDPAProblem) -> list[np.ndarray] | None:
+    """The entry columns (matno, block, i ≤ j, value) of a body that is exactly CSDP's own
+    output, read as arrays; None at anything else — a stray token, an index out of range,
+    a repeated entry — which the strict line-by-line reader then reports by its line.
+    (The body is only read here: what this accepts, the strict reader accepts the same.)"""
+    if not _CSDP_BODY.fullmatch(body):
+        return None
+    vals = np.array(body.split(), dtype=float).reshape(-1, 5)
+    mat, blk, i, j = (vals[:, k].astype(np.int64) for k in range(4))
+    sizes = np.asarray(problem.blocks, dtype=np.int64)
+    if not (np.all((mat == 1) | (mat == 2)) and np.all((blk >= 1) & (blk <= sizes.size))):
+        return None
+    size = sizes[blk - 1]
+    side = np.abs(size)
+    inside = (i >= 1) & (i <= side) & (j >= 1) & (j <= side) & ((size > 0) | (i == j))
+    if not np.all(inside):
+        return None
+    lo, hi = np.minimum(i, j), np.maximum(i, j)
+    order = np.lexsort((hi, lo, blk, mat))
+    keys = np.stack([mat[order], blk[order], lo[order], hi[order]])
+    if np.any(np.all(keys[:, 1:] == keys[:, :-1], axis=0)):
+        return None
+    return [mat, blk, lo, hi, np.zeros_like(mat), vals[:, 4].copy()]
+
+
 def parse_csdp_solution(
     text: str, problem: SDPAProblem, path: str = "csdp.sol", exit_code: int | None = None
 ) -> SDPASolution:
@@ -219,7 +264,8 @@ def parse_csdp_solution(
             f"{path}, line {no}: expected the {problem.m} entries of y "
             f"(SDPA's x) for {problem.name}; got {len(s.split())}."
         )
-    Z, X = _csdp_blocks(problem, _csdp_entries(lines, problem, path))
+    fast = _csdp_entries_fast(_body_after(text, no), problem)
+    Z, X = _csdp_blocks(problem, fast if fast is not None else _csdp_entries(lines, problem, path))
     status = None if exit_code is None else CSDP_STATUS.get(exit_code, cp.SOLVER_ERROR)
     claim = (
         "none (a CSDP .sol states no status)"
