@@ -17,10 +17,11 @@ Parts
                below); summary: "both ends proven on K of N", the median certify / solve
                ratio (bar 0.2; VSDP: about 1.0 lower + 1.3 upper), and the published optima
                outside a proven interval (must be 0).  "solve" is solve_canonical end to
-               end, as a user's problem.solve() would run: CVXPY's canonicalisation,
-               Clarabel through CVXPY's interface, the unpacking and the constraint
-               violations; the median of certify / Clarabel's run alone is printed beside
-               it, with each family's medians
+               end, as a user's problem.solve() would run (the least of 3 fresh runs,
+               and the least of their certificates, for files solved under 1 s): CVXPY's
+               canonicalisation, Clarabel through CVXPY's interface, the unpacking and
+               the constraint violations; the median of certify / Clarabel's run alone
+               is printed beside it, with each family's medians
   generic      Clarabel and SCS on instances whose PSD side is at least 30 (Lovász theta of
                odd cycles as CVXPY models and as SDPA files, MaxCut on odd cycles and random
                graphs, theta of random graphs, NPKL with hinge loss and trace capacity), plus
@@ -408,6 +409,34 @@ def exact_sdpa_point(path: str, x: np.ndarray) -> tuple[bool, float] | None:
     return True, float(sum(Fraction(float(c)) * xi for c, xi in zip(sd.c, ext[1:])))
 
 
+#: files solved in under this many seconds are timed SDPLIB_REPEATS times, each from a
+#: fresh load (no canonicalisation kept), and the least solve and least certificate kept:
+#: a 10 ms solve on this shared two-core machine reads 5–15 ms from one run to the next
+#: (mcp124-1's ratio read 0.43 and 0.83 in two runs of the same code)
+SDPLIB_REPEAT_BELOW_S = 1.0
+SDPLIB_REPEATS = 3
+
+
+def _timed_sdplib(path: str, problem) -> tuple:
+    """(solution, certificate, solve s, certify s) of one SDPLIB file: the least of
+    SDPLIB_REPEATS fresh runs where the first solve is shorter than SDPLIB_REPEAT_BELOW_S."""
+    best_solve = best_cert = float("inf")
+    for k in range(SDPLIB_REPEATS):
+        if k:
+            if best_solve >= SDPLIB_REPEAT_BELOW_S:
+                break
+            problem = load_problem(path).problem  # fresh: nothing kept from the last run
+        t = time.perf_counter()
+        run = solve_canonical(problem, "CLARABEL", time_limit=SDPLIB_TIME_LIMIT)
+        solve_s = time.perf_counter() - t
+        t = time.perf_counter()
+        cert = conic_certificate(run, tol.CERTIFY_TOL)
+        best_cert = min(best_cert, time.perf_counter() - t)
+        if solve_s < best_solve:  # the row reads the fastest run's split (canon., Clarabel)
+            best_solve, sol, c = solve_s, run, cert
+    return sol, c, best_solve, best_cert
+
+
 def part_sdplib(quick: bool) -> dict:
     """Clarabel through the canonical path itself (solve_canonical: no memory pre-check,
     whose interior-point estimate is far above what SDPA-form models need), then the
@@ -426,11 +455,7 @@ def part_sdplib(quick: bool) -> dict:
         side = CvxpyProblem(problem).psd_dim
         if quick and side > SDPLIB_QUICK_SIDE:
             continue
-        t = time.perf_counter()
-        sol = solve_canonical(problem, "CLARABEL", time_limit=SDPLIB_TIME_LIMIT)
-        solve_s = time.perf_counter() - t
-        t = time.perf_counter()
-        c = conic_certificate(sol, tol.CERTIFY_TOL)
+        sol, c, solve_s, certify_s = _timed_sdplib(os.path.join(SDPA_DIR, fname), problem)
         opt, half = published_optimum(fname[: -len(".dat-s")])
         outside = bool(
             opt is not None
@@ -449,8 +474,7 @@ def part_sdplib(quick: bool) -> dict:
         ):
             exact = exact_sdpa_point(os.path.join(SDPA_DIR, fname), sol.x)
         print(
-            f"{fname}: {sol.status}, {c.verdict}, solve {solve_s:.1f} s, certify "
-            f"{time.perf_counter() - t:.1f} s",
+            f"{fname}: {sol.status}, {c.verdict}, solve {solve_s:.3f} s, certify {certify_s:.3f} s",
             file=sys.stderr,
             flush=True,
         )
@@ -468,7 +492,7 @@ def part_sdplib(quick: bool) -> dict:
                 "solve_s": solve_s,
                 "canon_s": sol.setup_time_s,
                 "clarabel_s": sol.solve_time_s,
-                "certify_s": time.perf_counter() - t,
+                "certify_s": certify_s,
                 "kind": c.kind,
                 "optimum": opt,
                 "outside": outside,
@@ -493,6 +517,7 @@ def _report_sdplib(res: dict) -> None:
         print("no --sdpa DIR given (or no .dat-s file there)")
         return
     fmt = lambda v: "-" if v is None else f"{v:.12g}"
+    print(_csdp_blas())
     print(
         f"{'file':<14}{'side':>5} {'status':<15}{'lower':>22} {'':<6}{'upper':>22} {'':<6}"
         f"{'width':>9}{'solve s':>9}{'cert s':>8}{'ratio':>7}  optimum"
@@ -528,6 +553,24 @@ def _report_sdplib(res: dict) -> None:
         f"interval: {sum(r['outside'] for r in rows)} (must be 0)"
     )
     _solve_split(rows)
+
+
+def _csdp_blas() -> str:
+    """Which BLAS the re-solve's CSDP runs on (ldd's reading; the re-solve's time depends
+    on it: Debian's reference libblas3 against OpenBLAS, docs/measurements.md)."""
+    import shutil
+    import subprocess
+
+    path = shutil.which("csdp")
+    if path is None:
+        return "CSDP: not installed (the shrunk re-solve runs Clarabel)"
+    try:
+        ldd = subprocess.run(["ldd", path], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return f"CSDP: {path} (its BLAS could not be read)"
+    blas = [ln.split("=>")[1].split("(")[0].strip() for ln in ldd.splitlines() if "libblas" in ln]
+    real = os.path.realpath(blas[0]) if blas else "?"
+    return f"CSDP: {path}, BLAS {real}"
 
 
 def _median(v: list[float]) -> float:
