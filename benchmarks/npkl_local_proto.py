@@ -39,6 +39,12 @@ every row is certified from scratch as ``low-rank-alm`` is):
   pairs); the ratio test is unchanged (tests whether the model's blindness at the box's
   ends is what lets a step carry a hub across its band).
 
+- ``rowcap-F``: a per-row trust region beside the global one — a trust-region Newton step
+  that takes a heavy row of the factor (‖x_i‖² at least ``HEAVY`` times the mean) below
+  1/F of its norm² is rejected as a failed ratio test (Δ/4), so that no step drains a hub
+  at once (tests whether the global ratio test is what lets a step good for the bulk
+  carry a hub across its band).
+
 ``--diagnose --inner fista`` runs the same diagnosis with the FISTA inner steps.
 
 ``--diagnose`` runs the plain solver and prints, for every check whose vertex is carried by
@@ -77,7 +83,17 @@ import kernelsdp.solvers.alm_outer as alm_outer
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.alm_inner import SEED_WEIGHT, _dot, _project, participation
 
-METHODS = ("low-rank-alm", "local-ls", "local-seed", "refill", "floor-0.1", "hubfloor-1")
+METHODS = (
+    "low-rank-alm",
+    "local-ls",
+    "local-seed",
+    "refill",
+    "floor-0.1",
+    "hubfloor-1",
+    "rowcap-4",
+)
+#: a row of the factor with at least this many times the mean norm² is heavy (``rowcap-F``)
+HEAVY = 4.0
 #: candidate centres per step, the lowest star quotients first
 CANDIDATES = 3000
 #: packed columns a step may add
@@ -252,12 +268,39 @@ def install_slope_floor(method: str) -> None:
     alm_newton._Newton.at = at
 
 
+def install_row_cap(method: str, log: list) -> None:
+    """The ``rowcap-F`` variant (module docstring), in this child process: a trial point
+    that drains a heavy row reads +∞ to the ratio test (rejected, Δ/4)."""
+    factor = float(method.rsplit("-", 1)[1])
+    plain_at, plain_value = alm_newton._Newton.at, alm_newton._Newton.value
+
+    def at(self, Z, known=None):
+        x = plain_at(self, Z, known)
+        self.row_norms = np.einsum("ij,ij->i", x.X, x.X, dtype=np.float64)
+        return x
+
+    def value(self, X):
+        out = plain_value(self, X)
+        old = getattr(self, "row_norms", None)
+        if old is not None:
+            heavy = old >= HEAVY * old.sum() / old.size
+            new = np.einsum("ij,ij->i", X[heavy], X[heavy], dtype=np.float64)
+            if np.any(new * factor < old[heavy]):
+                log.append({"found": int(np.sum(new * factor < old[heavy]))})
+                return (math.inf, *out[1:])
+        return out
+
+    alm_newton._Newton.at, alm_newton._Newton.value = at, value
+
+
 def variant_row(method: str, n: int, args) -> dict:
     log: list = []
     if method == "refill":
         install_refill(log)
     elif "floor-" in method:
         install_slope_floor(method)
+    elif method.startswith("rowcap-"):
+        install_row_cap(method, log)
     else:
         install(method, args, log)
     f = instance(n)
@@ -320,8 +363,11 @@ def main() -> int:
     args = ap.parse_args()
     sizes = [3000] if args.quick else args.sizes
     for m in args.methods.split(","):
-        if m not in METHODS and not re.fullmatch(r"(hub)?floor-[0-9.eE+-]+", m):
-            ap.error(f"unknown method {m!r}: one of {', '.join(METHODS)}, floor-G or hubfloor-G")
+        if m not in METHODS and not re.fullmatch(r"((hub)?floor|rowcap)-[0-9.eE+-]+", m):
+            ap.error(
+                f"unknown method {m!r}: one of {', '.join(METHODS)}, floor-G, hubfloor-G "
+                "or rowcap-F"
+            )
     if args.diagnose:
         for n in sizes:
             print(f"n = {n:,}: localised checks of low-rank-alm", flush=True)

@@ -67,3 +67,25 @@ def test_near_pockets_take_separate_columns(proto):
 def test_nothing_below_the_level(proto):
     S, stats = proto.local_directions(path_with_pockets(100, []), below=-0.5, margin=0.5)
     assert stats["found"] == 0 and S.shape == (100, 0)
+
+
+def test_the_row_cap_rejects_only_a_step_that_drains_a_heavy_row(proto, monkeypatch):
+    """``rowcap-F``: a trial point that takes a heavy row (norm² ≥ HEAVY × the mean) below
+    1/F of its norm² reads +∞ to the ratio test; light rows and milder steps pass."""
+    from types import SimpleNamespace
+
+    newton = proto.alm_newton._Newton
+    monkeypatch.setattr(newton, "at", lambda self, Z, known=None: SimpleNamespace(X=Z[:-1]))
+    monkeypatch.setattr(newton, "value", lambda self, X: (1.0, "LX", "w"))
+    log: list = []
+    proto.install_row_cap("rowcap-4", log)
+    nt = object.__new__(newton)
+    X = np.full((100, 2), 0.05)
+    X[7] = [1.0, 1.0]  # the hub: norm² 2, the mean about 0.025
+    nt.at(np.vstack([X, np.zeros((1, 2))]))
+    mild, drained, light = X.copy(), X.copy(), X.copy()
+    mild[7] *= 0.6  # norm² × 0.36 > 1/4
+    drained[7] *= 0.4  # × 0.16 < 1/4
+    light[3] = 0.0  # a light row emptied
+    assert nt.value(mild) == (1.0, "LX", "w") and nt.value(light)[0] == 1.0
+    assert nt.value(drained) == (np.inf, "LX", "w") and log == [{"found": 1}]
