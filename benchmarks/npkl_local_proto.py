@@ -39,11 +39,11 @@ every row is certified from scratch as ``low-rank-alm`` is):
   pairs); the ratio test is unchanged (tests whether the model's blindness at the box's
   ends is what lets a step carry a hub across its band).
 
-- ``rowcap-F``: a per-row trust region beside the global one — a trust-region Newton step
-  that takes a heavy row of the factor (‖x_i‖² at least ``HEAVY`` times the mean) below
-  1/F of its norm² is rejected as a failed ratio test (Δ/4), so that no step drains a hub
-  at once (tests whether the global ratio test is what lets a step good for the bulk
-  carry a hub across its band).
+- ``rowcap-F`` (``rowcap-F@K``: from the K-th check on): a per-row trust region beside
+  the global one — a trust-region Newton step that takes a heavy row of the factor
+  (‖x_i‖² at least ``HEAVY`` times the mean) below 1/F of its norm² is rejected as a
+  failed ratio test (Δ/4), so that no step drains a hub at once (tests whether the global
+  ratio test is what lets a step good for the bulk carry a hub across its band).
 
 ``--diagnose --inner fista`` runs the same diagnosis with the FISTA inner steps.
 
@@ -92,6 +92,8 @@ METHODS = (
     "hubfloor-1",
     "rowcap-4",
 )
+#: the parametrised variants' names
+VARIANT_NAMES = r"(hub)?floor-[0-9.eE+-]+|rowcap-[0-9.]+(@[0-9]+)?"
 #: a row of the factor with at least this many times the mean norm² is heavy (``rowcap-F``)
 HEAVY = 4.0
 #: candidate centres per step, the lowest star quotients first
@@ -269,10 +271,17 @@ def install_slope_floor(method: str) -> None:
 
 
 def install_row_cap(method: str, log: list) -> None:
-    """The ``rowcap-F`` variant (module docstring), in this child process: a trial point
-    that drains a heavy row reads +∞ to the ratio test (rejected, Δ/4)."""
-    factor = float(method.rsplit("-", 1)[1])
+    """The ``rowcap-F[@K]`` variant (module docstring), in this child process: a trial
+    point that drains a heavy row reads +∞ to the ratio test (rejected, Δ/4) — from the
+    K-th Frank–Wolfe check on (``@K``; from the start without it)."""
+    cap, _, start = method.rsplit("-", 1)[1].partition("@")
+    factor, first = float(cap), int(start or 0)
     plain_at, plain_value = alm_newton._Newton.at, alm_newton._Newton.value
+    plain_check, checks = alm_outer.fw_check, [0]
+
+    def check(prob, pt, *a):
+        checks[0] += 1
+        return plain_check(prob, pt, *a)
 
     def at(self, Z, known=None):
         x = plain_at(self, Z, known)
@@ -282,7 +291,7 @@ def install_row_cap(method: str, log: list) -> None:
     def value(self, X):
         out = plain_value(self, X)
         old = getattr(self, "row_norms", None)
-        if old is not None:
+        if old is not None and checks[0] >= first:
             heavy = old >= HEAVY * old.sum() / old.size
             new = np.einsum("ij,ij->i", X[heavy], X[heavy], dtype=np.float64)
             if np.any(new * factor < old[heavy]):
@@ -291,6 +300,7 @@ def install_row_cap(method: str, log: list) -> None:
         return out
 
     alm_newton._Newton.at, alm_newton._Newton.value = at, value
+    alm_outer.fw_check = check
 
 
 def variant_row(method: str, n: int, args) -> dict:
@@ -363,10 +373,10 @@ def main() -> int:
     args = ap.parse_args()
     sizes = [3000] if args.quick else args.sizes
     for m in args.methods.split(","):
-        if m not in METHODS and not re.fullmatch(r"((hub)?floor|rowcap)-[0-9.eE+-]+", m):
+        if m not in METHODS and not re.fullmatch(VARIANT_NAMES, m):
             ap.error(
                 f"unknown method {m!r}: one of {', '.join(METHODS)}, floor-G, hubfloor-G "
-                "or rowcap-F"
+                "or rowcap-F[@K]"
             )
     if args.diagnose:
         for n in sizes:
