@@ -260,9 +260,8 @@ def test_small_blocks_of_one_layout_are_scaled_as_one_stack_bit_for_bit():
     y = np.ldexp(y, -np.frexp(np.max(np.abs(y)))[1])  # the power of two it divides by
     dense = A.toarray()
     for blk in blocks[2:]:
-        want = correction._psd_scaled_small(
-            blk, blk.matrix(y[blk.rows], dual=True), dense[blk.rows], correction._dual_weights(blk)
-        )
+        Y = blk.matrix(y[blk.rows], dual=True)
+        want = correction._psd_scaled_small(blk, Y, dense[blk.rows])
         assert np.array_equal(got[blk.rows], want)
 
 

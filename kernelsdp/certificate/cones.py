@@ -261,11 +261,17 @@ def blocks_min_eigs(form, v: np.ndarray, dual: bool = False) -> np.ndarray:
     return out
 
 
+def cone_blocks(form) -> list[int]:
+    """The indices of the blocks that are not the zero cone (kept on the form)."""
+    return form.derived(
+        "cone blocks", lambda: [j for j, blk in enumerate(form.blocks) if blk.kind != "zero"]
+    )
+
+
 def blocks_min_eig(form, v: np.ndarray, dual: bool = False) -> float:
     """min over the non-zero-cone blocks of :meth:`Block.min_eig` (:func:`blocks_min_eigs`)."""
     lam = blocks_min_eigs(form, v, dual)
-    cones = [j for j, blk in enumerate(form.blocks) if blk.kind != "zero"]
-    return float(np.min(lam[cones], initial=np.inf))
+    return float(np.min(lam[cone_blocks(form)], initial=np.inf))
 
 
 def pieces_trace(form, v: np.ndarray, blocks: list[int]) -> np.ndarray:

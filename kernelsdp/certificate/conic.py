@@ -38,7 +38,7 @@ from threadpoolctl import ThreadpoolController
 
 from .bounds import box_bounds, trace_bounds
 from .canonical import CanonicalForm, CanonicalSolution
-from .cones import blocks_min_eig
+from .cones import blocks_min_eig, cone_blocks
 from .correction import zero_rows
 from .ends import proven_lower, proven_upper
 from .equilibrate import data_row_scales, equilibrated, point_row_scales
@@ -101,7 +101,7 @@ def dimacs_measures(form: CanonicalForm, x: np.ndarray, y: np.ndarray) -> dict[s
     g = Px + form.c
     p, q = form.objective(x), form.dual_objective(x, y)
     sigma = objective_scale(form, x, y)
-    cones = [j for j, blk in enumerate(form.blocks) if blk.kind != "zero"]
+    cones = cone_blocks(form)
     return {
         **primal_measures(form, x),
         "stationarity": _rel(

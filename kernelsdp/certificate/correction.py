@@ -245,7 +245,7 @@ def _psd_scaled(blk, Y: np.ndarray, sub: np.ndarray) -> np.ndarray:
     (:func:`_psd_scaled_small`)."""
     if _small_block(blk, sub.shape[1]):
         sub = sub.toarray() if sp.issparse(sub) else sub
-        return _psd_scaled_small(blk, Y, sub, _dual_weights(blk))
+        return _psd_scaled_small(blk, Y, sub)
     return _psd_scaled_columns(blk, Y, sub, _dual_weights(blk))
 
 
@@ -323,9 +323,9 @@ def _psd_scaled_columns(blk, Y: np.ndarray, sub: np.ndarray, w_dual: np.ndarray)
     return out
 
 
-def _psd_scaled_small(blk, Y: np.ndarray, sub: np.ndarray, w_dual: np.ndarray) -> np.ndarray:
-    """:func:`_psd_scaled` for a small block: K @ sub (:func:`_scaled_map`; ``w_dual`` is
-    the block's dual weights, which K carries)."""
+def _psd_scaled_small(blk, Y: np.ndarray, sub: np.ndarray) -> np.ndarray:
+    """:func:`_psd_scaled` for a small block: K @ sub (:func:`_scaled_map`, which carries
+    the block's dual weights)."""
     return _psd_scaled_stack(blk, Y[None], sub[None])[0]
 
 

@@ -55,7 +55,7 @@ from ..linalg.rounding import (
 )
 from ..linalg.verified import verified_psd
 from .canonical import CanonicalForm
-from .cones import blocks_min_eigs, pieces_trace
+from .cones import blocks_min_eigs, cone_blocks, pieces_trace
 from .correction import dual_correction, project_equalities, scaled_correction, zero_rows
 from .membership import blocks_lower, cached_singular_bound, distinct_rows
 from .verdict import ESTIMATE, PROOF
@@ -251,7 +251,7 @@ def _dual_shortfall(form: CanonicalForm, lows: dict, delta: float, bounds, x, wh
     estimate −Σ max(δ − λ_i, 0)·tr(s_i) at the point for the pieces without one (``whys``
     says which blocks), and the largest shortfall of those — all blocks at once (truss7's
     150 blocks: one pass, not 150)."""
-    cone = form.derived("cone blocks", lambda: _cone_blocks(form))
+    cone = cone_blocks(form)
     whys += [f"block {j} ({form.blocks[j].kind}): {lows[j].why}" for j in cone if not lows[j].proof]
     if not cone:
         return 0.0, 0.0, 0.0
@@ -285,10 +285,6 @@ def _dual_shortfall(form: CanonicalForm, lows: dict, delta: float, bounds, x, wh
             f"outside K* by up to {short:.2g} and no a-priori bound on their traces is known"
         )
     return penalty, estimated, short
-
-
-def _cone_blocks(form: CanonicalForm) -> list[int]:
-    return [j for j, blk in enumerate(form.blocks) if blk.kind != "zero"]
 
 
 def _distinct_equalities(form: CanonicalForm, Z: np.ndarray):
