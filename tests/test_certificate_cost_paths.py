@@ -3,6 +3,8 @@ dense normal equations, the small-block interior-point metric, the re-solve's it
 and the feasible point of a ray certificate found without a solve.  None of them may change
 a label: each only decides how a point to be proven is found."""
 
+from fractions import Fraction
+
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -293,9 +295,10 @@ def test_blocks_raised_to_the_floor_as_a_stack_are_each_block_alone_bit_for_bit(
 def test_rows_read_off_the_csr_arrays_are_what_sparse_slices_give():
     """Row maxima and each block's row norms read straight off A's CSR arrays (empty rows,
     a stored zero): the values ``abs(A).max(axis=1)`` and one sparse slice per block give,
-    bit for bit."""
+    bit for bit for the rows; a whole block's norm is the same bound, summed in another
+    order."""
     from kernelsdp.certificate.canonical import CanonicalForm
-    from kernelsdp.certificate.ends import _block_row_norms
+    from kernelsdp.certificate.ends import _piece_row_norms
     from kernelsdp.certificate.equilibrate import row_abs_max
     from kernelsdp.linalg.rounding import norm_up
 
@@ -310,13 +313,15 @@ def test_rows_read_off_the_csr_arrays_are_what_sparse_slices_give():
     ]
     form = CanonicalForm(np.ones(5), 0.0, A, np.zeros(12), blocks)
     assert np.array_equal(row_abs_max(A), np.asarray(abs(A).max(axis=1).todense()).ravel())
-    got = _block_row_norms(form)
+    got = _piece_row_norms(form)  # the pieces: the nonneg block's 3 rows, the PSD block
     sub = A[3:6]
-    assert got[0] is None
+    assert got.size == 4
     assert np.array_equal(
-        got[1], np.sqrt(np.asarray(sub.multiply(sub).sum(axis=1)).ravel()) * (1 + 1e-15)
+        got[:3], np.sqrt(np.asarray(sub.multiply(sub).sum(axis=1)).ravel()) * (1 + 1e-15)
     )
-    assert np.array_equal(got[2], np.array([norm_up(A[6:12].data)]))
+    exact = sum((Fraction(v) ** 2 for v in A[6:12].data), Fraction(0))
+    assert Fraction(got[3]) ** 2 >= exact
+    assert got[3] == pytest.approx(norm_up(A[6:12].data), rel=1e-14)
 
 
 def test_blocks_held_inside_as_a_stack_are_each_block_alone_bit_for_bit():

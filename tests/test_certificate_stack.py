@@ -45,12 +45,12 @@ def test_a_stack_is_verified_exactly_as_each_matrix_alone(n, goal):
     E = (E + E.transpose(0, 2, 1)) / 2
     at = {"none": None, "zero": [0.0] * 30, "random": list(rng.uniform(-1, 1, 30))}[goal]
     got = verified_min_eig_stack(Ms, E, at)
-    for i, r in enumerate(got):
+    for i in range(len(Ms)):
         alone = verified_min_eig(Ms[i], E[i], None, None if at is None else at[i])
-        assert (r.lower, r.proof) == (alone.lower, alone.proof), i
+        assert (got.lower[i], got.proof[i]) == (alone.lower, alone.proof), i
         sym = (Ms[i] + Ms[i].T) / 2
-        if r.proof:  # below the exact λ_min of every matrix within E
-            assert r.lower <= np.linalg.eigvalsh(sym)[0] + np.abs(E[i]).sum(axis=1).max()
+        if got.proof[i]:  # below the exact λ_min of every matrix within E
+            assert got.lower[i] <= np.linalg.eigvalsh(sym)[0] + np.abs(E[i]).sum(axis=1).max()
 
 
 def _many_blocks():

@@ -76,6 +76,19 @@ def _entry_map(side: int, triangle, sqrt2: bool) -> tuple[np.ndarray, np.ndarray
     return a, b, w
 
 
+@functools.lru_cache(maxsize=64)
+def _diagonal_rows(side: int, triangle, sqrt2: bool) -> np.ndarray:
+    if triangle is None:
+        rows = np.arange(side) * (side + 1)
+    else:
+        a, b, _ = _entry_map(side, triangle, sqrt2)
+        rows = np.empty(side, dtype=int)
+        diag = np.flatnonzero(a == b)
+        rows[a[diag]] = diag
+    rows.setflags(write=False)
+    return rows
+
+
 @dataclass(frozen=True)
 class Block:
     """One cone of the canonical form: its kind, its rows, and how to read them."""
@@ -119,14 +132,9 @@ class Block:
         return _entry_map(self.side, self.triangle, self.sqrt2)
 
     def diagonal_rows(self) -> np.ndarray:
-        """Row offsets (within the block) of a psd block's diagonal entries."""
-        if self.triangle is None:
-            return np.arange(self.side) * (self.side + 1)
-        a, b, _ = self.entry_map()
-        rows = np.empty(self.side, dtype=int)
-        diag = np.flatnonzero(a == b)
-        rows[a[diag]] = diag
-        return rows
+        """Row offsets (within the block) of a psd block's diagonal entries (cached per
+        layout, read-only: truss7 asks for them 150 times per pass)."""
+        return _diagonal_rows(self.side, self.triangle, self.sqrt2)
 
     def _triple(self, v: np.ndarray) -> tuple[float, float, float]:
         return tuple(float(v[self.order[i]]) for i in range(3))  # type: ignore[return-value]
@@ -203,6 +211,8 @@ class Block:
 # ----- many blocks at once ---------------------------------------------------------------
 #: PSD blocks up to this side that share a layout are read (and verified) as one stack
 STACK_MAX_SIDE = 64
+#: points read at once by :func:`rows_min_eigs`: up to this many PSD matrix entries
+STACK_MAX_ENTRIES = 4_000_000
 
 
 def psd_groups(form) -> list[tuple[Block, np.ndarray, np.ndarray]]:
@@ -252,12 +262,37 @@ def blocks_min_eigs(form, v: np.ndarray, dual: bool = False) -> np.ndarray:
     """:meth:`Block.min_eig` of every block (+inf for the zero cone's dual side, as
     :meth:`Block.min_eig` gives it) — the small PSD blocks of one layout by one stacked
     eigensolve (truss7's 150 blocks: one call instead of 150)."""
-    out = np.full(len(form.blocks), np.nan)
+    return rows_min_eigs(form, v[None, :], dual)[0]
+
+
+def rows_min_eigs(form, V: np.ndarray, dual: bool = False) -> np.ndarray:
+    """:func:`blocks_min_eigs` of each row of V (k points, one per row): (k, blocks) — a
+    whole search grid of points in one stacked eigensolve per layout (:mod:`.interior`'s
+    central search took 16 calls of Python overhead on each of its curves), in chunks of
+    at most STACK_MAX_ENTRIES matrix entries."""
+    per_point = sum(blk.side**2 for blk in form.blocks if blk.kind == "psd")
+    step = max(1, STACK_MAX_ENTRIES // max(per_point, 1))
+    parts = [_rows_min_eigs(form, V[i : i + step], dual) for i in range(0, V.shape[0], step)]
+    return np.concatenate(parts) if parts else np.empty((0, len(form.blocks)))
+
+
+def _rows_min_eigs(form, V: np.ndarray, dual: bool) -> np.ndarray:
+    k = V.shape[0]
+    out = np.empty((k, len(form.blocks)))
+    grouped = np.zeros(len(form.blocks), dtype=bool)
     for blk, idx, rows in psd_groups(form):
-        out[idx] = np.linalg.eigvalsh(stacked_matrices(blk, v[rows], dual))[:, 0]
-    for j in np.flatnonzero(np.isnan(out)):
+        M = stacked_matrices(blk, V[:, rows].reshape(k * rows.shape[0], -1), dual)
+        out[:, idx] = np.linalg.eigvalsh(M)[:, 0].reshape(k, rows.shape[0])
+        grouped[idx] = True
+    for j in np.flatnonzero(~grouped):
         blk = form.blocks[j]
-        out[j] = blk.min_eig(v[blk.rows], dual)
+        W = V[:, blk.rows]
+        if blk.kind == "psd":
+            out[:, j] = np.linalg.eigvalsh(stacked_matrices(blk, W, dual))[:, 0]
+        elif blk.kind == "nonneg":
+            out[:, j] = np.min(W, axis=1, initial=np.inf)
+        else:
+            out[:, j] = [blk.min_eig(w, dual) for w in W]
     return out
 
 
@@ -268,10 +303,53 @@ def cone_blocks(form) -> list[int]:
     )
 
 
+@dataclass(frozen=True)
+class Pieces:
+    """The separately bounded pieces of the non-zero-cone blocks (:meth:`Block.entry_min`),
+    one after another: ``blocks`` their block indices, block ``blocks[p]``'s pieces at
+    ``starts[p]:starts[p + 1]`` (one per entry of ℝ₊, one for any other cone), ``owner``
+    the position p of each piece, ``where[j]`` the position of block j (−1: zero cone)."""
+
+    blocks: np.ndarray
+    starts: np.ndarray
+    owner: np.ndarray
+    where: np.ndarray
+
+    def of(self, j: int) -> slice:
+        p = self.where[j]
+        return slice(int(self.starts[p]), int(self.starts[p + 1]))
+
+    def block_max(self, v: np.ndarray) -> np.ndarray:
+        """The largest of each block's pieces of v (−inf for a block without any)."""
+        out = np.full(self.blocks.size, -np.inf)
+        np.maximum.at(out, self.owner, v)
+        return out
+
+
+def cone_pieces(form) -> Pieces:
+    """:class:`Pieces` of the form (kept on it)."""
+    return form.derived("cone pieces", lambda: _cone_pieces(form))
+
+
+def _cone_pieces(form) -> Pieces:
+    blocks = np.asarray(cone_blocks(form), dtype=int)
+    kinds = [form.blocks[j] for j in blocks]
+    sizes = np.array([blk.size if blk.kind == "nonneg" else 1 for blk in kinds], dtype=int)
+    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+    where = np.full(len(form.blocks), -1)
+    where[blocks] = np.arange(blocks.size)
+    return Pieces(blocks, starts, np.repeat(np.arange(blocks.size), sizes), where)
+
+
 def blocks_min_eig(form, v: np.ndarray, dual: bool = False) -> float:
     """min over the non-zero-cone blocks of :meth:`Block.min_eig` (:func:`blocks_min_eigs`)."""
-    lam = blocks_min_eigs(form, v, dual)
-    return float(np.min(lam[cone_blocks(form)], initial=np.inf))
+    return float(rows_min_eig(form, v[None, :], dual)[0])
+
+
+def rows_min_eig(form, V: np.ndarray, dual: bool = False) -> np.ndarray:
+    """:func:`blocks_min_eig` of each row of V: (k,)."""
+    lam = rows_min_eigs(form, V, dual)[:, cone_blocks(form)]
+    return np.min(lam, axis=1, initial=np.inf)
 
 
 def pieces_trace(form, v: np.ndarray, blocks: list[int]) -> np.ndarray:

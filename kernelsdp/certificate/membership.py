@@ -24,7 +24,7 @@ import scipy.sparse as sp
 
 from ..linalg.rounding import UNIT_ROUNDOFF, abs_row_sum_max, down, gamma, norm_up, up
 from ..linalg.verified import VerifiedEig, verified_min_eig, verified_min_eig_stack
-from .cones import Block, psd_groups, stacked_matrices
+from .cones import Block, Pieces, cone_pieces, psd_groups, stacked_matrices
 from .normal_equations import is_small
 
 #: shifts tried for σ_min², relative to ‖AᵀA‖ (largest first: the first success is kept);
@@ -88,27 +88,54 @@ def block_lower(
     return BlockLower(np.array([r]), True)
 
 
+@dataclass(frozen=True)
+class BlocksLower:
+    """:func:`block_lower` of every non-zero-cone block, as arrays over the form's
+    :func:`.cones.cone_pieces`: ``values`` one bound per piece, ``proof`` one label per
+    block (in the pieces' block order), ``whys`` the reason of each block without a proof."""
+
+    pieces: Pieces
+    values: np.ndarray
+    proof: np.ndarray
+    whys: dict[int, str]
+
+    def __getitem__(self, j: int) -> BlockLower:
+        p = self.pieces.where[j]
+        return BlockLower(self.values[self.pieces.of(j)], bool(self.proof[p]), self.whys.get(j, ""))
+
+
 def blocks_lower(
     form, v: np.ndarray, err: np.ndarray | None = None, dual: bool = False, at_least=None
-) -> dict[int, BlockLower]:
-    """:func:`block_lower` of every non-zero-cone block of ``form`` (index → bound), with
-    ``at_least`` None or one value per block; the small PSD blocks of one layout verified
-    as one stack (:func:`kernelsdp.linalg.verified.verified_min_eig_stack`)."""
+) -> BlocksLower:
+    """:func:`block_lower` of every non-zero-cone block of ``form``, with ``at_least`` None
+    or one value per block (NaN or None for none); the small PSD blocks of one layout
+    verified as one stack (:func:`kernelsdp.linalg.verified.verified_min_eig_stack`)."""
     err = np.zeros_like(v) if err is None else np.asarray(err, dtype=float)
-    goal = [None] * len(form.blocks) if at_least is None else list(at_least)
-    out: dict[int, BlockLower] = {}
+    goal = np.full(len(form.blocks), np.nan)
+    if at_least is not None:
+        goal[:] = [np.nan if g is None else g for g in at_least]
+    pieces = cone_pieces(form)
+    values = np.empty(pieces.starts[-1])
+    proof = np.zeros(pieces.blocks.size, dtype=bool)
+    whys: dict[int, str] = {}
+    done = np.zeros(len(form.blocks), dtype=bool)
     for blk, idx, rows in psd_groups(form):
         M = stacked_matrices(blk, v[rows], dual)
         E = stacked_matrices(blk, np.abs(err[rows]), dual) * (1 + 4 * UNIT_ROUNDOFF)
         if blk.sqrt2 or blk.triangle is None:
             E = E + 2 * UNIT_ROUNDOFF * np.abs(M - M * np.eye(blk.side))
-        found = verified_min_eig_stack(M, E, [goal[j] for j in idx])
-        for j, r in zip(idx, found):
-            out[int(j)] = BlockLower(np.array([r.lower]), r.proof, r.note)
-    for j, blk in enumerate(form.blocks):
-        if blk.kind != "zero" and j not in out:
-            out[j] = block_lower(blk, v[blk.rows], err[blk.rows], dual, goal[j])
-    return out
+        found = verified_min_eig_stack(M, E, goal[idx])
+        at = pieces.where[idx]
+        values[pieces.starts[at]], proof[at] = found.lower, found.proof
+        whys.update({int(idx[i]): why for i, why in found.notes.items()})
+        done[idx] = True
+    for j in pieces.blocks[~done[pieces.blocks]]:
+        g = None if np.isnan(goal[j]) else float(goal[j])
+        bl = block_lower(form.blocks[j], v[form.blocks[j].rows], err[form.blocks[j].rows], dual, g)
+        values[pieces.of(j)], proof[pieces.where[j]] = bl.values, bl.proof
+        if not bl.proof:
+            whys[int(j)] = bl.why
+    return BlocksLower(pieces, values, proof, whys)
 
 
 def _exp_inside(x: float, y: float, z: float, r: tuple[float, float, float]) -> bool:

@@ -95,6 +95,24 @@ def norm_up(v: np.ndarray) -> float:
     return up(big * math.sqrt(sum_up((v / big) ** 2)) * (1.0 + 4 * UNIT_ROUNDOFF))
 
 
+def segment_norms_up(v: np.ndarray, segment: np.ndarray, count: int) -> np.ndarray:
+    """:func:`norm_up` of each segment of v (``segment[i]``: the segment of entry i, in
+    0 … count − 1) — the same bound per segment, every segment at once (its sum in another
+    order, which γ_k covers: Higham eq. 3.5 holds for any order)."""
+    v = np.abs(np.asarray(v, dtype=float).ravel())
+    big = np.zeros(count)
+    np.maximum.at(big, segment, v)
+    live = big > 0
+    scaled = v / np.where(live, big, 1.0)[segment]
+    sums = np.bincount(segment, weights=scaled**2, minlength=count)
+    sizes = np.bincount(segment, minlength=count)
+    ku = (sizes + 1) * UNIT_ROUNDOFF  # gamma() of each size
+    with np.errstate(over="ignore", invalid="ignore"):
+        bound = up_each(sums * (1.0 + ku / (1.0 - ku)))
+        out = up_each(big * np.sqrt(bound) * (1.0 + 4 * UNIT_ROUNDOFF))
+    return np.where(live, out, 0.0)
+
+
 @dataclass(frozen=True)
 class Magnitude:
     """A matrix with what its products' rounding bounds read: |M| and the most nonzeros in a

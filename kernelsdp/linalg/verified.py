@@ -231,10 +231,20 @@ def verified_psd(A, extra: float = 0.0, estimate: float | None = None) -> Verifi
     return verified_min_eig(A, extra, estimate, at_least=0.0)
 
 
-def verified_min_eig_stack(Ms: np.ndarray, Es: np.ndarray, at_least=None) -> list:
+@dataclass(frozen=True)
+class StackedEig:
+    """:class:`VerifiedEig` of each matrix of a stack, as arrays (one entry per matrix), the
+    reasons kept only where there is no proof."""
+
+    lower: np.ndarray
+    proof: np.ndarray
+    notes: dict[int, str]
+
+
+def verified_min_eig_stack(Ms: np.ndarray, Es: np.ndarray, at_least=None) -> StackedEig:
     """:func:`verified_min_eig` of each matrix of the stack Ms (k, n, n), with the entrywise
-    error bounds Es (k, n, n) and ``at_least`` (None, or one value per matrix): the same
-    estimate, first shift, Cholesky and residual bound per matrix, the small dense
+    error bounds Es (k, n, n) and ``at_least`` (None, or one value per matrix, NaN for none):
+    the same estimate, first shift, Cholesky and residual bound per matrix, the small dense
     factorisations of a stack done together (k calls of Python overhead become one).
 
     Matrices outside this path — not exactly symmetric, a zero row, a non-finite entry, n
@@ -243,7 +253,7 @@ def verified_min_eig_stack(Ms: np.ndarray, Es: np.ndarray, at_least=None) -> lis
     or one proven the same way."""
     Ms, Es = np.asarray(Ms, dtype=float), np.abs(np.asarray(Es, dtype=float))
     k, n = Ms.shape[0], Ms.shape[1]
-    goal = [None] * k if at_least is None else list(at_least)
+    goal = np.full(k, np.nan) if at_least is None else np.asarray(at_least, dtype=float)
     plain = (
         np.all(Ms == Ms.transpose(0, 2, 1), axis=(1, 2))
         & np.all(np.any(Ms != 0, axis=2), axis=1)
@@ -252,15 +262,18 @@ def verified_min_eig_stack(Ms: np.ndarray, Es: np.ndarray, at_least=None) -> lis
     )
     if n > DENSE_SPARSE_SWITCH or n == 0:
         plain[:] = False
-    out: list = [None] * k
+    lower, proof, notes = np.full(k, np.nan), np.zeros(k, dtype=bool), {}
     idx = np.flatnonzero(plain)
     if idx.size:
-        for i, r in zip(idx, _stack_first_shift(Ms[idx], Es[idx], [goal[i] for i in idx])):
-            out[i] = r
-    for i in range(k):
-        if out[i] is None:
-            out[i] = verified_min_eig(Ms[i], Es[i], None, goal[i])
-    return out
+        found, good = _stack_first_shift(Ms[idx], Es[idx], goal[idx])
+        lower[idx[good]], proof[idx[good]] = found[good], True
+    for i in np.flatnonzero(~proof):
+        g = None if np.isnan(goal[i]) else float(goal[i])
+        r = verified_min_eig(Ms[i], Es[i], None, g)
+        lower[i], proof[i] = r.lower, r.proof
+        if not r.proof:
+            notes[int(i)] = r.note
+    return StackedEig(lower, proof, notes)
 
 
 def _row_sum_max_up(M: np.ndarray) -> np.ndarray:
@@ -270,9 +283,9 @@ def _row_sum_max_up(M: np.ndarray) -> np.ndarray:
     return np.where(rows == 0, 0.0, up_each(rows * (1.0 + gamma(max(n, 1)))))
 
 
-def _stack_first_shift(Ms: np.ndarray, Es: np.ndarray, goal: list) -> list:
-    """VerifiedEig per matrix proven at its first shift, None where that shift fails."""
-    k, n = Ms.shape[0], Ms.shape[1]
+def _stack_first_shift(Ms: np.ndarray, Es: np.ndarray, goal: np.ndarray):
+    """(lower, good): each matrix's bound proven at its first shift, and where it was."""
+    n = Ms.shape[1]
     extra, scale = _row_sum_max_up(Es), _row_sum_max_up(Ms)
     est = np.linalg.eigvalsh(Ms)[:, 0]
     mu = _first_shifts(est, scale, n, goal)
@@ -286,20 +299,16 @@ def _stack_first_shift(Ms: np.ndarray, Es: np.ndarray, goal: list) -> list:
     rows = absR * (1 + g1) + g3 * (np.abs(S).sum(axis=2) + LL + absR) * (1 + g1) ** 2
     worst = rows.max(axis=1)
     good = ok & np.all(np.isfinite(L), axis=(1, 2)) & np.isfinite(worst)
-    lower = down_each(mu - up_each(up_each(worst) + extra))
-    return [
-        VerifiedEig(float(lower[i]), True, "cholesky", estimate=est[i]) if good[i] else None
-        for i in range(k)
-    ]
+    with np.errstate(invalid="ignore"):
+        return down_each(mu - up_each(up_each(worst) + extra)), good
 
 
-def _first_shifts(est: np.ndarray, scale: np.ndarray, n: int, goal: list) -> np.ndarray:
+def _first_shifts(est: np.ndarray, scale: np.ndarray, n: int, goal: np.ndarray) -> np.ndarray:
     """:func:`_shifts`' first shift of each matrix (the same operations, elementwise)."""
     eta = np.maximum(np.maximum(gamma(n + 3) * scale * 4, np.abs(est) * 1e-12), 1e-300)
     mu = est - eta
-    for i, g in enumerate(goal):
-        if g is not None and est[i] > g:
-            mu[i] = g + (est[i] - g) / 2
+    mid = ~np.isnan(goal) & (est > goal)  # NaN: no goal
+    mu[mid] = goal[mid] + (est[mid] - goal[mid]) / 2
     return mu
 
 
