@@ -156,3 +156,19 @@ def test_a_stalled_metric_correction_falls_back_on_the_least_norm_one(monkeypatc
     assert "outside K*" in ends._lower_at(form, sol.x, yc, {}, 0 * sol.x).why
     got = ends.proven_lower(form, sol.x, y0, {})
     assert got.label == "proof" and got.value <= form.objective(sol.x) + 1e-9
+
+
+@pytest.mark.parametrize("dual", [False, True])
+@pytest.mark.parametrize("triangle", ["lower", "upper", None])
+def test_a_one_by_one_psd_block_is_its_entry_less_its_error(triangle, dual):
+    """A 1 × 1 PSD block (CVXPY writes a scalar X ⪰ 0 so) is proven as its entry less its
+    error, at most that — never through a shifted factorisation — and a non-finite entry
+    is no proof."""
+    from kernelsdp.certificate.cones import Block
+
+    blk = Block("psd", 0, 1, side=1, triangle=triangle, sqrt2=True)
+    for v, e in ((0.3, 1e-12), (-2.0, 0.0), (1e-300, 0.0), (5.0, 3e-16)):
+        got = block_lower(blk, np.array([v]), np.array([e]), dual)
+        assert got.proof and got.values[0] <= v - e
+        assert got.values[0] == v or got.values[0] >= v - 2 * e - 1e-16 * abs(v)
+    assert not block_lower(blk, np.array([np.nan]), np.array([0.0]), dual).proof

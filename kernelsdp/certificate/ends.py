@@ -78,6 +78,9 @@ class End:
     #: how far the worst block fell short of its cone (primal) or of K* (dual), where that
     #: is what stopped the proof
     deficit: float = 0.0
+    #: where the point came from, when not the returned one (``"shrunk dual"``: a re-solve's
+    #: strictly feasible dual, :mod:`.perturbed`)
+    source: str = ""
 
 
 def _objective_up_err(form: CanonicalForm, x: np.ndarray) -> tuple[float, float]:

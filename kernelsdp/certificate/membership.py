@@ -22,7 +22,15 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..linalg.rounding import UNIT_ROUNDOFF, abs_row_sum_max, down, gamma, norm_up, up
+from ..linalg.rounding import (
+    UNIT_ROUNDOFF,
+    abs_row_sum_max,
+    down,
+    gamma,
+    gram_abs_row_sum_max,
+    norm_up,
+    up,
+)
 from ..linalg.verified import VerifiedEig, verified_min_eig, verified_min_eig_stack
 from .cones import Block, Pieces, cone_pieces, psd_groups, stacked_matrices
 from .normal_equations import is_small
@@ -70,6 +78,12 @@ def block_lower(
         t = down(float(v[0]) - float(err[0]))
         nx = norm_up(np.abs(v[1:]) + err[1:])
         return BlockLower(np.array([down(down(t - nx) / math.sqrt(2.0))]), True)
+    if blk.kind == "psd" and blk.side == 1:  # [v]: λ = v exactly (no scaling on a diagonal)
+        e = up(float(np.abs(err[0])) * (1 + 4 * UNIT_ROUNDOFF)) if err[0] else 0.0
+        lo = float(v[0]) - e  # one rounding when e > 0, undone by nextafter
+        if not math.isfinite(lo):
+            return BlockLower(np.array([-math.inf]), False, "the matrix has a non-finite entry")
+        return BlockLower(np.array([math.nextafter(lo, -math.inf) if e else lo]), True)
     if blk.kind == "psd":
         M = blk.matrix(v, dual)
         r = verified_min_eig(M, _psd_matrix_error(blk, M, err, dual), at_least=at_least)
@@ -240,7 +254,7 @@ def min_singular_bound(M: sp.spmatrix) -> VerifiedEig:
         k = int(np.max(np.diff(M.tocsc().indptr), initial=1))
     if G.shape[0] == 0:
         return VerifiedEig(math.inf, True, "empty")
-    extra = up(gamma(k) * abs_row_sum_max(absM.T @ absM))
+    extra = up(gamma(k) * gram_abs_row_sum_max(absM))
     if G.shape[0] <= DENSE_SIGMA_MAX_N:
         D = G.toarray() if sp.issparse(G) else G
         if not np.all(np.isfinite(D)):  # MᵀM overflowed: nothing to prove σ_min with

@@ -169,6 +169,26 @@ def dot_error(a: np.ndarray, b: np.ndarray) -> float:
     return up(gamma(a.size) * sum_up(np.abs(a) * np.abs(b)))
 
 
+def gram_abs_row_sum_max(absM) -> float:
+    """An upper bound on max_i Σ_j (|M|ᵀ|M|)_ij = ‖|M|ᵀ(|M|·1)‖_∞ for the entrywise
+    magnitudes ``absM`` = |M|, by two products with a vector instead of forming |M|ᵀ|M|:
+    each is a sum of nonnegative terms, fl(s) = s(1 + θ) with |θ| ≤ γ_k, so the exact value
+    is at most the computed one / ((1 − γ_rows)(1 − γ_columns))."""
+    if absM.shape[0] == 0 or absM.shape[1] == 0:
+        return 0.0
+    if sp.issparse(absM):
+        absM = sp.csr_matrix(absM)
+        k_row, k_col = row_nnz_max(absM), row_nnz_max(absM.T.tocsr())
+    else:
+        absM = np.asarray(absM, dtype=float)
+        k_row, k_col = absM.shape[1], absM.shape[0]
+    v = np.asarray(absM.T @ np.asarray(absM @ np.ones(absM.shape[1])).ravel()).ravel()
+    top = float(np.max(v))
+    if top == 0:
+        return 0.0  # exactly: |M| has no nonzero entry
+    return up(top / ((1.0 - gamma(max(k_row, 1))) * (1.0 - gamma(max(k_col, 1)))))
+
+
 def abs_row_sum_max(M) -> float:
     """An upper bound on max_i Σ_j |M_ij|, the ∞-norm of M, which bounds ‖M‖₂ for a
     symmetric M."""
