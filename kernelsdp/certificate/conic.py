@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
 from dataclasses import replace
 
 import cvxpy as cp
@@ -38,11 +37,11 @@ from threadpoolctl import ThreadpoolController
 
 from .bounds import box_bounds, trace_bounds
 from .canonical import CanonicalForm, CanonicalSolution
+from .combination import step_inside
 from .cones import blocks_min_eig, cone_blocks
 from .correction import zero_rows
-from .ends import proven_lower, proven_upper
+from .ends import better, boundary_failure, proven_lower, proven_upper
 from .equilibrate import data_row_scales, equilibrated, point_row_scales
-from .interior import central_dual, central_primal, thetas
 from .perturbed import (
     resolve_limits,
     resolve_refusal,
@@ -134,56 +133,6 @@ def _rel(num: float, den: float) -> float:
     return 0.0 if num == 0 else (np.inf if den == 0 else num / den)
 
 
-def _boundary_failure(end) -> bool:
-    return end.label != PROOF and ("outside K*" in end.why or "strictly feasible" in end.why)
-
-
-def _better(old, new, lower: bool):
-    """The better of two ends: a proof over anything else, then the tighter value."""
-    if new.label != PROOF:
-        return old
-    if old.label != PROOF:
-        return new
-    return new if (new.value > old.value if lower else new.value < old.value) else old
-
-
-def _step_inside(form: CanonicalForm, x: np.ndarray, y: np.ndarray, lo, hi, bounds):
-    """(lo, hi, notes) after combining each point that a boundary stopped with a central
-    point of its side (:mod:`.interior`): the θ tried from the least, the best proof kept —
-    the first one, where the central point's objective is no better (the value then moves
-    by θ·(f(z_c) − f(z)) ≥ 0, so a larger θ cannot prove a tighter end but by rounding)."""
-    notes = []
-    s = form.A @ x + form.b
-    if (
-        _boundary_failure(hi)
-        and math.isfinite(hi.deficit)
-        and (found := central_primal(form, x, float(np.max(np.abs(s), initial=1.0))))
-    ):
-        xc, eta = found
-        costs = form.objective(xc) >= form.objective(x)  # then the least θ proven is best
-        for th in thetas(hi.deficit, eta):
-            h = _better(hi, proven_upper(form, (1 - th) * x + th * xc), lower=False)
-            if h is not hi:
-                hi = h
-                notes.append(f"primal point combined with a central one, θ = {th:.1e}")
-                if costs:
-                    break
-    g = form.c if form.P is None else form.c + form.P @ x
-    if _boundary_failure(lo) and (
-        found := central_dual(form, x, y, g, float(np.max(np.abs(y), initial=1.0)))
-    ):
-        yc, eta = found
-        costs = form.dual_objective(x, yc) <= form.dual_objective(x, y)
-        for th in thetas(lo.deficit, eta):
-            e = _better(lo, proven_lower(form, x, (1 - th) * y + th * yc, bounds), lower=True)
-            if e is not lo:
-                lo = e
-                notes.append(f"dual point combined with a central one, θ = {th:.1e}")
-                if costs:
-                    break
-    return lo, hi, notes[-2:]
-
-
 def _wide(lo, hi, tol: float, scale: float) -> bool:
     """Is the interval not yet certified (an end not proven, or wider than tol)?"""
     if lo.label != PROOF or hi.label != PROOF:
@@ -208,14 +157,18 @@ def _proven_ends(
     bounds = {**box_bounds(form, traces), **traces}
     lo = proven_lower(form, x, y, bounds) if lower is None else lower
     hi = proven_upper(form, x)
-    lo, hi, notes = _step_inside(form, x, y, lo, hi, bounds)
     scale = objective_scale(form, x, y)
+    defer = resolve and not dual_recession_column(form) and not resolve_refusal(form)
+    lo, hi, notes, later = step_inside(form, x, y, lo, hi, bounds, tol, scale, defer)
+    notes = notes[-2:]
     if (
         resolve
         and _wide(lo, hi, tol, scale)
-        and (_boundary_failure(lo) or _boundary_failure(hi) or "central" in " ".join(notes))
+        and (boundary_failure(lo) or boundary_failure(hi) or "central" in " ".join(notes))
     ):
         lo, hi = _resolve(form, (x, y), (lo, hi), bounds, notes, limits or {})
+    if later is not None:
+        lo = later(lo, notes)
     return lo, hi, "; ".join(notes)
 
 
@@ -272,7 +225,7 @@ def _resolve(form: CanonicalForm, point, ends, bounds, notes: list, limits: dict
     for end, need, name in ((lo2, need_d, "lower"), (hi2, need_p and hi.label != PROOF, "upper")):
         if need and end.label != PROOF:
             notes.append(f"its {name} end: {end.why[:160]}")
-    return _better(lo, lo2, lower=True), _better(hi, hi2, lower=False)
+    return better(lo, lo2, lower=True), better(hi, hi2, lower=False)
 
 
 #: the rows' powers of two differ by more than this factor before a second pass on the
@@ -303,7 +256,7 @@ def _with_rows_scaled(form: CanonicalForm, x, y, ends, tol: float):
     # lower ends were estimates, 0.2–4 % below; 12 ms of control4's 245)
     kept = lo if lo.label == PROOF and lo.source == "shrunk dual" else None
     lo2, hi2, how2 = _proven_ends(scaled, x, y / d, False, tol, lower=kept)
-    lo3, hi3 = _better(lo, lo2, lower=True), _better(hi, hi2, lower=False)
+    lo3, hi3 = better(lo, lo2, lower=True), better(hi, hi2, lower=False)
     if lo3 is lo and hi3 is hi:
         return ends
     extra = "proven on the rows scaled by powers of two" + (f": {how2}" if how2 else "")

@@ -83,6 +83,20 @@ class End:
     source: str = ""
 
 
+def boundary_failure(end: End) -> bool:
+    """Did a cone's boundary stop this end's proof (the point is not strictly inside)?"""
+    return end.label != PROOF and ("outside K*" in end.why or "strictly feasible" in end.why)
+
+
+def better(old: End, new: End, lower: bool) -> End:
+    """The better of two ends: a proof over anything else, then the tighter value."""
+    if new.label != PROOF:
+        return old
+    if old.label != PROOF:
+        return new
+    return new if (new.value > old.value if lower else new.value < old.value) else old
+
+
 def _objective_up_err(form: CanonicalForm, x: np.ndarray) -> tuple[float, float]:
     """(fl(f(x)), a bound on its rounding error)."""
     err = dot_error(form.c, x)
