@@ -172,3 +172,36 @@ def test_a_one_by_one_psd_block_is_its_entry_less_its_error(triangle, dual):
         assert got.proof and got.values[0] <= v - e
         assert got.values[0] == v or got.values[0] >= v - 2 * e - 1e-16 * abs(v)
     assert not block_lower(blk, np.array([np.nan]), np.array([0.0]), dual).proof
+
+
+def _mixed_cones():
+    """ℝ₊ rows beside a PSD block (the shortcut reads ℝ₊ per entry)."""
+    x, X = cp.Variable(3), cp.Variable((3, 3), symmetric=True)
+    cons = [x >= 0, X >> 0, cp.sum(x) + cp.trace(X) == 2, x[0] >= X[0, 1]]
+    return cp.Problem(cp.Minimize(x @ [1.0, 2.0, 3.0] + cp.trace(X)), cons)
+
+
+def test_an_upper_end_refused_on_its_estimate_is_one_the_proof_refuses(monkeypatch):
+    """The shortcut that refuses a primal point on its λ_min estimates (an interior-point
+    point just outside its cones) never refuses one that the verification proves: at points
+    around the solver's, inside and outside, with ℝ₊ and PSD blocks — and both outcomes
+    occur."""
+    import kernelsdp.certificate.ends as ends
+
+    shortcut, seen = ends._short_of_room, set()
+    for problem in (_many_blocks(), _mixed_cones()):
+        sol = solve_canonical(problem, "CLARABEL")
+        rng = np.random.default_rng(5)
+        for k in range(40):
+            x = sol.x + rng.standard_normal(sol.x.size) * 10.0 ** -float(rng.integers(3, 12))
+            monkeypatch.setattr(ends, "_short_of_room", shortcut)
+            fast = ends.proven_upper(sol.form, x)
+            monkeypatch.setattr(ends, "_short_of_room", lambda *a: None)
+            full = ends.proven_upper(sol.form, x)
+            assert fast.label == full.label, (k, fast.why, full.why)
+            if "estimated" in fast.why:
+                seen.add("refused on the estimate")
+                assert full.deficit >= fast.deficit * (1 - 1e-9)
+            elif full.label == "proof":
+                seen.add("proven")
+    assert seen == {"refused on the estimate", "proven"}

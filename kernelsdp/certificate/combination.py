@@ -78,17 +78,20 @@ def dual_combination(
     return prove, best
 
 
-def step_inside(form, x, y, lo: End, hi: End, bounds, tol: float, scale: float, defer: bool):
-    """(lo, hi, notes, later): both ends after their combinations; with ``defer``, a dual
-    combination that cannot certify the interval is left to ``later(lo, notes)``, to be
-    called after the re-solve (None when nothing was left)."""
+def step_inside(
+    form, x, y, lo: End, hi: End, bounds, tol: float, scale: float, defer: Callable[[], bool]
+):
+    """(lo, hi, notes, later): both ends after their combinations; where ``defer()`` (a
+    re-solve of the dual side will run), a dual combination that cannot certify the interval
+    is left to ``later(lo, notes)``, to be called after the re-solve (None when nothing was
+    left)."""
     notes: list = []
     hi = primal_combined(form, x, hi, notes)
     combination = dual_combination(form, x, y, lo, bounds)
     if combination is None:
         return lo, hi, notes, None
     prove, best = combination
-    if defer and not relative_width(best, hi.value, scale) <= tol:
+    if not relative_width(best, hi.value, scale) <= tol and defer():
 
         def later(lo: End, notes: list) -> End:
             if lo.label == PROOF and lo.value >= best:

@@ -158,7 +158,10 @@ def _proven_ends(
     lo = proven_lower(form, x, y, bounds) if lower is None else lower
     hi = proven_upper(form, x)
     scale = objective_scale(form, x, y)
-    defer = resolve and not dual_recession_column(form) and not resolve_refusal(form)
+
+    def defer() -> bool:  # will the re-solve shrink the dual? (asked only where it matters)
+        return resolve and not dual_recession_column(form) and not resolve_refusal(form)
+
     lo, hi, notes, later = step_inside(form, x, y, lo, hi, bounds, tol, scale, defer)
     notes = notes[-2:]
     if (

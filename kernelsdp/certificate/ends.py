@@ -145,11 +145,11 @@ def _stationarity(
 def _used_columns(form: CanonicalForm) -> tuple[np.ndarray, np.ndarray]:
     """(the variables in a row of A or of P, the others: their stationarity rows can only
     hold exactly)."""
-    live = np.diff(sp.csc_matrix(form.A).indptr) > 0
+    n = form.A.shape[1]
+    live = np.bincount(sp.csr_matrix(form.A).indices, minlength=n) > 0  # a stored entry
     if _has_p(form):
-        live |= np.diff(sp.csc_matrix(form.P).indptr) > 0
-    used = np.flatnonzero(live)
-    return used, np.setdiff1d(np.arange(form.A.shape[1]), used)
+        live |= np.bincount(sp.csr_matrix(form.P).indices, minlength=n) > 0
+    return np.flatnonzero(live), np.flatnonzero(~live)
 
 
 def _has_p(form: CanonicalForm) -> bool:
@@ -378,6 +378,43 @@ def _piece_row_norms(form: CanonicalForm) -> np.ndarray:
     return out
 
 
+def _short_of_room(form: CanonicalForm, s1: np.ndarray, room: np.ndarray, details) -> End | None:
+    """The failed upper end, without the verification, where an estimate already decides it:
+    every verified bound of a PSD, second-order or ℝ₊ piece is at most its λ_min estimate
+    (the shift sits below it; t − ‖x‖ and v less their roundings), so a piece
+    whose estimate lies below its room by more than the estimate's rounding cannot be proven
+    inside (an interior-point solver's point lies just outside: truss1's block 6 by 1.9e-10);
+    None otherwise.  Its deficit is the estimated one."""
+    pieces = cone_pieces(form)
+    est = blocks_min_eigs(form, s1)[pieces.blocks][pieces.owner]
+    for p, j in enumerate(pieces.blocks):
+        kind, at = form.blocks[j].kind, slice(pieces.starts[p], pieces.starts[p + 1])
+        if kind == "nonneg":
+            est[at] = s1[form.blocks[j].rows]
+        elif kind not in ("psd", "soc"):  # exp, pow: a distance, not a bound's ceiling
+            est[at] = np.inf
+    margin = 64 * UNIT_ROUNDOFF * float(np.max(np.abs(s1), initial=0.0))
+    short = pieces.block_max(room - est)
+    failing = np.flatnonzero(short > margin)
+    if not failing.size:
+        return None
+    said = [
+        f"block {pieces.blocks[p]} ({form.blocks[pieces.blocks[p]].kind}) within "
+        f"{short[p]:.2g} of its boundary, estimated"
+        for p in failing[:3]
+    ]
+    return End(
+        math.inf,
+        ESTIMATE,
+        "no proven upper bound: the point is not strictly feasible ("
+        + "; ".join(said)
+        + ("; …" if failing.size > 3 else "")
+        + ")",
+        details,
+        deficit=float(np.max(short)),
+    )
+
+
 def proven_upper(form: CanonicalForm, x: np.ndarray) -> End:
     """The primal side: a proof when a feasible point within δx of x₁ is proven."""
     x1, dx, why = _equality_enclosure(form, x)
@@ -390,6 +427,8 @@ def proven_upper(form: CanonicalForm, x: np.ndarray) -> End:
     err_s = affine_error(form.magnitude(), x1, b)
     pieces = cone_pieces(form)
     room = _row_norms(form) * dx
+    if (surely := _short_of_room(form, s1, room, details)) is not None:
+        return surely
     goal = np.full(len(form.blocks), np.nan)
     goal[pieces.blocks] = pieces.block_max(room)
     lows = blocks_lower(form, s1, err_s, at_least=goal)
