@@ -39,7 +39,7 @@ def primal_combined(form: CanonicalForm, x: np.ndarray, hi: End, notes: list) ->
     xc, eta = found
     costs = form.objective(xc) >= form.objective(x)  # then the least θ proven is best
     for th in thetas(hi.deficit, eta):
-        h = better(hi, proven_upper(form, (1 - th) * x + th * xc), lower=False)
+        h = better(hi, proven_upper(form, (1 - th) * x + th * xc, False), lower=False)
         if h is not hi:
             hi = h
             notes.append(f"primal point combined with a central one, θ = {th:.1e}")

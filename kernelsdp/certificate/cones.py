@@ -287,7 +287,9 @@ def _rows_min_eigs(form, V: np.ndarray, dual: bool) -> np.ndarray:
     for j in np.flatnonzero(~grouped):
         blk = form.blocks[j]
         W = V[:, blk.rows]
-        if blk.kind == "psd":
+        if blk.kind == "psd" and blk.side == 1:  # [v]: its own eigenvalue
+            out[:, j] = W[:, 0]
+        elif blk.kind == "psd":
             out[:, j] = np.linalg.eigvalsh(stacked_matrices(blk, W, dual))[:, 0]
         elif blk.kind == "nonneg":
             out[:, j] = np.min(W, axis=1, initial=np.inf)

@@ -218,7 +218,7 @@ def _resolve(form: CanonicalForm, point, ends, bounds, notes: list, limits: dict
     if alt is None:
         notes.append("a re-solve with the cones shrunk found no strictly feasible point")
         return lo, hi
-    lo2, hi2 = proven_lower(form, alt.x, alt.y, bounds), proven_upper(form, alt.x)
+    lo2, hi2 = proven_lower(form, alt.x, alt.y, bounds), proven_upper(form, alt.x, False)
     if alt.eps_dual > 0:
         lo2 = replace(lo2, source="shrunk dual")
     notes.append(

@@ -415,8 +415,11 @@ def _short_of_room(form: CanonicalForm, s1: np.ndarray, room: np.ndarray, detail
     )
 
 
-def proven_upper(form: CanonicalForm, x: np.ndarray) -> End:
-    """The primal side: a proof when a feasible point within δx of x₁ is proven."""
+def proven_upper(form: CanonicalForm, x: np.ndarray, estimate_first: bool = True) -> End:
+    """The primal side: a proof when a feasible point within δx of x₁ is proven.
+    ``estimate_first``: refuse on the λ_min estimates first where they already decide
+    (:func:`_short_of_room`; for a returned point, which an interior-point solver leaves
+    just outside — not for a point made to lie inside)."""
     x1, dx, why = _equality_enclosure(form, x)
     value, err = _objective_up_err(form, x1)
     details = {"primal_enclosure": dx}
@@ -427,7 +430,7 @@ def proven_upper(form: CanonicalForm, x: np.ndarray) -> End:
     err_s = affine_error(form.magnitude(), x1, b)
     pieces = cone_pieces(form)
     room = _row_norms(form) * dx
-    if (surely := _short_of_room(form, s1, room, details)) is not None:
+    if estimate_first and (surely := _short_of_room(form, s1, room, details)) is not None:
         return surely
     goal = np.full(len(form.blocks), np.nan)
     goal[pieces.blocks] = pieces.block_max(room)

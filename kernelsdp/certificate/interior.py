@@ -53,14 +53,15 @@ def _curve_min(form: CanonicalForm, v0: np.ndarray, v1: np.ndarray, dual: bool):
 
 
 def _ratios(loss, ts: np.ndarray, etas: np.ndarray) -> np.ndarray:
-    losses = np.array([max(loss(float(t)), 0.0) for t in ts])
+    losses = np.maximum(loss(ts), 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(etas > 0, losses / np.where(etas > 0, etas, 1.0), np.inf)
 
 
 def _best_t(curve, loss, scale: float) -> tuple[float, float]:
     """(t, η(t)) for the t ≥ 0 with η(t) = curve(t) > 0 that makes the combination cheapest,
-    loss(t)/η(t) — quasi-convex, since the loss is affine and η concave: a grid of decades,
+    loss(t)/η(t) (both of an array of t) — quasi-convex where the loss is affine (η is
+    concave): a grid of decades,
     then twice an even grid between the best point's neighbours (resolution 1/36 of the
     first bracket, where four golden-section steps reached 0.15), each grid one call of
     ``curve``."""
@@ -107,8 +108,11 @@ def central_primal(
         return None
 
     curve = _curve_min(form, A @ x0 + b, A @ x1, dual=False)
-    fx = form.objective(x)
-    t, eta = _best_t(curve, lambda t: form.objective(x0 + t * x1) - fx, scale)
+    # f(x₀ + t·x₁) − f(x) = a₀ + a₁t + a₂t², for every t of a grid at once
+    Px1 = np.zeros_like(x1) if form.P is None else form.P @ x1
+    a0 = form.objective(x0) - form.objective(x)
+    a1, a2 = float(form.c @ x1 + x0 @ Px1), 0.5 * float(x1 @ Px1)
+    t, eta = _best_t(curve, lambda ts: a0 + a1 * ts + a2 * ts**2, scale)
     return (x0 + t * x1, eta) if eta > 0 else None
 
 
@@ -132,8 +136,9 @@ def central_dual(
         return None
 
     curve = _curve_min(form, y0, w, dual=True)
-    qy = form.dual_objective(x, y)
-    t, eta = _best_t(curve, lambda t: qy - form.dual_objective(x, y0 + t * w), scale)
+    # q(y) − q(y₀ + t·w) = q(y) − q(y₀) + t·bᵀw: affine in t
+    drop, slope = form.dual_objective(x, y) - form.dual_objective(x, y0), float(form.b @ w)
+    t, eta = _best_t(curve, lambda ts: drop + slope * ts, scale)
     return (y0 + t * w, eta) if eta > 0 else None
 
 
