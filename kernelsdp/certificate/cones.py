@@ -335,8 +335,8 @@ def cone_pieces(form) -> Pieces:
 
 def _cone_pieces(form) -> Pieces:
     blocks = np.asarray(cone_blocks(form), dtype=int)
-    kinds = [form.blocks[j] for j in blocks]
-    sizes = np.array([blk.size if blk.kind == "nonneg" else 1 for blk in kinds], dtype=int)
+    members = [form.blocks[j] for j in blocks]
+    sizes = np.array([blk.size if blk.kind == "nonneg" else 1 for blk in members], dtype=int)
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
     where = np.full(len(form.blocks), -1)
     where[blocks] = np.arange(blocks.size)

@@ -200,22 +200,23 @@ def proven_lower(
     floor = DUAL_FLOOR * max(float(np.max(np.abs(y), initial=0.0)), 1e-300)
     Px = np.zeros_like(x) if form.P is None else form.P @ x
     g = Px + form.c
+
+    def least_norm() -> End:
+        return _lower_at(form, x, dual_correction(form, y, g, bounds, floor=floor), bounds, Px)
+
     memo = form.derived("lower-end memo", dict)
-    if memo.get("metric stalled"):  # it did at an earlier point of this form: least-norm first
-        second = _lower_at(form, x, dual_correction(form, y, g, bounds, floor=floor), bounds, Px)
-        if second.label == PROOF:
-            return second
+    second = least_norm() if memo.get("metric stalled") else None  # it stalled before here
+    if second is not None and second.label == PROOF:
+        return second
     yc = _inside_or_none(form, scaled_correction(form, y, g, floor), bounds, floor / 2)
     if yc is None:
-        return _lower_at(form, x, dual_correction(form, y, g, bounds, floor=floor), bounds, Px)
+        return second or least_norm()
     first = _lower_at(form, x, yc, bounds, Px)
     stalled = first.details["correction_residual"] > 4 * first.details["rounding_residual"]
     if first.label == PROOF or "outside K*" not in first.why or not stalled:
         return first
-    if memo.get("metric stalled"):
-        return second if second.label == PROOF else first
     memo["metric stalled"] = True
-    second = _lower_at(form, x, dual_correction(form, y, g, bounds, floor=floor), bounds, Px)
+    second = second or least_norm()
     return second if second.label == PROOF else first
 
 

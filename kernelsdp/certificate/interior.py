@@ -61,10 +61,9 @@ def _ratios(loss, ts: np.ndarray, etas: np.ndarray) -> np.ndarray:
 def _best_t(curve, loss, scale: float) -> tuple[float, float]:
     """(t, η(t)) for the t ≥ 0 with η(t) = curve(t) > 0 that makes the combination cheapest,
     loss(t)/η(t) (both of an array of t) — quasi-convex where the loss is affine (η is
-    concave): a grid of decades,
-    then twice an even grid between the best point's neighbours (resolution 1/36 of the
-    first bracket, where four golden-section steps reached 0.15), each grid one call of
-    ``curve``."""
+    concave): a grid of decades, then twice an even grid between the best point's
+    neighbours (resolution 1/36 of the first bracket, where four golden-section steps
+    reached 0.15), each grid one call of ``curve``."""
     ts = np.array([0.0] + [scale * 10.0**k for k in T_GRID])
     etas = curve(ts)
     vals = _ratios(loss, ts, etas)
