@@ -270,7 +270,9 @@ def rows_min_eigs(form, V: np.ndarray, dual: bool = False) -> np.ndarray:
     whole search grid of points in one stacked eigensolve per layout (:mod:`.interior`'s
     central search took 16 calls of Python overhead on each of its curves), in chunks of
     at most STACK_MAX_ENTRIES matrix entries."""
-    per_point = sum(blk.side**2 for blk in form.blocks if blk.kind == "psd")
+    per_point = form.derived(
+        "psd entries", lambda: sum(blk.side**2 for blk in form.blocks if blk.kind == "psd")
+    )
     step = max(1, STACK_MAX_ENTRIES // max(per_point, 1))
     parts = [_rows_min_eigs(form, V[i : i + step], dual) for i in range(0, V.shape[0], step)]
     return np.concatenate(parts) if parts else np.empty((0, len(form.blocks)))

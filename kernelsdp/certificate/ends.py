@@ -388,31 +388,40 @@ def _short_of_room(form: CanonicalForm, s1: np.ndarray, room: np.ndarray, detail
     None otherwise.  Its deficit is the estimated one."""
     pieces = cone_pieces(form)
     est = blocks_min_eigs(form, s1)[pieces.blocks][pieces.owner]
-    for p, j in enumerate(pieces.blocks):
-        kind, at = form.blocks[j].kind, slice(pieces.starts[p], pieces.starts[p + 1])
+    for j in pieces.blocks:
+        kind = form.blocks[j].kind
         if kind == "nonneg":
-            est[at] = s1[form.blocks[j].rows]
+            est[pieces.of(j)] = s1[form.blocks[j].rows]
         elif kind not in ("psd", "soc"):  # exp, pow: a distance, not a bound's ceiling
-            est[at] = np.inf
+            est[pieces.of(j)] = np.inf
     margin = 64 * UNIT_ROUNDOFF * float(np.max(np.abs(s1), initial=0.0))
     short = pieces.block_max(room - est)
     failing = np.flatnonzero(short > margin)
     if not failing.size:
         return None
-    said = [
-        f"block {pieces.blocks[p]} ({form.blocks[pieces.blocks[p]].kind}) within "
-        f"{short[p]:.2g} of its boundary, estimated"
-        for p in failing[:3]
+    said = [f" within {short[p]:.2g} of its boundary, estimated" for p in failing[:3]]
+    return _not_strictly_feasible(form, failing, said, details, float(np.max(short)))
+
+
+def _not_strictly_feasible(
+    form: CanonicalForm, failing: np.ndarray, said: list[str], details, deficit: float
+) -> End:
+    """The upper end refused: the failing pieces' blocks (positions in
+    :func:`.cones.cone_pieces`), each with what was found, the first three named."""
+    blocks = cone_pieces(form).blocks
+    named = [
+        f"block {blocks[p]} ({form.blocks[blocks[p]].kind}){how}"
+        for p, how in zip(failing[:3], said)
     ]
     return End(
         math.inf,
         ESTIMATE,
         "no proven upper bound: the point is not strictly feasible ("
-        + "; ".join(said)
+        + "; ".join(named)
         + ("; …" if failing.size > 3 else "")
         + ")",
         details,
-        deficit=float(np.max(short)),
+        deficit=deficit,
     )
 
 
@@ -439,23 +448,14 @@ def proven_upper(form: CanonicalForm, x: np.ndarray, estimate_first: bool = True
     short = pieces.block_max(room - lows.values)
     failing = np.flatnonzero(~lows.proof | (short >= 0))
     if failing.size:
-        said = []
-        for p in failing[:3]:
-            j = int(pieces.blocks[p])
-            how = f" within {short[p]:.2g} of its boundary"
-            said.append(
-                f"block {j} ({form.blocks[j].kind})"
-                + (f": {lows.whys.get(j, '')}" if not lows.proof[p] else how)
-            )
+        said = [
+            f" within {short[p]:.2g} of its boundary"
+            if lows.proof[p]
+            else f": {lows.whys.get(int(pieces.blocks[p]), '')}"
+            for p in failing[:3]
+        ]
         worst = float(np.max(np.where(lows.proof[failing], short[failing], np.inf)))
-        return End(
-            math.inf,
-            ESTIMATE,
-            "no proven upper bound: the point is not strictly "
-            "feasible (" + "; ".join(said) + ("; …" if failing.size > 3 else "") + ")",
-            details,
-            deficit=max(worst, 0.0),
-        )
+        return _not_strictly_feasible(form, failing, said, details, max(worst, 0.0))
     Px1 = np.zeros_like(x1) if form.P is None else form.P @ x1
     grad = norm_up(
         np.abs(form.c + Px1) + matvec_error(form.P, x1) if form.P is not None else np.abs(form.c)
