@@ -307,6 +307,16 @@ def cone_blocks(form) -> list[int]:
     )
 
 
+def cone_rows(form) -> np.ndarray:
+    """The indices of the rows of the blocks that are not the zero cone (kept on the form)."""
+
+    def find() -> np.ndarray:
+        rows = [np.arange(form.blocks[j].start, form.blocks[j].stop) for j in cone_blocks(form)]
+        return np.concatenate(rows) if rows else np.zeros(0, dtype=np.intp)
+
+    return form.derived("cone rows", find)
+
+
 @dataclass(frozen=True)
 class Pieces:
     """The separately bounded pieces of the non-zero-cone blocks (:meth:`Block.entry_min`),

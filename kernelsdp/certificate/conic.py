@@ -35,10 +35,10 @@ import cvxpy as cp
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from .bounds import box_bounds, trace_bounds
+from .bounds import APrioriBounds
 from .canonical import CanonicalForm, CanonicalSolution
 from .combination import step_inside
-from .cones import blocks_min_eig, cone_blocks
+from .cones import blocks_min_eig, cone_rows, rows_min_eig
 from .correction import zero_rows
 from .ends import better, boundary_failure, proven_lower, proven_upper
 from .equilibrate import data_row_scales, equilibrated, point_row_scales
@@ -70,25 +70,42 @@ def _cone_min(form: CanonicalForm, v: np.ndarray, dual: bool) -> float:
     return blocks_min_eig(form, v, dual)
 
 
+def _cone_mins(form: CanonicalForm, s: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """(min λ_min of s's cone blocks, the same of y's in K*): one stacked eigensolve where
+    every cone reads both sides alike (ℝ₊, second-order, PSD with √2-scaled or full rows)."""
+    alike = all(
+        blk.kind in ("zero", "nonneg", "soc")
+        or (blk.kind == "psd" and (blk.sqrt2 or blk.triangle is None))
+        for blk in form.blocks
+    )
+    if not alike:
+        return _cone_min(form, s, dual=False), _cone_min(form, y, dual=True)
+    both = rows_min_eig(form, np.stack([s, y]), dual=False)
+    return float(both[0]), float(both[1])
+
+
 def primal_measures(form: CanonicalForm, x: np.ndarray) -> dict[str, float]:
     """err1, err2 (relative to the rows' own size), on the rows scaled by the data's powers
     of two (:func:`.equilibrate.data_row_scales`, exact): on the rows as given, the 2-norm
     ratio weighted them by their sizes (θ of C₅ solved by SCS passed with its trace row ×
     10⁻⁶ and failed as written) and ‖s‖_∞ was the largest block's; a ratio per row would read
     1 for any violated row xᵢ = 0."""
-    A, b = form.A, form.b
-    d = data_row_scales(form)
-    s = d * (A @ x + b)
-    z = zero_rows(form)
+    s = data_row_scales(form) * (form.A @ x + form.b)
+    return _primal_measures(form, x, s, _cone_min(form, s, dual=False))
+
+
+def _primal_measures(form: CanonicalForm, x: np.ndarray, s: np.ndarray, cone_min: float):
+    """:func:`primal_measures` from the scaled s and the least λ_min of its cone blocks."""
+    d, z = data_row_scales(form), zero_rows(form)
     err1 = 0.0
     if z.size:
-        size = float(np.linalg.norm(d[z] * (form.magnitude().abs[z] @ np.abs(x) + np.abs(b[z]))))
+        size = float(
+            np.linalg.norm(d[z] * (form.magnitude().abs[z] @ np.abs(x) + np.abs(form.b[z])))
+        )
         err1 = _rel(float(np.linalg.norm(s[z])), size)
     return {
         "primal_equalities": err1,
-        "primal_cones": _rel(
-            max(0.0, -_cone_min(form, s, dual=False)), float(np.max(np.abs(s), initial=0.0))
-        ),
+        "primal_cones": _rel(max(0.0, -cone_min), float(np.max(np.abs(s), initial=0.0))),
     }
 
 
@@ -96,25 +113,22 @@ def dimacs_measures(form: CanonicalForm, x: np.ndarray, y: np.ndarray) -> dict[s
     """err1–err6, each relative to the size of what it measures (module docstring)."""
     A, b = form.A, form.b
     s = A @ x + b
+    scaled = data_row_scales(form) * s
+    primal_min, dual_min = _cone_mins(form, scaled, y)
     Px = np.zeros_like(x) if form.P is None else form.P @ x
     g = Px + form.c
     p, q = form.objective(x), form.dual_objective(x, y)
     sigma = objective_scale(form, x, y)
-    cones = cone_blocks(form)
+    cones, AT = cone_rows(form), form.magnitude(transposed=True)  # Aᵀ kept as CSR
     return {
-        **primal_measures(form, x),
+        **_primal_measures(form, x, scaled, primal_min),
         "stationarity": _rel(
-            float(np.linalg.norm(g - A.T @ y)),
-            float(np.linalg.norm(np.abs(g) + form.magnitude(transposed=True).abs @ np.abs(y))),
+            float(np.linalg.norm(g - AT.M @ y)),
+            float(np.linalg.norm(np.abs(g) + AT.abs @ np.abs(y))),
         ),
-        "dual_cones": _rel(
-            max(0.0, -_cone_min(form, y, dual=True)), float(np.max(np.abs(y), initial=0.0))
-        ),
+        "dual_cones": _rel(max(0.0, -dual_min), float(np.max(np.abs(y), initial=0.0))),
         "duality_gap": _rel(p - q, max(abs(p), abs(q), sigma)),
-        "complementarity": _rel(
-            sum(float(s[form.blocks[j].rows] @ y[form.blocks[j].rows]) for j in cones),
-            max(abs(p), abs(q), sigma),
-        ),
+        "complementarity": _rel(float(s[cones] @ y[cones]), max(abs(p), abs(q), sigma)),
     }
 
 
@@ -153,8 +167,7 @@ def _proven_ends(
     is retried from a combination with a central point, then — while the interval is not
     certified — from one re-solve with the cones shrunk; the better proof of each end is
     kept.  ``lower``: a proven lower End to keep instead of seeking one."""
-    traces = trace_bounds(form)
-    bounds = {**box_bounds(form, traces), **traces}
+    bounds = APrioriBounds(form)
     lo = proven_lower(form, x, y, bounds) if lower is None else lower
     hi = proven_upper(form, x)
     scale = objective_scale(form, x, y)

@@ -10,6 +10,7 @@ residual at the level of rounding, which the proofs then enclose (:mod:`.members
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 import scipy.sparse as sp
@@ -62,7 +63,7 @@ def dual_correction(
     form: CanonicalForm,
     y: np.ndarray,
     g: np.ndarray,
-    bounds: dict[int, float],
+    bounds: Mapping[int, float],
     rounds: int = 3,
     floor: float = 0.0,
 ) -> np.ndarray:

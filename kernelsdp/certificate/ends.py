@@ -35,6 +35,7 @@ block and by how much (the caller may re-solve with the cones shrunk, :mod:`.per
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -161,14 +162,14 @@ def _enclosing_matrix(form: CanonicalForm, used: np.ndarray):
     and for a quadratic objective [A; P] (x̄ of q moves too: P·Δx − AᵀΔy = −r has a
     solution of norm ≤ ρ/σ_min when AᵀA + P² is definite on the used variables — a QP whose
     A alone has fewer rows than variables)."""
-    A = form.A[:, used]
+    A = form.A[:, used] if used.size < form.A.shape[1] else form.A  # a slice copies
     if not _has_p(form):
         return A
     return sp.vstack([A, sp.csr_matrix(form.P)[:, used]]).tocsr()
 
 
 def _inside_or_none(
-    form: CanonicalForm, y: np.ndarray | None, bounds: dict[int, float], floor: float
+    form: CanonicalForm, y: np.ndarray | None, bounds: Mapping[int, float], floor: float
 ) -> np.ndarray | None:
     """y when every block without an a-priori bound is inside K* by ``floor`` (estimated),
     else None."""
@@ -176,13 +177,13 @@ def _inside_or_none(
         return None
     lam = blocks_min_eigs(form, y, dual=True)
     for j, blk in enumerate(form.blocks):
-        if blk.kind in ("nonneg", "soc", "psd") and j not in bounds and lam[j] < floor:
+        if blk.kind in ("nonneg", "soc", "psd") and lam[j] < floor and j not in bounds:
             return None
     return y
 
 
 def proven_lower(
-    form: CanonicalForm, x: np.ndarray, y: np.ndarray, bounds: dict[int, float]
+    form: CanonicalForm, x: np.ndarray, y: np.ndarray, bounds: Mapping[int, float]
 ) -> End:
     """The dual side: a proof when every step above closes (see the module docstring).
 
@@ -221,7 +222,7 @@ def proven_lower(
 
 
 def _lower_at(
-    form: CanonicalForm, x: np.ndarray, yc: np.ndarray, bounds: dict[int, float], Px: np.ndarray
+    form: CanonicalForm, x: np.ndarray, yc: np.ndarray, bounds: Mapping[int, float], Px: np.ndarray
 ) -> End:
     """The lower end proven from the corrected dual yc (the module docstring's bound)."""
     b = form.b
@@ -431,17 +432,16 @@ def proven_upper(form: CanonicalForm, x: np.ndarray, estimate_first: bool = True
     (:func:`_short_of_room`; for a returned point, which an interior-point solver leaves
     just outside — not for a point made to lie inside)."""
     x1, dx, why = _equality_enclosure(form, x)
-    value, err = _objective_up_err(form, x1)
     details = {"primal_enclosure": dx}
     if not math.isfinite(dx):
         return End(math.inf, ESTIMATE, "no proven upper bound: " + why, details)
     A, b = form.A, form.b
     s1 = A @ x1 + b
-    err_s = affine_error(form.magnitude(), x1, b)
     pieces = cone_pieces(form)
     room = _row_norms(form) * dx
     if estimate_first and (surely := _short_of_room(form, s1, room, details)) is not None:
         return surely
+    err_s = affine_error(form.magnitude(), x1, b)
     goal = np.full(len(form.blocks), np.nan)
     goal[pieces.blocks] = pieces.block_max(room)
     lows = blocks_lower(form, s1, err_s, at_least=goal)
@@ -456,6 +456,7 @@ def proven_upper(form: CanonicalForm, x: np.ndarray, estimate_first: bool = True
         ]
         worst = float(np.max(np.where(lows.proof[failing], short[failing], np.inf)))
         return _not_strictly_feasible(form, failing, said, details, max(worst, 0.0))
+    value, err = _objective_up_err(form, x1)
     Px1 = np.zeros_like(x1) if form.P is None else form.P @ x1
     grad = norm_up(
         np.abs(form.c + Px1) + matvec_error(form.P, x1) if form.P is not None else np.abs(form.c)

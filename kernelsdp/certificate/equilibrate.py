@@ -80,12 +80,30 @@ def row_abs_max(A) -> np.ndarray:
 
 
 def _per_block(form: CanonicalForm, size: np.ndarray) -> np.ndarray:
-    """The powers of two for these row sizes, one per cone block but for zero and ℝ₊ rows."""
-    size = np.array(size, dtype=float)
-    for blk in form.blocks:
-        if blk.kind not in ("zero", "nonneg"):
-            size[blk.rows] = np.max(size[blk.rows], initial=0.0)
-    return power_of_two_inverse(size)
+    """The powers of two for these row sizes, one per cone block but for zero and ℝ₊ rows
+    (each of those its own): the largest size of each segment (:func:`_row_segments`)."""
+    size = np.asarray(size, dtype=float)
+    if size.size == 0:
+        return power_of_two_inverse(size)
+    starts, lengths = _row_segments(form)
+    return power_of_two_inverse(np.repeat(np.maximum.reduceat(size, starts), lengths))
+
+
+def _row_segments(form: CanonicalForm) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, lengths) of the rows' segments that share one scale: a whole block, but
+    each row of a zero or ℝ₊ block alone (kept on the form)."""
+
+    def find() -> tuple[np.ndarray, np.ndarray]:
+        starts = []
+        for blk in form.blocks:
+            if blk.kind in ("zero", "nonneg"):
+                starts.extend(range(blk.start, blk.stop))
+            elif blk.size:
+                starts.append(blk.start)
+        first = np.asarray(starts, dtype=np.intp)
+        return first, np.diff(np.append(first, form.A.shape[0]))
+
+    return form.derived("row segments", find)
 
 
 def power_of_two_inverse(size: np.ndarray) -> np.ndarray:

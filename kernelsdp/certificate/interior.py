@@ -58,12 +58,13 @@ def _ratios(loss, ts: np.ndarray, etas: np.ndarray) -> np.ndarray:
         return np.where(etas > 0, losses / np.where(etas > 0, etas, 1.0), np.inf)
 
 
-def _best_t(curve, loss, scale: float) -> tuple[float, float]:
+def _best_t(curve, loss, scale: float, enough: float = 0.0) -> tuple[float, float]:
     """(t, η(t)) for the t ≥ 0 with η(t) = curve(t) > 0 that makes the combination cheapest,
     loss(t)/η(t) (both of an array of t) — quasi-convex where the loss is affine (η is
     concave): a grid of decades, then twice an even grid between the best point's
     neighbours (resolution 1/36 of the first bracket, where four golden-section steps
-    reached 0.15), each grid one call of ``curve``."""
+    reached 0.15), each grid one call of ``curve`` — the refinement skipped once the best
+    ratio is at most ``enough`` (the combination's cost would be negligible already)."""
     ts = np.array([0.0] + [scale * 10.0**k for k in T_GRID])
     etas = curve(ts)
     vals = _ratios(loss, ts, etas)
@@ -75,6 +76,8 @@ def _best_t(curve, loss, scale: float) -> tuple[float, float]:
         j = free[int(np.argmax(etas[free]))]
         return float(ts[j]), float(etas[j])
     for _ in range(REFINE_ROUNDS):  # the best point's neighbours bracket the minimum
+        if np.min(vals) <= enough:
+            break
         order = np.argsort(ts)
         ts, etas, vals = ts[order], etas[order], vals[order]
         i = int(np.argmin(vals))
@@ -88,10 +91,10 @@ def _best_t(curve, loss, scale: float) -> tuple[float, float]:
 
 
 def central_primal(
-    form: CanonicalForm, x: np.ndarray, scale: float
+    form: CanonicalForm, x: np.ndarray, scale: float, enough: float = 0.0
 ) -> tuple[np.ndarray, float] | None:
     """(x_c, η): a point keeping the equalities whose cone blocks have λ_min ≥ η > 0
-    (estimated; the proof comes later), or None."""
+    (estimated; the proof comes later), or None (``enough``: :func:`_best_t`'s)."""
     A, b = working_matrix(form), form.b
     e = cone_identity(form)
     w = np.ones(A.shape[0])
@@ -111,15 +114,20 @@ def central_primal(
     Px1 = np.zeros_like(x1) if form.P is None else form.P @ x1
     a0 = form.objective(x0) - form.objective(x)
     a1, a2 = float(form.c @ x1 + x0 @ Px1), 0.5 * float(x1 @ Px1)
-    t, eta = _best_t(curve, lambda ts: a0 + a1 * ts + a2 * ts**2, scale)
+    t, eta = _best_t(curve, lambda ts: a0 + a1 * ts + a2 * ts**2, scale, enough)
     return (x0 + t * x1, eta) if eta > 0 else None
 
 
 def central_dual(
-    form: CanonicalForm, x: np.ndarray, y: np.ndarray, g: np.ndarray, scale: float
+    form: CanonicalForm,
+    x: np.ndarray,
+    y: np.ndarray,
+    g: np.ndarray,
+    scale: float,
+    enough: float = 0.0,
 ) -> tuple[np.ndarray, float] | None:
     """(y_c, η): a stationary dual point (Aᵀy = g) whose blocks have λ_min ≥ η > 0 in K*
-    (estimated), or None."""
+    (estimated), or None (``enough``: :func:`_best_t`'s)."""
     A = working_matrix(form)
     e = cone_identity(form, dual=True)
     winv = np.ones(A.shape[0])
@@ -137,8 +145,17 @@ def central_dual(
     curve = _curve_min(form, y0, w, dual=True)
     # q(y) − q(y₀ + t·w) = q(y) − q(y₀) + t·bᵀw: affine in t
     drop, slope = form.dual_objective(x, y) - form.dual_objective(x, y0), float(form.b @ w)
-    t, eta = _best_t(curve, lambda ts: drop + slope * ts, scale)
+    t, eta = _best_t(curve, lambda ts: drop + slope * ts, scale, enough)
     return (y0 + t * w, eta) if eta > 0 else None
+
+
+def enough_ratio(shortfall: float, negligible: float) -> float:
+    """The ratio loss/η at which a combination's cost is at most ``negligible`` at the first
+    θ of :func:`thetas` (θ·loss ≤ THETA_GROWTH[0]·shortfall/η·loss), the one that proves
+    the end on SDPLIB's truss and theta files."""
+    if not (shortfall > 0 and negligible > 0):
+        return 0.0
+    return negligible / (THETA_GROWTH[0] * shortfall)
 
 
 def thetas(shortfall: float, eta: float) -> list[float]:

@@ -285,8 +285,8 @@ def _row_sum_max_up(M: np.ndarray) -> np.ndarray:
 
 def _stack_first_shift(Ms: np.ndarray, Es: np.ndarray, goal: np.ndarray):
     """(lower, good): each matrix's bound proven at its first shift, and where it was."""
-    n = Ms.shape[1]
-    extra, scale = _row_sum_max_up(Es), _row_sum_max_up(Ms)
+    n, k = Ms.shape[1], Ms.shape[0]
+    extra, scale = _row_sum_max_up(np.concatenate([Es, Ms])).reshape(2, k)  # one pass
     est = np.linalg.eigvalsh(Ms)[:, 0]
     mu = _first_shifts(est, scale, n, goal)
     S = Ms - mu[:, None, None] * np.eye(n)
