@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import lapack
 
 from .canonical import CanonicalForm
 from .cones import psd_groups, stacked_matrices, stacked_vectors
@@ -365,17 +366,18 @@ def scaled_correction(
     N = working_matrix(form).T @ HA
     N = (N + N.T) / 2
     ridge = 1e-14 * max(float(np.max(np.abs(np.diag(N)), initial=0.0)), 1e-300)
-    try:
-        import scipy.linalg as sla
-
-        factor = sla.cho_factor(N + ridge * np.eye(N.shape[0]))
-    except Exception:  # not positive definite: the metric does not help here
+    M = N + ridge * np.eye(N.shape[0])
+    if not np.all(np.isfinite(M)):
+        return None
+    # LAPACK's potrf / potrs themselves (what cho_factor / cho_solve call: the same bits)
+    factor, info = lapack.dpotrf(M, lower=0, clean=0)
+    if info != 0:  # not positive definite: the metric does not help here
         return None
     out = y.copy()
     for _ in range(rounds):
         r = g - working_matrix(form).T @ out
         with np.errstate(invalid="ignore", over="ignore"):  # a non-finite step is refused below
-            step = HA @ sla.cho_solve(factor, r)
+            step = HA @ lapack.dpotrs(factor, r, lower=0)[0]
         if not np.all(np.isfinite(step)):
             return None
         out = out + step

@@ -19,9 +19,9 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.linalg import lapack
 
 #: A (rows × columns) is handled as a dense array up to this many entries
 DENSE_MAX_ENTRIES = 20_000
@@ -54,14 +54,16 @@ def ridged_solver(N, ridge_rel: float) -> Solve | None:
     exactly singular (an empty column: the caller falls back)."""
     diag = N.diagonal() if sp.issparse(N) else np.diag(N)
     ridge = ridge_rel * max(float(np.max(diag, initial=0.0)), 1e-300)
+    if not sp.issparse(N):
+        # LAPACK's getrf / getrs themselves: what lu_factor / lu_solve call, the same bits,
+        # without their per-call checks (a dense solve is one of a small certificate's
+        # dozens of calls; the wrappers were a third of its cost)
+        lu, piv, _ = lapack.dgetrf(N + ridge * np.eye(N.shape[0]))
+        if not np.all(np.isfinite(lu)) or np.any(np.diag(lu) == 0):
+            return None
+        return lambda r: lapack.dgetrs(lu, piv, np.asarray(r, dtype=float))[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if not sp.issparse(N):
-            M = N + ridge * np.eye(N.shape[0])
-            lu = sla.lu_factor(M, check_finite=False)
-            if not np.all(np.isfinite(lu[0])) or np.any(np.diag(lu[0]) == 0):
-                return None
-            return lambda r: sla.lu_solve(lu, r, check_finite=False)
         try:
             return spla.splu((N + ridge * sp.identity(N.shape[0], format="csc")).tocsc()).solve
         except RuntimeError:
