@@ -45,6 +45,7 @@ from ..linalg.rounding import (
     UNIT_ROUNDOFF,
     abs_row_sum_max,
     affine_error,
+    as_csr,
     dot_error,
     down,
     gamma,
@@ -147,9 +148,9 @@ def _used_columns(form: CanonicalForm) -> tuple[np.ndarray, np.ndarray]:
     """(the variables in a row of A or of P, the others: their stationarity rows can only
     hold exactly)."""
     n = form.A.shape[1]
-    live = np.bincount(sp.csr_matrix(form.A).indices, minlength=n) > 0  # a stored entry
+    live = np.bincount(as_csr(form.A).indices, minlength=n) > 0  # a stored entry
     if _has_p(form):
-        live |= np.bincount(sp.csr_matrix(form.P).indices, minlength=n) > 0
+        live |= np.bincount(as_csr(form.P).indices, minlength=n) > 0
     return np.flatnonzero(live), np.flatnonzero(~live)
 
 
@@ -363,7 +364,7 @@ def _piece_row_norms(form: CanonicalForm) -> np.ndarray:
     rows would hold, in the same order: one sparse slice per block cost truss6 2.3 ms), the
     Frobenius norms of all blocks at once (:func:`.rounding.segment_norms_up`: one
     :func:`.rounding.norm_up` per block cost truss7 2.4 ms)."""
-    A, pieces = sp.csr_matrix(form.A), cone_pieces(form)
+    A, pieces = as_csr(form.A), cone_pieces(form)
     out = np.empty(pieces.starts[-1])
     kinds = [form.blocks[j].kind for j in pieces.blocks]
     whole = [j for j, kind in zip(pieces.blocks, kinds) if kind != "nonneg"]

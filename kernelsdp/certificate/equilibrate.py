@@ -23,6 +23,7 @@ from dataclasses import replace
 import numpy as np
 import scipy.sparse as sp
 
+from ..linalg.rounding import as_csr
 from .canonical import CanonicalForm
 
 
@@ -71,7 +72,7 @@ def row_abs_max(A) -> np.ndarray:
     exact, so this is what ``abs(A).max(axis=1)`` gives, without its sparse matrices."""
     if not sp.issparse(A):
         return np.max(np.abs(np.atleast_2d(A)), axis=1, initial=0.0)
-    A = sp.csr_matrix(A)
+    A = as_csr(A)
     out = np.zeros(A.shape[0])
     filled = np.flatnonzero(np.diff(A.indptr) > 0)
     if filled.size:

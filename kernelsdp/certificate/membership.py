@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from ..linalg.rounding import (
     UNIT_ROUNDOFF,
     abs_row_sum_max,
+    as_csr,
     down,
     gamma,
     gram_abs_row_sum_max,
@@ -249,7 +250,7 @@ def min_singular_bound(M: sp.spmatrix) -> VerifiedEig:
         D = M.toarray() if sp.issparse(M) else np.asarray(M, dtype=float)
         G, absM, k = D.T @ D, np.abs(D), max(D.shape[0], 1)
     else:
-        M = sp.csr_matrix(M)
+        M = as_csr(M)
         G, absM = (M.T @ M).tocsr(), abs(M)
         k = int(np.max(np.diff(M.tocsc().indptr), initial=1))
     if G.shape[0] == 0:
