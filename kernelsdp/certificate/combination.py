@@ -42,7 +42,7 @@ def primal_combined(
     """The upper end after the primal combination (``hi`` itself where none is proven);
     ``width``: the interval's width the tolerance allows (its NEGLIGIBLE part is a cost not
     worth a finer search)."""
-    s = form.A @ x + form.b
+    s = form.magnitude().M @ x + form.b
     if not (boundary_failure(hi) and math.isfinite(hi.deficit)):
         return hi
     enough = enough_ratio(hi.deficit, NEGLIGIBLE * width)

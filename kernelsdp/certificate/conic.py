@@ -90,7 +90,7 @@ def primal_measures(form: CanonicalForm, x: np.ndarray) -> dict[str, float]:
     ratio weighted them by their sizes (θ of C₅ solved by SCS passed with its trace row ×
     10⁻⁶ and failed as written) and ‖s‖_∞ was the largest block's; a ratio per row would read
     1 for any violated row xᵢ = 0."""
-    s = data_row_scales(form) * (form.A @ x + form.b)
+    s = data_row_scales(form) * (form.magnitude().M @ x + form.b)
     return _primal_measures(form, x, s, _cone_min(form, s, dual=False))
 
 
@@ -111,8 +111,8 @@ def _primal_measures(form: CanonicalForm, x: np.ndarray, s: np.ndarray, cone_min
 
 def dimacs_measures(form: CanonicalForm, x: np.ndarray, y: np.ndarray) -> dict[str, float]:
     """err1–err6, each relative to the size of what it measures (module docstring)."""
-    A, b = form.A, form.b
-    s = A @ x + b
+    b = form.b
+    s = form.magnitude().M @ x + b
     scaled = data_row_scales(form) * s
     primal_min, dual_min = _cone_mins(form, scaled, y)
     Px = np.zeros_like(x) if form.P is None else form.P @ x

@@ -436,8 +436,8 @@ def proven_upper(form: CanonicalForm, x: np.ndarray, estimate_first: bool = True
     details = {"primal_enclosure": dx}
     if not math.isfinite(dx):
         return End(math.inf, ESTIMATE, "no proven upper bound: " + why, details)
-    A, b = form.A, form.b
-    s1 = A @ x1 + b
+    b = form.b
+    s1 = form.magnitude().M @ x1 + b  # the product its error bound is for
     pieces = cone_pieces(form)
     room = _row_norms(form) * dx
     if estimate_first and (surely := _short_of_room(form, s1, room, details)) is not None:
