@@ -163,10 +163,9 @@ def _enclosing_matrix(form: CanonicalForm, used: np.ndarray):
     and for a quadratic objective [A; P] (x̄ of q moves too: P·Δx − AᵀΔy = −r has a
     solution of norm ≤ ρ/σ_min when AᵀA + P² is definite on the used variables — a QP whose
     A alone has fewer rows than variables)."""
-    A = form.A[:, used] if used.size < form.A.shape[1] else form.A  # a slice copies
-    if not _has_p(form):
-        return A
-    return sp.vstack([A, sp.csr_matrix(form.P)[:, used]]).tocsr()
+    if not _has_p(form):  # every column: A itself (dense when small), no copy
+        return form.magnitude().M if used.size == form.A.shape[1] else form.A[:, used]
+    return sp.vstack([form.A[:, used], sp.csr_matrix(form.P)[:, used]]).tocsr()
 
 
 def _inside_or_none(

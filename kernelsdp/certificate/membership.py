@@ -71,7 +71,8 @@ def block_lower(
     at_least: float | None = None,
 ) -> BlockLower:
     """Lower bound(s) on λ_min of the exact block within ``err`` of the float rows ``v``."""
-    err = np.zeros_like(v) if err is None else np.asarray(err, dtype=float)
+    exact = err is None  # no error to spread over the entries (E's first part is then 0)
+    err = np.zeros_like(v) if exact else np.asarray(err, dtype=float)
     if blk.kind == "nonneg":
         lo = v - err  # exact v − err when err = 0; else one rounding, undone by nextafter
         return BlockLower(np.where(err > 0, np.nextafter(lo, -np.inf), lo), True)
@@ -125,7 +126,8 @@ def blocks_lower(
     """:func:`block_lower` of every non-zero-cone block of ``form``, with ``at_least`` None
     or one value per block (NaN or None for none); the small PSD blocks of one layout
     verified as one stack (:func:`kernelsdp.linalg.verified.verified_min_eig_stack`)."""
-    err = np.zeros_like(v) if err is None else np.asarray(err, dtype=float)
+    exact = err is None  # no error to spread over the entries (E's first part is then 0)
+    err = np.zeros_like(v) if exact else np.asarray(err, dtype=float)
     goal = np.full(len(form.blocks), np.nan)
     if at_least is not None:
         goal[:] = [np.nan if g is None else g for g in at_least]
@@ -136,7 +138,11 @@ def blocks_lower(
     done = np.zeros(len(form.blocks), dtype=bool)
     for blk, idx, rows in psd_groups(form):
         M = stacked_matrices(blk, v[rows], dual)
-        E = stacked_matrices(blk, np.abs(err[rows]), dual) * (1 + 4 * UNIT_ROUNDOFF)
+        E = (
+            np.zeros_like(M)
+            if exact
+            else stacked_matrices(blk, np.abs(err[rows]), dual) * (1 + 4 * UNIT_ROUNDOFF)
+        )
         if blk.sqrt2 or blk.triangle is None:
             E = E + 2 * UNIT_ROUNDOFF * np.abs(M - M * np.eye(blk.side))
         found = verified_min_eig_stack(M, E, goal[idx])

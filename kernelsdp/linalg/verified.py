@@ -254,11 +254,11 @@ def verified_min_eig_stack(Ms: np.ndarray, Es: np.ndarray, at_least=None) -> Sta
     Ms, Es = np.asarray(Ms, dtype=float), np.abs(np.asarray(Es, dtype=float))
     k, n = Ms.shape[0], Ms.shape[1]
     goal = np.full(k, np.nan) if at_least is None else np.asarray(at_least, dtype=float)
-    plain = (
-        np.all(Ms == Ms.transpose(0, 2, 1), axis=(1, 2))
-        & np.all(np.any(Ms != 0, axis=2), axis=1)
-        & np.all(np.isfinite(Ms), axis=(1, 2))
-        & np.all(np.isfinite(Es), axis=(1, 2))
+    plain = (  # the arrays' own reductions: np.all's dispatch cost more than 3×3 blocks
+        (Ms == Ms.transpose(0, 2, 1)).all(axis=(1, 2))
+        & (Ms != 0).any(axis=2).all(axis=1)
+        & np.isfinite(Ms).all(axis=(1, 2))
+        & np.isfinite(Es).all(axis=(1, 2))
     )
     if n > DENSE_SPARSE_SWITCH or n == 0:
         plain[:] = False
@@ -298,7 +298,7 @@ def _stack_first_shift(Ms: np.ndarray, Es: np.ndarray, goal: np.ndarray):
     g1, g3 = gamma(n), gamma(n + 3)
     rows = absR * (1 + g1) + g3 * (np.abs(S).sum(axis=2) + LL + absR) * (1 + g1) ** 2
     worst = rows.max(axis=1)
-    good = ok & np.all(np.isfinite(L), axis=(1, 2)) & np.isfinite(worst)
+    good = ok & np.isfinite(L).all(axis=(1, 2)) & np.isfinite(worst)
     with np.errstate(invalid="ignore"):
         return down_each(mu - up_each(up_each(worst) + extra)), good
 
