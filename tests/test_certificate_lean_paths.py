@@ -121,3 +121,13 @@ def test_the_lean_paths_keep_every_label(make, monkeypatch):
     allowed = negligible * tol.CERTIFY_TOL * full.scale * spread
     assert abs(lean.upper - full.upper) <= allowed
     assert abs(lean.lower - full.lower) <= allowed
+
+
+def test_a_small_a_is_bounded_dense_by_its_full_row_length():
+    """A small A's rounding bounds read a dense copy, γ_k with k every term of a row (never
+    fewer than the nonzeros a sparse product sums); Aᵀ is a view of the same array."""
+    form = _form()
+    A, AT = form.magnitude(), form.magnitude(transposed=True)
+    assert isinstance(A.M, np.ndarray) and np.array_equal(A.M, form.A.toarray())
+    assert (A.k, AT.k) == (form.A.shape[1], form.A.shape[0])
+    assert np.shares_memory(AT.M, A.M) and np.array_equal(AT.abs, np.abs(A.M).T)

@@ -7,6 +7,7 @@ from fractions import Fraction
 import cvxpy as cp
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import kernelsdp
 from kernelsdp.certificate.verdict import OPTIMALITY, PROOF, Certificate
@@ -148,3 +149,33 @@ def test_gram_row_sums_bound_the_exact_ones():
             got = gram_abs_row_sum_max(M)
             assert Fraction(got) >= exact
             assert got == formed == 0.0 or got == pytest.approx(formed, rel=1e-12)
+
+
+@pytest.mark.parametrize("dense", [True, False])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_product_s_rounding_bound_holds_against_exact_arithmetic(dense, seed):
+    """γ_k·|A||x| (and one more addition for + b) bounds the rounding of A @ x + b as the
+    certificate computes it — a small A dense (k its full row length, zeros summed too:
+    ``CanonicalForm.magnitude``), a large one sparse (k its nonzeros) — checked entry by
+    entry against exact rationals on rows whose terms cancel."""
+    from kernelsdp.linalg.rounding import affine_error, magnitude, matvec_error
+
+    rng = np.random.default_rng(seed)
+    m, n = 9, 13
+    A = rng.standard_normal((m, n)) * 10.0 ** rng.integers(-8, 9, (m, n))
+    A[rng.random((m, n)) < 0.4] = 0.0
+    x = rng.standard_normal(n) * 10.0 ** rng.integers(-4, 5, n)
+    x[-1] = (
+        -float(sum(Fraction(a) * Fraction(v) for a, v in zip(A[0, :-1], x[:-1]))) / A[0, -1]
+        if A[0, -1]
+        else x[-1]
+    )
+    b = rng.standard_normal(m)
+    M = A if dense else sp.csr_matrix(A)
+    mag = magnitude(M)
+    Ax = M @ x
+    for i in range(m):
+        exact = sum(Fraction(a) * Fraction(v) for a, v in zip(A[i], x))
+        assert abs(Fraction(Ax[i]) - exact) <= Fraction(matvec_error(mag, x)[i])
+        fl = Ax[i] + b[i]
+        assert abs(Fraction(fl) - (exact + Fraction(b[i]))) <= Fraction(affine_error(mag, x, b)[i])
