@@ -119,7 +119,7 @@ def dimacs_measures(form: CanonicalForm, x: np.ndarray, y: np.ndarray) -> dict[s
     g = Px + form.c
     p, q = form.objective(x), form.dual_objective(x, y)
     sigma = objective_scale(form, x, y)
-    cones, AT = cone_rows(form), form.magnitude(transposed=True)  # Aᵀ kept as CSR
+    cones, AT = cone_rows(form), form.magnitude(transposed=True)  # Aᵀ kept on the form
     return {
         **_primal_measures(form, x, scaled, primal_min),
         "stationarity": _rel(

@@ -71,8 +71,7 @@ def block_lower(
     at_least: float | None = None,
 ) -> BlockLower:
     """Lower bound(s) on λ_min of the exact block within ``err`` of the float rows ``v``."""
-    exact = err is None  # no error to spread over the entries (E's first part is then 0)
-    err = np.zeros_like(v) if exact else np.asarray(err, dtype=float)
+    err = np.zeros_like(v) if err is None else np.asarray(err, dtype=float)
     if blk.kind == "nonneg":
         lo = v - err  # exact v − err when err = 0; else one rounding, undone by nextafter
         return BlockLower(np.where(err > 0, np.nextafter(lo, -np.inf), lo), True)

