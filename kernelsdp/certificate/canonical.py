@@ -33,6 +33,7 @@ from cvxpy.constraints.psd import SvecPSD
 
 from ..linalg.rounding import Magnitude, magnitude
 from .cones import Block
+from .normal_equations import working_matrix
 
 
 @dataclass
@@ -90,8 +91,6 @@ class CanonicalForm:
         then counts all its terms (γ of the row's length, never less than the sparse
         count), and a small certificate's dozen products and two conversions cost what
         dense ones do (truss1's certificate 1.80 → 1.55 ms)."""
-        from .normal_equations import working_matrix
-
         D = working_matrix(self)
         if isinstance(D, np.ndarray):
             if transposed:
