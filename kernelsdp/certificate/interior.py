@@ -151,8 +151,8 @@ def central_dual(
 
 def enough_ratio(shortfall: float, negligible: float) -> float:
     """The ratio loss/η at which a combination's cost is at most ``negligible`` at the first
-    θ of :func:`thetas` (θ·loss ≤ THETA_GROWTH[0]·shortfall/η·loss), the one that proves
-    the end on SDPLIB's truss and theta files."""
+    θ of :func:`thetas` (θ·loss ≤ THETA_GROWTH[0]·shortfall/η·loss); a larger θ, tried only
+    where that one fails, costs up to THETA_GROWTH's spread more."""
     if not (shortfall > 0 and negligible > 0):
         return 0.0
     return negligible / (THETA_GROWTH[0] * shortfall)
