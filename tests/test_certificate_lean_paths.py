@@ -12,8 +12,9 @@ from kernelsdp import tolerances as tol
 from kernelsdp.certificate import conic_certificate, interior, solve_canonical
 from kernelsdp.certificate.bounds import APrioriBounds, box_bounds, trace_bounds
 from kernelsdp.certificate.canonical import CanonicalForm
-from kernelsdp.certificate.conic import _cone_min, _cone_mins
-from kernelsdp.certificate.equilibrate import data_row_scales, power_of_two_inverse
+from kernelsdp.certificate.cones import blocks_min_eig
+from kernelsdp.certificate.conic import _cone_mins
+from kernelsdp.certificate.equilibrate import _per_block, data_row_scales, power_of_two_inverse
 from kernelsdp.data.sdp_instances import lovasz_theta
 
 
@@ -63,8 +64,6 @@ def test_row_scales_per_segment_are_the_block_by_block_ones():
     for blk in form.blocks:  # the loop the segments replaced
         if blk.kind not in ("zero", "nonneg"):
             expected[blk.rows] = np.max(size[blk.rows], initial=0.0)
-    from kernelsdp.certificate.equilibrate import _per_block
-
     assert np.array_equal(_per_block(form, size), power_of_two_inverse(expected))
     assert data_row_scales(form).shape == (form.A.shape[0],)
 
@@ -75,7 +74,7 @@ def test_the_cone_measures_of_one_stack_are_each_side_alone():
     form = sol.form
     s = form.A @ sol.x + form.b
     got = _cone_mins(form, s, sol.y)
-    assert got == (_cone_min(form, s, dual=False), _cone_min(form, sol.y, dual=True))
+    assert got == (blocks_min_eig(form, s, dual=False), blocks_min_eig(form, sol.y, dual=True))
 
 
 def test_the_central_search_stops_refining_only_once_the_cost_is_negligible():

@@ -66,10 +66,6 @@ DIMACS = {
 }
 
 
-def _cone_min(form: CanonicalForm, v: np.ndarray, dual: bool) -> float:
-    return blocks_min_eig(form, v, dual)
-
-
 def _cone_mins(form: CanonicalForm, s: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """(min λ_min of s's cone blocks, the same of y's in K*): one stacked eigensolve where
     every cone reads both sides alike (ℝ₊, second-order, PSD with √2-scaled or full rows)."""
@@ -79,7 +75,7 @@ def _cone_mins(form: CanonicalForm, s: np.ndarray, y: np.ndarray) -> tuple[float
         for blk in form.blocks
     )
     if not alike:
-        return _cone_min(form, s, dual=False), _cone_min(form, y, dual=True)
+        return blocks_min_eig(form, s, dual=False), blocks_min_eig(form, y, dual=True)
     both = rows_min_eig(form, np.stack([s, y]), dual=False)
     return float(both[0]), float(both[1])
 
@@ -91,7 +87,7 @@ def primal_measures(form: CanonicalForm, x: np.ndarray) -> dict[str, float]:
     10⁻⁶ and failed as written) and ‖s‖_∞ was the largest block's; a ratio per row would read
     1 for any violated row xᵢ = 0."""
     s = data_row_scales(form) * (form.magnitude().M @ x + form.b)
-    return _primal_measures(form, x, s, _cone_min(form, s, dual=False))
+    return _primal_measures(form, x, s, blocks_min_eig(form, s, dual=False))
 
 
 def _primal_measures(form: CanonicalForm, x: np.ndarray, s: np.ndarray, cone_min: float):
