@@ -45,6 +45,12 @@ every row is certified from scratch as ``low-rank-alm`` is):
   failed ratio test (Δ/4), so that no step drains a hub at once (tests whether the global
   ratio test is what lets a step good for the bulk carry a hub across its band).
 
+- ``hybrid`` (thirteenth pass; now the solver's option ``inner="hybrid"``): FISTA's inner
+  round after a check whose vertex is localised and below the level, Newton's otherwise
+  (tests whether FISTA's steps, which keep a hub filled, end the recurrences);
+- ``threads`` / ``hybrid-threads``: the check's dense work on every core (with the Newton
+  steps / with ``hybrid``).
+
 ``--diagnose --inner fista`` runs the same diagnosis with the FISTA inner steps.
 
 ``--diagnose`` runs the plain solver and prints, for every check whose vertex is carried by
@@ -77,9 +83,12 @@ import scipy.sparse as sp
 from npkl_polish_proto import alm_row, plain_row, run_child, side_by_side_arguments
 from npkl_scale import instance
 from scipy.optimize import minimize_scalar
+from threadpoolctl import threadpool_limits
 
+import kernelsdp.solvers.alm_inner as alm_inner
 import kernelsdp.solvers.alm_newton as alm_newton
 import kernelsdp.solvers.alm_outer as alm_outer
+from kernelsdp.linalg.row_blocks import available_cores
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.alm_inner import SEED_WEIGHT, _dot, _project, participation
 
@@ -91,6 +100,9 @@ METHODS = (
     "floor-0.1",
     "hubfloor-1",
     "rowcap-4",
+    "hybrid",
+    "threads",
+    "hybrid-threads",
 )
 #: the parametrised variants' names
 VARIANT_NAMES = r"(hub)?floor-[0-9.eE+-]+|rowcap-[0-9.]+(@[0-9]+)?"
@@ -303,9 +315,54 @@ def install_row_cap(method: str, log: list) -> None:
     alm_outer.fw_check = check
 
 
+def install_hybrid(log: list) -> None:
+    """The ``hybrid`` variant (module docstring), in this child process: after a check whose
+    vertex is localised and below the level, the next round of inner steps is FISTA's
+    (``inner_iterations`` of :func:`.alm_inner.apg`, which measured to keep the hubs filled),
+    otherwise the solver's Newton steps."""
+    plain_check, plain_round, last = alm_outer.fw_check, alm_outer._inner_round, {"local": False}
+
+    def check(prob, pt, *a):
+        chk = plain_check(prob, pt, *a)
+        last["local"] = participation(chk.vertex) < LOCALISED and chk.lam < min(chk.level, 0.0)
+        return chk
+
+    def inner_round(run, pt, tol):
+        if not last["local"] or pt.X.shape[1] == 0:
+            return plain_round(run, pt, tol)
+        budget = min(run.o.inner_iterations, run.o.max_iter - run.iterations)
+        pt, run.ell, info = alm_inner.apg(
+            run.prob, pt, run.beta, run.rho, run.ell, budget, tol=tol, deadline=run.deadline
+        )
+        run.iterations += info["iterations"]
+        log.append({"found": info["iterations"]})
+        return pt, False
+
+    alm_outer.fw_check, alm_outer._inner_round = check, inner_round
+
+
+def install_check_threads() -> None:
+    """``threads``: the check's dense work (LOBPCG's constraint products, the Rayleigh–Ritz
+    Grams) on every core; the solver otherwise holds BLAS at one thread beside its threaded
+    sparse products, and nothing runs beside the check."""
+    plain_check = alm_outer.fw_check
+
+    def check(*a):
+        with threadpool_limits(limits=available_cores(), user_api="blas"):
+            return plain_check(*a)
+
+    alm_outer.fw_check = check
+
+
 def variant_row(method: str, n: int, args) -> dict:
     log: list = []
-    if method == "refill":
+    if method.endswith("threads"):
+        install_check_threads()
+    if method.startswith("hybrid"):
+        install_hybrid(log)
+    elif method == "threads":
+        pass
+    elif method == "refill":
         install_refill(log)
     elif "floor-" in method:
         install_slope_floor(method)

@@ -22,7 +22,12 @@ from kernelsdp.solvers import alm_problem, solve
 from kernelsdp.solvers.alm_certificate import feasible_factor, primal_upper
 from kernelsdp.solvers.alm_polish import KINK_BAND, newton_steps
 from kernelsdp.solvers.alm_problem import ScaledNPKL
-from kernelsdp.solvers.low_rank_alm import POLISH_GATHERS, memory_bytes_for, polish_bytes
+from kernelsdp.solvers.low_rank_alm import (
+    LOCALISED,
+    POLISH_GATHERS,
+    memory_bytes_for,
+    polish_bytes,
+)
 from kernelsdp.tolerances import LOW_RANK_ALM_GAP_TOL
 
 LOSSES = ("hinge", "squared-hinge", "l2", "l1")
@@ -50,7 +55,7 @@ def test_each_loss_is_certified_by_proofs_and_holds_clarabel_s_optimum(loss):
     f = _fixture("wine", 60, loss)
     ref = solve(f, "clarabel")
     slack = 1e-6 * max(1.0, abs(ref.objective))
-    for inner in ("fista", "newton"):  # the subproblem's two methods (alm_newton)
+    for inner in ("fista", "newton", "hybrid"):  # the subproblem's methods (alm_newton)
         r = solve(f, "low-rank-alm", inner=inner)
         cert = _own(r)
         assert r.termination == Termination.OPTIMAL and r.point == PointStatus.FEASIBLE_POINT
@@ -194,7 +199,11 @@ def test_memory_formula_holds_tracemalloc_s_peak():
     double), and far below one dense n×n matrix."""
     n, rank = 6000, 24
     f = two_class_npkl(n, 1.2, "hinge", "trace", B=float(n))
-    for precision, word, inner in (("single", 4, "fista"), ("double", 8, "newton")):
+    for precision, word, inner in (
+        ("single", 4, "fista"),
+        ("double", 8, "newton"),
+        ("single", 4, "hybrid"),
+    ):
         r, peak = traced_peak(
             lambda p=precision, i=inner: solve(
                 f, "low-rank-alm", precision=p, rank=rank, max_iter=120, verify_max_n=0, inner=i
@@ -204,6 +213,20 @@ def test_memory_formula_holds_tracemalloc_s_peak():
         est = memory_bytes_for(n, f.pairs.m, f.L.nnz, rank, word, inner=inner)
         assert (1 - MEMORY_FORMULA_RTOL) * est <= peak <= (1 + MEMORY_FORMULA_RTOL) * est
         assert est < n * n * 8 / 10
+
+
+def test_hybrid_inner_steps_take_both_kinds_of_round_and_meet_newton_s_interval():
+    """n = 3,000 (two classes, 1.2 pairs a point, hinge, tr K ≤ n): ``inner="hybrid"``
+    meets checks whose vertex is a hub's pocket (fewer than LOCALISED nodes) and checks
+    whose vertex is spread, so both FISTA's and Newton's rounds run; its certified interval
+    is within the gap and meets the Newton steps' own."""
+    f = two_class_npkl(3000, 1.2, "hinge", "trace", B=3000.0)
+    r = solve(f, "low-rank-alm", inner="hybrid")
+    spreads = [h["vertex_participation"] for h in r.history if "vertex_participation" in h]
+    assert min(spreads) < LOCALISED < max(spreads)
+    mine, newton = _own(r), _own(solve(f, "low-rank-alm", inner="newton"))
+    assert r.termination == Termination.OPTIMAL and mine.width <= LOW_RANK_ALM_GAP_TOL
+    assert max(mine.lower, newton.lower) <= min(mine.upper, newton.upper) + 1e-9 * abs(mine.upper)
 
 
 def test_polish_memory_formula_holds_tracemalloc_s_peak():

@@ -22,6 +22,7 @@ from .low_rank_alm import (
     CERTIFY_AT,
     FW_SHARE,
     FY_PROGRESS,
+    LOCALISED,
     NEWTON_STEPS,
     POLISH_SETTLED,
     POLISH_SETTLED_MOVES,
@@ -96,6 +97,7 @@ class _Run:
         self.next_certify = math.inf  # the estimated gap below which to certify again
         self.best = None  # the last labelled interval
         self.polished, self.newton_steps, self.krylov = False, 0, 0
+        self.localised = False  # the last check's vertex: a hub's pocket (``inner="hybrid"``)
 
     def _warm(self, start: Start) -> None:
         """The start in the scaled problem's terms (the factor onto ‖V‖_F ≤ 1)."""
@@ -141,6 +143,7 @@ class _Run:
             "fw_gap": chk.fw_gap / max(abs(chk.primal), 1e-300),
             "fy_gap": chk.fy_gap / max(abs(chk.primal), 1e-300),
         }
+        self.localised = rec["vertex_participation"] < LOCALISED and chk.lam < min(chk.level, 0.0)
         self.history.append(rec)
         if self.o.progress is not None:
             self.o.progress(dict(rec))
@@ -240,11 +243,12 @@ def iterate(run: _Run, schedule: Schedule | None = None):
 
 def _inner_round(run: _Run, pt, tol: float):
     """The subproblem's steps between two checks, by ``o.inner``: FISTA (``inner_iterations``
-    of :func:`.alm_inner.apg`) or trust-region Newton (``NEWTON_STEPS`` of
-    :func:`.alm_newton.newton`), within ``max_iter``.  Returns (the point, whether the steps
-    stalled)."""
+    of :func:`.alm_inner.apg`), trust-region Newton (``NEWTON_STEPS`` of
+    :func:`.alm_newton.newton`), or ``hybrid``: FISTA's after a check whose vertex was a
+    hub's pocket (``LOCALISED``), Newton's otherwise; within ``max_iter``.  Returns (the
+    point, whether the steps stalled)."""
     o = run.o
-    if o.inner == "newton":
+    if o.inner == "newton" or (o.inner == "hybrid" and not run.localised):
         pt, run.delta, info = newton(
             run.prob,
             pt,

@@ -19,13 +19,18 @@ search that adds the vertex (and the block's other descent directions as small s
 and a thin SVD that drops dead columns.  The width grows by Frank–Wolfe and shrinks by
 the SVD; the iterate is warm-started from the last one across outer iterations.
 
-**Two inner methods** (option ``inner``).  ``"fista"``: the accelerated projected gradient
+**Three inner methods** (option ``inner``).  ``"fista"``: the accelerated projected gradient
 above.  ``"newton"`` (:mod:`.alm_newton`): trust-region Newton steps with truncated
 conjugate gradients on the sphere of [V; σ] (the ball with a slack row), ``NEWTON_STEPS``
 of them between two checks; one Hessian product costs one product with L and two with the
 pairs.  Conjugate gradients resolve the cluster at the bottom of M(β̃)'s spectrum, whose
 spread shrinks with n, in a few iterations where FISTA needs the inverse of the spread
-(docs/npkl.md §7, eighth pass).
+(docs/npkl.md §7, eighth pass).  ``"hybrid"``: FISTA's steps after a check whose vertex
+is a hub's localised pocket (``LOCALISED``), Newton's otherwise — the Newton steps drain a
+hub that a Frank–Wolfe step filled, and the next check finds its pocket again; FISTA's keep
+it (docs/npkl.md §7, thirteenth pass: at n = 10⁶ and a 3,000 s limit its own interval's
+width was 2.7e-2, where ``"newton"`` left 1.5 after 3,859 s).  Not the default: at
+n ≤ 100,000 it takes about as long with up to 2× the products.
 
 **The inner tolerance is tied to the Frank–Wolfe gap.**  At every check the gap splits
 exactly as P(K) − D(β̃) = FW + FY: the subproblem's Frank–Wolfe gap
@@ -101,6 +106,10 @@ NEWTON_STEPS = 4
 #: 3,567 -> 1,740 / 2,237 / 3,325, and squared hinge, l1 and l2 took 0-24 % fewer at
 #: 3,000 and 20,000; docs/npkl.md §7)
 FW_SHARE = 1.0
+#: a check's vertex carried by fewer nodes than this (its participation ratio), below 0 and
+#: V's level, is a hub's pocket (docs/npkl.md §7, tenth pass): ``inner="hybrid"`` then takes
+#: FISTA's steps, which keep a hub filled where the Newton steps drain it (thirteenth pass)
+LOCALISED = 200
 #: ρ doubles after an outer iteration that left FY above this share of its last value
 #: (0.5 until the seventh pass: ρ then doubled to 4·C, where one update costs 500-800
 #: products against about 130-300 at ρ = C; with 0.75 and Anderson memory 3, n = 20,000
@@ -176,9 +185,10 @@ class LowRankALMOptions:
     )
     inner: str = option(
         "newton",
-        choices=("fista", "newton"),
+        choices=("fista", "newton", "hybrid"),
         help="the subproblem's method between FW checks: accelerated projected gradient, "
-        "or trust-region Newton with truncated CG (alm_newton)",
+        "trust-region Newton with truncated CG (alm_newton), or hybrid: FISTA after a check "
+        "that found a hub's localised pocket, Newton otherwise",
     )
     inner_iterations: int = option(20, low=1, help="gradient iterations between FW checks")
     precision: str = option(
@@ -236,8 +246,9 @@ def memory_bytes_for(
     dual = (nnz_L + 2 * m) * (24 + word)  # M(β)'s fixed pattern in double, its sum, maps
     stays = word * 2 * n * s + 8 * n * (k + 2) + sparse + dual + 8 * (10 + kept) * m + 16 * n
     loop = word * (APG_ARRAYS * n * s + 2 * m * s) + 8 * PAIR_VECTORS * m
-    if inner == "newton":
-        loop = word * (NEWTON_ARRAYS * n * s + NEWTON_GATHERS * m * s) + 8 * PAIR_VECTORS * m
+    if inner in ("newton", "hybrid"):  # hybrid: the larger of the two loops
+        steps = word * (NEWTON_ARRAYS * n * s + NEWTON_GATHERS * m * s) + 8 * PAIR_VECTORS * m
+        loop = max(loop, steps) if inner == "hybrid" else steps
         stays += 12 * nnz_L if word == 4 else 0  # L's double copy for the ratio test
     check = 8 * ((CHECK_ARRAYS + (word == 4)) * n * s + 14 * n * k)
     rows, pairs = min(n, CERT_CHUNK), min(m, CERT_CHUNK)
