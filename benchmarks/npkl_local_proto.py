@@ -45,9 +45,10 @@ every row is certified from scratch as ``low-rank-alm`` is):
   failed ratio test (Δ/4), so that no step drains a hub at once (tests whether the global
   ratio test is what lets a step good for the bulk carry a hub across its band).
 
-- ``hybrid`` (thirteenth pass; now the solver's option ``inner="hybrid"``): FISTA's inner
-  round after a check whose vertex is localised and below the level, Newton's otherwise
-  (tests whether FISTA's steps, which keep a hub filled, end the recurrences);
+- ``hybrid`` (thirteenth pass; the solver's option ``inner="hybrid"``, which the
+  prototype's version became): FISTA's inner round after a check whose vertex is localised
+  and below the level, Newton's otherwise (tests whether FISTA's steps, which keep a hub
+  filled, end the recurrences);
 - ``threads`` / ``hybrid-threads``: the check's dense work on every core (with the Newton
   steps / with ``hybrid``).
 
@@ -85,7 +86,6 @@ from npkl_scale import instance
 from scipy.optimize import minimize_scalar
 from threadpoolctl import threadpool_limits
 
-import kernelsdp.solvers.alm_inner as alm_inner
 import kernelsdp.solvers.alm_newton as alm_newton
 import kernelsdp.solvers.alm_outer as alm_outer
 from kernelsdp.linalg.row_blocks import available_cores
@@ -315,32 +315,6 @@ def install_row_cap(method: str, log: list) -> None:
     alm_outer.fw_check = check
 
 
-def install_hybrid(log: list) -> None:
-    """The ``hybrid`` variant (module docstring), in this child process: after a check whose
-    vertex is localised and below the level, the next round of inner steps is FISTA's
-    (``inner_iterations`` of :func:`.alm_inner.apg`, which measured to keep the hubs filled),
-    otherwise the solver's Newton steps."""
-    plain_check, plain_round, last = alm_outer.fw_check, alm_outer._inner_round, {"local": False}
-
-    def check(prob, pt, *a):
-        chk = plain_check(prob, pt, *a)
-        last["local"] = participation(chk.vertex) < LOCALISED and chk.lam < min(chk.level, 0.0)
-        return chk
-
-    def inner_round(run, pt, tol):
-        if not last["local"] or pt.X.shape[1] == 0:
-            return plain_round(run, pt, tol)
-        budget = min(run.o.inner_iterations, run.o.max_iter - run.iterations)
-        pt, run.ell, info = alm_inner.apg(
-            run.prob, pt, run.beta, run.rho, run.ell, budget, tol=tol, deadline=run.deadline
-        )
-        run.iterations += info["iterations"]
-        log.append({"found": info["iterations"]})
-        return pt, False
-
-    alm_outer.fw_check, alm_outer._inner_round = check, inner_round
-
-
 def install_check_threads() -> None:
     """``threads``: the check's dense work (LOBPCG's constraint products, the Rayleigh–Ritz
     Grams) on every core; the solver otherwise holds BLAS at one thread beside its threaded
@@ -358,10 +332,8 @@ def variant_row(method: str, n: int, args) -> dict:
     log: list = []
     if method.endswith("threads"):
         install_check_threads()
-    if method.startswith("hybrid"):
-        install_hybrid(log)
-    elif method == "threads":
-        pass
+    if method.startswith("hybrid") or method == "threads":
+        pass  # hybrid: the solver's own option inner="hybrid" (below)
     elif method == "refill":
         install_refill(log)
     elif "floor-" in method:
@@ -372,7 +344,8 @@ def variant_row(method: str, n: int, args) -> dict:
         install(method, args, log)
     f = instance(n)
     t = time.perf_counter()
-    r = solve(f, "low-rank-alm", gap_tol=args.gap, time_limit=args.time_limit)
+    inner = "hybrid" if method.startswith("hybrid") else "newton"
+    r = solve(f, "low-rank-alm", gap_tol=args.gap, time_limit=args.time_limit, inner=inner)
     dt = time.perf_counter() - t
     return {
         **alm_row(r, dt),

@@ -196,7 +196,7 @@ def test_check_matrix_in_its_fixed_pattern_is_the_sum_of_l_and_the_pairs(monkeyp
 def test_memory_formula_holds_tracemalloc_s_peak():
     """n = 6,000, width capped at 24 (reached): the peak is within MEMORY_FORMULA_RTOL of
     memory_bytes_for in both precisions (FISTA's inner steps in single, Newton's in
-    double), and far below one dense n×n matrix."""
+    double, the hybrid's in single), and far below one dense n×n matrix."""
     n, rank = 6000, 24
     f = two_class_npkl(n, 1.2, "hinge", "trace", B=float(n))
     for precision, word, inner in (
@@ -215,15 +215,31 @@ def test_memory_formula_holds_tracemalloc_s_peak():
         assert est < n * n * 8 / 10
 
 
-def test_hybrid_inner_steps_take_both_kinds_of_round_and_meet_newton_s_interval():
+def test_hybrid_inner_steps_take_both_kinds_of_round_and_meet_newton_s_interval(monkeypatch):
     """n = 3,000 (two classes, 1.2 pairs a point, hinge, tr K ≤ n): ``inner="hybrid"``
-    meets checks whose vertex is a hub's pocket (fewer than LOCALISED nodes) and checks
-    whose vertex is spread, so both FISTA's and Newton's rounds run; its certified interval
-    is within the gap and meets the Newton steps' own."""
+    takes FISTA's rounds after the checks whose vertex is a hub's pocket (fewer than
+    LOCALISED nodes, below V's level) and Newton's after the others, both at least once;
+    its certified interval is within the gap and meets the Newton steps' own."""
+    from kernelsdp.solvers import alm_outer
+
+    rounds = {"apg": 0, "newton": 0}
+
+    def counted(name):
+        inner = getattr(alm_outer, name)
+
+        def call(*a, **k):
+            rounds[name] += 1
+            return inner(*a, **k)
+
+        return call
+
+    for name in rounds:
+        monkeypatch.setattr(alm_outer, name, counted(name))
     f = two_class_npkl(3000, 1.2, "hinge", "trace", B=3000.0)
     r = solve(f, "low-rank-alm", inner="hybrid")
     spreads = [h["vertex_participation"] for h in r.history if "vertex_participation" in h]
     assert min(spreads) < LOCALISED < max(spreads)
+    assert rounds["apg"] >= 1 and rounds["newton"] >= 1, rounds
     mine, newton = _own(r), _own(solve(f, "low-rank-alm", inner="newton"))
     assert r.termination == Termination.OPTIMAL and mine.width <= LOW_RANK_ALM_GAP_TOL
     assert max(mine.lower, newton.lower) <= min(mine.upper, newton.upper) + 1e-9 * abs(mine.upper)
