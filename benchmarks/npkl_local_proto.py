@@ -91,6 +91,7 @@ import kernelsdp.solvers.alm_outer as alm_outer
 from kernelsdp.linalg.row_blocks import available_cores
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.alm_inner import SEED_WEIGHT, _dot, _project, participation
+from kernelsdp.solvers.low_rank_alm import LOCALISED  # a vertex on fewer nodes is localised
 
 METHODS = (
     "low-rank-alm",
@@ -104,6 +105,9 @@ METHODS = (
     "threads",
     "hybrid-threads",
 )
+#: the variants that run the solver's own steps (``hybrid``: its option inner="hybrid"),
+#: with the check's BLAS on every core where the name ends in ``threads``
+OWN_STEPS = ("hybrid", "threads", "hybrid-threads")
 #: the parametrised variants' names
 VARIANT_NAMES = r"(hub)?floor-[0-9.eE+-]+|rowcap-[0-9.]+(@[0-9]+)?"
 #: a row of the factor with at least this many times the mean norm² is heavy (``rowcap-F``)
@@ -112,8 +116,6 @@ HEAVY = 4.0
 CANDIDATES = 3000
 #: packed columns a step may add
 COLUMNS = 4
-#: a vertex on fewer nodes than this is localised (the diagnosis)
-LOCALISED = 200
 #: localised vertices ``refill`` keeps
 KEPT = 64
 #: a node with at least this many pairs is a hub (``hubfloor-G``)
@@ -332,15 +334,13 @@ def variant_row(method: str, n: int, args) -> dict:
     log: list = []
     if method.endswith("threads"):
         install_check_threads()
-    if method.startswith("hybrid") or method == "threads":
-        pass  # hybrid: the solver's own option inner="hybrid" (below)
-    elif method == "refill":
+    if method == "refill":
         install_refill(log)
     elif "floor-" in method:
         install_slope_floor(method)
     elif method.startswith("rowcap-"):
         install_row_cap(method, log)
-    else:
+    elif method not in OWN_STEPS:
         install(method, args, log)
     f = instance(n)
     t = time.perf_counter()
