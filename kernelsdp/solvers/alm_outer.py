@@ -29,6 +29,7 @@ from .low_rank_alm import (
     POLISH_STEPS,
     RETRY_AT,
     RHO_MAX,
+    SLOW_UPDATES,
     STALLED_BELOW,
 )
 
@@ -187,9 +188,10 @@ def solve_alm(name: str, f: NPKL, o, rank_cap: int, start: Start | None = None) 
 
 class Schedule:
     """The outer loop's multiplier update and penalty schedule (docs/npkl.md §7): ρ doubles
-    (at most ``RHO_MAX``·C) after an update that left FY above ``FY_PROGRESS`` of its last
-    value, and β moves to the prox β̃ mixed by Anderson (:mod:`.alm_anderson`); the inner
-    loop ends at FW ≤ ``fw_share``·FY.  A prototype passes its own to :func:`iterate`."""
+    (at most ``RHO_MAX``·C) after ``SLOW_UPDATES`` updates in a row that each left FY above
+    ``FY_PROGRESS`` of its value at the update before, and β moves to the prox β̃ mixed by
+    Anderson (:mod:`.alm_anderson`); the inner loop ends at FW ≤ ``fw_share``·FY.  A
+    prototype passes its own to :func:`iterate`."""
 
     fw_share = FW_SHARE
 
@@ -197,6 +199,7 @@ class Schedule:
         prob = run.prob
         project = lambda b: prob.loss.project(b, prob.t, prob.C)
         self.mix = AndersonMultipliers(run.o.anderson, project)
+        self.slow = 0  # updates in a row that left FY above FY_PROGRESS of the last
 
     def seen(self, rec: dict) -> None:
         """Each check's record (the default keeps nothing)."""
@@ -204,8 +207,9 @@ class Schedule:
     def update(self, run: _Run, chk, rec: dict, fy_last: float) -> None:
         rho = run.rho
         run.updates += 1
-        if chk.fy_gap > FY_PROGRESS * fy_last:
-            run.rho = min(2.0 * run.rho, RHO_MAX * run.f.C)
+        self.slow = self.slow + 1 if chk.fy_gap > FY_PROGRESS * fy_last else 0
+        if self.slow >= SLOW_UPDATES:
+            run.rho, self.slow = min(2.0 * run.rho, RHO_MAX * run.f.C), 0
         run.beta = self.mix.next(run.beta, chk.beta_tilde, chk.fy_gap, run.rho != rho)
 
 

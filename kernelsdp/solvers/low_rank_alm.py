@@ -37,9 +37,9 @@ exactly as P(K) − D(β̃) = FW + FY: the subproblem's Frank–Wolfe gap
 FW = tr(M(β̃)K) − B·min(0, λ_min) and the Fenchel–Young gap FY = Σ h(K_p) + h*(β̃_p) −
 β̃_pK_p, which only the multipliers can close.  The inner loop stops once
 FW ≤ ``FW_SHARE``·FY; the multipliers are then updated.  **Penalty schedule**: when an
-outer iteration did not cut FY to ``FY_PROGRESS`` of its last value, ρ doubles (at most
-``RHO_MAX``·C).  ρ is in K's units (ρ₀ = ``rho``·C), the iterate in the scaled units of
-:mod:`.alm_problem`, so no constant depends on n.
+outer iteration did not cut FY to ``FY_PROGRESS`` of its last value, ``SLOW_UPDATES`` times
+in a row, ρ doubles (at most ``RHO_MAX``·C).  ρ is in K's units (ρ₀ = ``rho``·C), the
+iterate in the scaled units of :mod:`.alm_problem`, so no constant depends on n.
 
 **Stopping and the certificate.**  Every check gives P(K) and the dual estimate D(β̃) with
 the Ritz value; once their gap is below ``gap_tol`` the labelled interval of
@@ -117,6 +117,13 @@ LOCALISED = 200
 #: tenth pass: with FW_SHARE 1.0 an update cuts FY by less, and 0.75 doubled ρ to 2C at
 #: n = 100,000, after which the gap closed more slowly: 3,317 products at check 60, gap 2.7e-3)
 FY_PROGRESS = 0.9
+#: ρ doubles only after this many updates in a row each left FY above FY_PROGRESS of the
+#: last (1 until the fourteenth pass: at n = 100,000 the FY gap crept back up during a run
+#: of a hub's localised checks, one update read as slow and ρ doubled to 2C at seeds 1 and
+#: 2, after which every check took its full Newton round: 4,715 and 4,441 products; with 2,
+#: ρ stays at C there and they take 3,544 and 3,246, seed 0's 3,325 and the smaller sizes,
+#: where ρ never doubled, unchanged; docs/npkl.md §7)
+SLOW_UPDATES = 2
 #: the multipliers are updated anyway after an inner round whose gradient steps stopped as
 #: stationary within this many iterations (the FW gap cannot fall below FW_SHARE·FY there)
 STALLED_BELOW = 3
