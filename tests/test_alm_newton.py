@@ -93,3 +93,51 @@ def test_values_for_the_ratio_test_read_l_in_double_in_single_precision():
     exact = L64 @ V.astype(np.float64)
     np.testing.assert_allclose(prob.times_L_double(V), exact, rtol=1e-13, atol=1e-15)
     assert np.abs(prob.L @ V - exact).max() > np.abs(prob.times_L_double(V) - exact).max()
+
+
+def test_a_rejected_interior_step_shrinks_the_radius_below_the_step(monkeypatch):
+    """A rejected step that ended inside the trust region cuts the radius to a quarter of
+    the step's length, not of the radius: cut from the radius, the next truncated CG
+    came back with the same interior step (n = 20,000: one step computed three times, 36
+    Hessian products; docs/npkl.md §7, fourteenth pass)."""
+    from kernelsdp.solvers import alm_newton
+
+    prob = ScaledNPKL(_fixture("wine", 60, "hinge"), np.float64)
+    beta = prob.loss.project(np.zeros(prob.m), prob.t, prob.C)
+    start = evaluate(prob, _point(prob, 5, 4)[:-1].copy(), beta, 1.0)
+    lengths = []
+
+    def rejected(nt, x, grad, delta, max_iter):
+        eta = grad * (-1e-3 / np.sqrt((grad * grad).sum()))  # interior: 1e-3 < Δ
+        lengths.append(1e-3)
+        return eta, 1.0, False  # a model decrease of 1.0 that φ cannot meet
+
+    monkeypatch.setattr(alm_newton, "truncated_cg", rejected)
+    pt, delta, info = newton(prob, start, beta, 1.0, 0.5, max_steps=1, tol=0.0)
+    assert info["accepted"] == 0 and pt.value == start.value
+    assert delta == pytest.approx(lengths[0] / 4)
+
+
+def test_the_ratio_test_allows_the_rounding_of_a_float32_trial_point():
+    """The ratio test's regularisation holds eps·‖G‖·‖X‖ (twice) of the iterate's precision:
+    a decrease below it is the float32 rounding of the trial point, not the model's error;
+    in double it adds nothing."""
+    from kernelsdp.solvers.alm_newton import _rounding
+
+    f = _fixture("wine", 60, "hinge")
+    for dtype, expect_zero in ((np.float64, True), (np.float32, False)):
+        prob = ScaledNPKL(f, dtype)
+        beta = prob.loss.project(np.zeros(prob.m), prob.t, prob.C)
+        nt = _Newton(prob, beta, rho=1.0)
+        x = nt.at(_point(prob, 4, 2).astype(dtype))
+        noise = _rounding(x, dtype)
+        if expect_zero:
+            assert noise == 0.0
+        else:
+            G, X = x.G.astype(np.float64), x.X.astype(np.float64)
+            bound = 2 * np.finfo(np.float32).eps * np.sqrt((G * G).sum() * (X * X).sum())
+            assert noise == pytest.approx(bound, rel=1e-6) and noise > 0
+            # it bounds what rounding the trial point to float32 moves φ by
+            trial = x.X.astype(np.float64) * (1 + 1e-3)
+            moved = abs(nt.value(trial)[0] - nt.value(trial.astype(np.float32))[0])
+            assert moved <= noise + 1e3 * np.finfo(float).eps * abs(x.value)
