@@ -153,13 +153,14 @@ def _alm_progress(rec: dict) -> None:
     the dual estimate moves with (the 10⁶ run's gap rose with neither recorded), and how
     localised the check's vertex is (its participation ratio: the nodes that carry it) and
     how many of the block's vectors lay below V's level (all of them: the block was
-    saturated, more directions of descent than one check brings in)."""
+    saturated, more directions of descent than one check brings in), and the Newton steps'
+    trust radius (at 100,000 a radius of 0.003 held the FW gap above FY for 22 checks)."""
     print(
         f"  check {rec['check']:4d}  {rec['time_s']:7.1f} s  products {rec['products']:6d}  "
         f"rank {rec['rank']:3d}  rho {rec['rho']:6.2f}  updates {rec['multiplier_updates']:3d}  "
         f"lambda {rec['lambda']:.2e}  vertex on {rec['vertex_participation']:7.0f} nodes  "
         f"seeds {rec['seeds']:2d}/{rec['block']:2d}  objective {rec['primal']:.8g}  "
-        f"estimated gap {rec['estimated_gap']:.1e}",
+        f"estimated gap {rec['estimated_gap']:.1e}  trust radius {rec['trust_radius']:.1e}",
         file=sys.stderr,
         flush=True,
     )

@@ -389,7 +389,7 @@ def test_each_check_records_its_vertex_and_the_seeds_below_the_level(monkeypatch
     """Each check's record carries the vertex's participation ratio and how many of the
     block's vectors lie below V's level — the columns the Frank–Wolfe step after it adds as
     seeds — against the check's own vectors, recomputed here."""
-    from kernelsdp.solvers import alm_inner, alm_outer
+    from kernelsdp.solvers import alm_inner, alm_newton, alm_outer
 
     checks = []
     fw_check = alm_outer.fw_check
@@ -410,6 +410,10 @@ def test_each_check_records_its_vertex_and_the_seeds_below_the_level(monkeypatch
         below = chk.block_values < min(chk.level, 0.0)
         assert h["seeds"] == int(below.sum()) <= h["block"] == chk.block.shape[1]
         assert np.array_equal(alm_inner.below_level(chk), below)
+    # the Newton steps' trust radius as each round left it: the first check's is the start
+    radii = [h["trust_radius"] for h in recs]
+    assert radii[0] == pytest.approx(alm_newton.DELTA_MAX / 8)
+    assert all(0 < d <= alm_newton.DELTA_MAX for d in radii) and len(set(radii)) > 1
 
 
 def test_rho_doubles_only_after_slow_updates_in_a_row():

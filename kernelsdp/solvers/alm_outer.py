@@ -143,6 +143,7 @@ class _Run:
             "estimated_gap": gap,
             "fw_gap": chk.fw_gap / max(abs(chk.primal), 1e-300),
             "fy_gap": chk.fy_gap / max(abs(chk.primal), 1e-300),
+            "trust_radius": self.delta,  # the Newton steps' Δ, as the round before left it
         }
         self.localised = rec["vertex_participation"] < LOCALISED and chk.lam < min(chk.level, 0.0)
         self.history.append(rec)
