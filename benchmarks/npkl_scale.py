@@ -6,8 +6,8 @@ mutual 5-NN Laplacian (scikit-learn's NearestNeighbors), m = 1.2 n random pairs,
 tr K ≤ B = n (:func:`instance`).
 
 **Side by side** (the default): for each n (3,000, 20,000 and 100,000; ``--quick``: 3,000
-and 20,000; ``--n N`` one size, e.g. 10⁶ on request: about 18 GiB, so with
-``KERNELSDP_MEMORY_GIB=18``: each child's default cap is 60 % of the machine) and each
+and 20,000; ``--n N`` one size, e.g. 10⁶ on request: about 18.5 GiB at the rank cap, so with
+``KERNELSDP_MEMORY_GIB=19``: each child's default cap is 60 % of the machine) and each
 solver (``--solvers``),
 one child process builds the instance, solves it to the certified gap 1e-3, and certifies
 the answer again from scratch (the NPKL certificate, in double); it prints iterations,
@@ -24,7 +24,7 @@ missed).  The machine is shared: compare the ratios, not the absolute times.
     python benchmarks/npkl_scale.py --quick                 # 3,000 and 20,000, both solvers
     python benchmarks/npkl_scale.py                         # and 100,000
     python benchmarks/npkl_scale.py --n 100000 --solvers low-rank-alm --time-limit 600
-    KERNELSDP_MEMORY_GIB=18 python benchmarks/npkl_scale.py --n 1000000 --solvers low-rank-alm
+    KERNELSDP_MEMORY_GIB=19 python benchmarks/npkl_scale.py --n 1000000 --solvers low-rank-alm
     python benchmarks/npkl_scale.py --quick --solvers admm,low-rank-alm:fista,low-rank-alm:newton
 
 (``low-rank-alm:fista`` and ``low-rank-alm:newton`` pick the ALM's inner steps, FISTA or

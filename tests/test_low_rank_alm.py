@@ -465,3 +465,28 @@ def test_at_a_limit_the_kept_point_of_a_lower_estimate_is_certified_and_answers(
     best = solve(f, "low-rank-alm")
     assert best.termination == Termination.OPTIMAL
     assert max(r.lower_bound, best.lower_bound) <= min(r.upper_bound, best.upper_bound)
+
+
+def test_at_a_limit_far_from_the_gap_the_randomised_bound_is_sized_by_the_estimate(
+    monkeypatch,
+):
+    """n = 3,000 stopped by max_iter = 60 (estimate 0.89), randomised bound only: the
+    width is at least the estimate, so the last point's interval aims at the estimate, not
+    at gap_tol (which cost 150 s of Lanczos steps at n = 10⁶), and the slack it leaves is
+    within BOUND_SHARE of it."""
+    from kernelsdp.solvers import alm_certificate, alm_outer
+
+    targets = []
+
+    def spied(*a, **k):
+        targets.append(a[4])
+        return alm_certificate.interval(*a, **k)
+
+    monkeypatch.setattr(alm_outer, "interval", spied)
+    f = two_class_npkl(3000, 1.2, "hinge", "trace", B=3000.0)
+    r = solve(f, "low-rank-alm", max_iter=60, verify_max_n=0)
+    last = [h for h in r.history if "fw_gap" in h][-1]
+    assert r.termination == Termination.ITERATION_LIMIT
+    assert targets[0] == last["estimated_gap"] > 100 * LOW_RANK_ALM_GAP_TOL
+    share = alm_certificate.BOUND_SHARE * last["estimated_gap"]
+    assert last["estimated_gap"] <= last["certified_gap"] <= last["estimated_gap"] + 2 * share
