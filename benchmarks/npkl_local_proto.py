@@ -52,6 +52,14 @@ every row is certified from scratch as ``low-rank-alm`` is):
 - ``threads`` / ``hybrid-threads``: the check's dense work on every core (with the Newton
   steps / with ``hybrid``).
 
+- ``pairrho-W`` (fifteenth pass): per-pair penalties ρ·w_p in the multipliers' prox and
+  the envelope (any positive weights keep the method of multipliers and its β̃ in dom h*,
+  so the certificate is untouched), w_p from the pair degrees d of the pair's two nodes
+  (d̄ their mean, d_max the larger): ``inv`` d̄/d_max, ``sqrt`` (d̄/d_max)^½, ``sqrthub``
+  the same on the pairs at a node with at least ``HUB`` pairs and 1 elsewhere (tests
+  whether a hub's many pairs, each as stiff as any other, are what carries it across its
+  band).
+
 ``--diagnose --inner fista`` runs the same diagnosis with the FISTA inner steps.
 
 ``--diagnose`` runs the plain solver and prints, for every check whose vertex is carried by
@@ -88,6 +96,7 @@ from threadpoolctl import threadpool_limits
 
 import kernelsdp.solvers.alm_newton as alm_newton
 import kernelsdp.solvers.alm_outer as alm_outer
+import kernelsdp.solvers.alm_problem as alm_problem
 from kernelsdp.linalg.row_blocks import available_cores
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.alm_inner import SEED_WEIGHT, _dot, _project, participation
@@ -109,7 +118,7 @@ METHODS = (
 #: with the check's BLAS on every core where the name ends in ``threads``
 OWN_STEPS = ("hybrid", "threads", "hybrid-threads")
 #: the parametrised variants' names
-VARIANT_NAMES = r"(hub)?floor-[0-9.eE+-]+|rowcap-[0-9.]+(@[0-9]+)?"
+VARIANT_NAMES = r"(hub)?floor-[0-9.eE+-]+|rowcap-[0-9.]+(@[0-9]+)?|pairrho-(inv|sqrt|sqrthub)"
 #: a row of the factor with at least this many times the mean norm² is heavy (``rowcap-F``)
 HEAVY = 4.0
 #: candidate centres per step, the lowest star quotients first
@@ -317,6 +326,31 @@ def install_row_cap(method: str, log: list) -> None:
     alm_outer.fw_check = check
 
 
+def pair_weights(prob, kind: str) -> np.ndarray:
+    """``pairrho-W``'s w_p (module docstring) in the scaled problem's pair order."""
+    deg = np.bincount(np.concatenate([prob.i, prob.j]), minlength=prob.n)
+    top = np.maximum(deg[prob.i], deg[prob.j]).astype(float)
+    ratio = (2.0 * prob.m / prob.n) / top
+    if kind == "inv":
+        return ratio
+    return np.where(top >= HUB, np.sqrt(ratio), 1.0) if kind == "sqrthub" else np.sqrt(ratio)
+
+
+def install_pair_penalties(method: str) -> None:
+    """The ``pairrho-W`` variant (module docstring), in this child process: every envelope
+    (the inner steps', the checks', the line searches') reads ρ·w_p."""
+    kind = method.split("-", 1)[1]
+    plain = alm_problem.ScaledNPKL.envelope
+    weights: dict = {}
+
+    def envelope(self, w, beta, rho):
+        if id(self) not in weights:
+            weights[id(self)] = pair_weights(self, kind)
+        return plain(self, w, beta, rho * weights[id(self)])
+
+    alm_problem.ScaledNPKL.envelope = envelope
+
+
 def install_check_threads() -> None:
     """``threads``: the check's dense work (LOBPCG's constraint products, the Rayleigh–Ritz
     Grams) on every core; the solver otherwise holds BLAS at one thread beside its threaded
@@ -340,6 +374,8 @@ def variant_row(method: str, n: int, args) -> dict:
         install_slope_floor(method)
     elif method.startswith("rowcap-"):
         install_row_cap(method, log)
+    elif method.startswith("pairrho-"):
+        install_pair_penalties(method)
     elif method not in OWN_STEPS:
         install(method, args, log)
     f = instance(n)
@@ -406,7 +442,7 @@ def main() -> int:
         if m not in METHODS and not re.fullmatch(VARIANT_NAMES, m):
             ap.error(
                 f"unknown method {m!r}: one of {', '.join(METHODS)}, floor-G, hubfloor-G "
-                "or rowcap-F[@K]"
+                "rowcap-F[@K] or pairrho-W"
             )
     if args.diagnose:
         for n in sizes:
