@@ -461,6 +461,8 @@ def test_at_a_limit_the_kept_point_of_a_lower_estimate_is_certified_and_answers(
     assert kept["estimated_gap"] < last["certified_gap"]
     assert r.info["relative_gap"] == kept["certified_gap"] < last["certified_gap"]
     assert (r.lower_bound, r.upper_bound) == (kept["lower"], kept["upper"])
+    assert r.info["answer_check"] == kept["kept_check"]
+    assert f"at the point of check {kept['kept_check']} of {last['check']}" in r.message
     assert r.lower_bound <= r.objective <= r.upper_bound
     best = solve(f, "low-rank-alm")
     assert best.termination == Termination.OPTIMAL

@@ -111,6 +111,7 @@ class _Run:
         self.next_certify = math.inf  # the estimated gap below which to certify again
         self.best = None  # the last labelled interval
         self.kept: Kept | None = None
+        self.answer_check: int | None = None  # the check whose point answers (None: a polish)
         self.polished, self.newton_steps, self.krylov = False, 0, 0
         self.localised = False  # the last check's vertex: a hub's pocket (``inner="hybrid"``)
 
@@ -172,7 +173,7 @@ class _Run:
         """The labelled interval at the point (records its width in the history)."""
         beta = np.asarray(chk.beta_tilde, dtype=np.float64)
         iv = self.interval_at(pt.X, beta, chk.lam, target, max_steps)
-        self.best = (iv, beta)
+        self.best, self.answer_check = (iv, beta), self.checks
         self.history[-1].update(
             certified_gap=iv.width,
             lower=iv.lower,
@@ -207,7 +208,7 @@ class _Run:
             }
         )
         if iv.width < self.best[0].width:
-            self.best = (iv, k.beta)
+            self.best, self.answer_check = (iv, k.beta), k.check
         return Termination.OPTIMAL if self.best[0].width <= tol else None
 
     def interval_at(self, X, beta, lam: float, target: float, max_steps: int | None, salt=0):
@@ -408,7 +409,7 @@ def _polish(run: _Run, chk, pt) -> bool:
             time_s=run.elapsed(),
         )
         if iv.width <= o.gap_tol:
-            run.best = (iv, st.beta)
+            run.best, run.answer_check = (iv, st.beta), None
             return True
     return False
 
@@ -434,7 +435,8 @@ def _result(name: str, run: _Run, pt, status: Termination) -> Result:
         message=""
         if status == Termination.OPTIMAL
         else f"stopped at a limit; labelled interval [{iv.lower:.8g}, {iv.upper:.8g}] "
-        f"(width {iv.width:.1e}, lower end {iv.lower_label})",
+        f"(width {iv.width:.1e}, lower end {iv.lower_label}) at the point of check "
+        f"{run.answer_check} of {run.checks}",
         solve_time_s=run.elapsed(),
         iterations=run.iterations,
         history=run.history,
@@ -451,6 +453,7 @@ def _result(name: str, run: _Run, pt, status: Termination) -> Result:
             "products": prob.products,
             "eig_products": run.eig_products,
             "checks": run.checks,
+            "answer_check": run.answer_check,
             "final_rho": run.rho,
             "newton_steps": run.newton_steps,
             "krylov_iterations": run.krylov,
