@@ -474,7 +474,7 @@ def test_at_a_limit_far_from_the_gap_the_randomised_bound_is_sized_by_the_estima
 ):
     """n = 3,000 stopped by max_iter = 60 (estimate 0.89), randomised bound only: the
     width is at least the estimate, so the last point's interval aims at the estimate, not
-    at gap_tol (which cost 150 s of Lanczos steps at n = 10⁶), and the slack it leaves is
+    at gap_tol (only Lanczos steps: the width cannot be below it), and the slack it leaves is
     within BOUND_SHARE of it."""
     from kernelsdp.solvers import alm_certificate, alm_outer
 
