@@ -162,7 +162,8 @@ class _Run:
         }
         self.localised = rec["vertex_participation"] < LOCALISED and chk.lam < min(chk.level, 0.0)
         self.history.append(rec)
-        if self.kept is None or gap < self.kept.estimate:
+        # a coarse level (estimate_only) is never certified: nothing to keep there
+        if not self.estimate_only and (self.kept is None or gap < self.kept.estimate):
             beta = np.array(chk.beta_tilde, dtype=np.float64)
             self.kept = Kept(pt.X.copy(), beta, chk.lam, gap, self.checks)
         if self.o.progress is not None:
@@ -189,9 +190,9 @@ class _Run:
         (its own history record, ``kept_check``).  OPTIMAL if it is within gap_tol."""
         k, tol = self.kept, self.o.gap_tol
         if self.best is None or k is None or k.check == self.checks:
-            return None
+            return None  # nothing certified yet (a coarse level), or the last is the kept
         if k.estimate >= self.best[0].width:
-            return None
+            return None  # its interval could not be the narrower
         # the width cannot fall below the estimate: size the randomised bound's slack by it
         iv = self.interval_at(k.X, k.beta, k.lam, max(tol, k.estimate), None, salt=1)
         self.history.append(
