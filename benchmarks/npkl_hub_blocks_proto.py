@@ -33,12 +33,12 @@ untouched.
     python benchmarks/npkl_hub_blocks_proto.py --sizes 3000 20000 100000 --seeds 0 1 2
 
 Measured (docs/measurements.md, "Sixteenth pass"): the blocks fill during the localised
-phase (τ up to 3e-2 at 3,000, a hub's K_ii about 18) and are empty again by the tail at
-every size and seed — the pockets are the multipliers' transient, not the optimum's
-structure.  ``hub-blocks`` doubled the products at 20,000 (5,057 against 2,546: 62
-localised checks opened 60 blocks); ``hub-blocks+fw`` and ``local-update`` moved the
-products within the seeds' spread at 3,000 and 20,000, and ``local-update`` took 3,591
-against 3,467 at 100,000.  Not adopted.
+phase (τ up to 0.03 at 3,000) and are empty again by the tail at every size and seed —
+the pockets come from the multipliers' path, not from the optimum.  ``hub-blocks`` doubled
+the products at 20,000 (4,995 against 2,546 at seed 0: 60 blocks from 62 localised
+checks); ``hub-blocks+fw`` stayed within the seeds' spread at 3,000 and 20,000;
+``local-update`` was 7–12 % cheaper there and 4–7 % dearer at 100,000 (3,591 against
+3,467 and 3,331 against 3,100 at seeds 0 and 1).  Not adopted.
 """
 
 from __future__ import annotations
