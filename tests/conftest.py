@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
+import pathlib
+import sys
 import tracemalloc
 
 import numpy as np
@@ -12,6 +15,19 @@ from kernelsdp.data import PairwiseConstraints, knn_laplacian, load
 from kernelsdp.formulations import NPKL
 
 N_FIXTURE = 24
+BENCH = pathlib.Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def load_benchmark(name: str):
+    """benchmarks/<name>.py as a module (its sibling imports resolved from benchmarks/)."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+    finally:
+        sys.path.remove(str(BENCH))
 
 
 @pytest.fixture(autouse=True, scope="session")

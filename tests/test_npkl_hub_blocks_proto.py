@@ -4,12 +4,9 @@ run with hub blocks certifies from scratch an interval that meets the plain solv
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-import sys
-
 import numpy as np
 import pytest
+from conftest import load_benchmark
 
 import kernelsdp.solvers.alm_outer as alm_outer
 from kernelsdp.result import KernelFactor
@@ -17,32 +14,15 @@ from kernelsdp.solvers import solve
 from kernelsdp.solvers.alm_inner import evaluate, fw_check
 from kernelsdp.solvers.alm_problem import ScaledNPKL
 
-BENCH = pathlib.Path(__file__).resolve().parents[1] / "benchmarks"
-
 
 @pytest.fixture(scope="module")
 def proto():
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "npkl_hub_blocks_proto", BENCH / "npkl_hub_blocks_proto.py"
-        )
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return mod
-    finally:
-        sys.path.remove(str(BENCH))
+    return load_benchmark("npkl_hub_blocks_proto")
 
 
 @pytest.fixture(scope="module")
 def small():
-    sys.path.insert(0, str(BENCH))
-    try:
-        from npkl_scale import instance
-
-        return instance(600)
-    finally:
-        sys.path.remove(str(BENCH))
+    return load_benchmark("npkl_scale").instance(600)
 
 
 def _psd(rng, k: int, trace: float) -> np.ndarray:

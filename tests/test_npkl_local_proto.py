@@ -5,29 +5,15 @@ terms: the objective reads K only on M's pattern)."""
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-import sys
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
-BENCH = pathlib.Path(__file__).resolve().parents[1] / "benchmarks"
+from conftest import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def proto():
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "npkl_local_proto", BENCH / "npkl_local_proto.py"
-        )
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return mod
-    finally:
-        sys.path.remove(str(BENCH))
+    return load_benchmark("npkl_local_proto")
 
 
 def path_with_pockets(n: int, hubs: list[int], depth: float = 3.0) -> sp.csr_matrix:

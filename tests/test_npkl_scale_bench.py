@@ -4,25 +4,13 @@ where seeds 1 and 2 gave 2.94× and 2.60×."""
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-import sys
-
 import pytest
-
-BENCH = pathlib.Path(__file__).resolve().parents[1] / "benchmarks"
+from conftest import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def bench():
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location("npkl_scale", BENCH / "npkl_scale.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return mod
-    finally:
-        sys.path.remove(str(BENCH))
+    return load_benchmark("npkl_scale")
 
 
 def _row(n: int, seed: int, products: int, status: str = "optimal") -> dict:
