@@ -51,7 +51,7 @@ import sys
 import time
 
 import numpy as np
-from npkl_polish_proto import alm_row, run_child, side_by_side_arguments
+from npkl_polish_proto import alm_row, plain_row, run_child, side_by_side_arguments
 from npkl_scale import instance
 
 import kernelsdp.solvers.alm_outer as alm_outer
@@ -133,14 +133,17 @@ class HubBlocks:
 
     def columns(self) -> np.ndarray:
         """Σ_h P_h W_h P_hᵀ as Z·Zᵀ (K/B units, the scaled problem's order)."""
-        n, cols = self.prob.n, []
+        parts = []  # (nodes, their rows of the block's factor Q·Λ^½ on its range)
         for N, W in zip(self.N, self.W):
             mu, Q = np.linalg.eigh(W)
-            for k in np.flatnonzero(mu > 1e-14 * max(mu[-1], 1e-300)):
-                col = np.zeros(n)
-                col[N] = math.sqrt(mu[k]) * Q[:, k]
-                cols.append(col)
-        return np.array(cols).T if cols else np.zeros((n, 0))
+            keep = mu > 1e-14 * max(mu[-1], 1e-300)
+            parts.append((N, Q[:, keep] * np.sqrt(mu[keep])))
+        Z = np.zeros((self.prob.n, sum(F.shape[1] for _, F in parts)))
+        col = 0
+        for N, F in parts:
+            Z[N, col : col + F.shape[1]] = F
+            col += F.shape[1]
+        return Z
 
 
 def project_blocks(u: float, Ws: list, c0: float, lu: float, lw: float):
@@ -340,10 +343,7 @@ def main() -> int:
     if args.child:
         method, n = args.child[0], int(args.child[1])
         if method == "low-rank-alm":
-            f = instance(n)
-            t = time.perf_counter()
-            r = solve(f, method, gap_tol=args.gap, time_limit=args.time_limit, seed=args.seed)
-            row = alm_row(r, time.perf_counter() - t)
+            row = plain_row(method, n, args.gap, args.time_limit, seed=args.seed)
         else:
             row = variant_row(method, n, args)
         print(json.dumps(row))

@@ -36,10 +36,11 @@ from kernelsdp.solvers import solve
 METHODS = ("admm", "low-rank-alm", "alm+newton")
 
 
-def plain_row(method: str, n: int, gap: float, limit: float) -> dict:
+def plain_row(method: str, n: int, gap: float, limit: float, **options) -> dict:
+    """One plain solver's row (``options``: more of its options, e.g. low-rank-alm's seed)."""
     f = instance(n)
     t = time.perf_counter()
-    r = solve(f, method, gap_tol=gap, time_limit=limit)
+    r = solve(f, method, gap_tol=gap, time_limit=limit, **options)
     dt = time.perf_counter() - t
     own = r.info.get("certificate")
     alm = method == "low-rank-alm"
