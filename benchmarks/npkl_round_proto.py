@@ -28,8 +28,9 @@ and the FW and FY gaps after each (fresh checks, relative to the primal).
 Measured (docs/measurements.md, "Seventeenth pass"): from a tail check's state a round of
 two 24-iteration steps leaves the FW gap 3× (3,000) and 1.5× (20,000) lower than four
 12-iteration steps at the same products.  ``cg24`` took 7 %, 22 % and 27 % fewer products
-at 3,000, 20,000 and 100,000 (seed 0: 1,483 / 1,711 / 2,547, 1.72× across n against 2.18×),
-but 30–45 % more checks and a wider factor, so more time: not adopted as it stands.
+at 3,000, 20,000 and 100,000 at seed 0 (1,483 / 1,711 / 2,547); across n 1.72× / 1.61× /
+2.33× at seeds 0 / 1 / 2, against 2.18× / 1.93× / 1.94×.  But it took 25–135 % more checks
+and a wider factor, so more time (100,000: up to 1,134 s *shared*): not adopted.
 ``phase``, ``line-search``, ``multi-fw`` and ``fws2`` did not move n = 100,000 or made it
 dearer (3,461–4,362 against 3,467 at seed 0).
 """
