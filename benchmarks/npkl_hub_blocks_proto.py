@@ -46,12 +46,16 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 import time
 
 import numpy as np
-from npkl_polish_proto import alm_row, plain_row, run_child, side_by_side_arguments
+from npkl_polish_proto import (
+    alm_row,
+    plain_row,
+    side_by_side_arguments,
+    side_by_side_over_seeds,
+)
 from npkl_scale import instance
 
 import kernelsdp.solvers.alm_outer as alm_outer
@@ -348,35 +352,9 @@ def main() -> int:
             row = variant_row(method, n, args)
         print(json.dumps(row))
         return 0
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
-    print(f"{stamp}; gap {args.gap:g}; load {os.getloadavg()}", flush=True)
-    print(
-        f"{'n':>7} {'seed':>4} {'method':<14} {'status':<8} {'products':>8} {'checks':>6} "
-        f"{'solve s':>7} {'gap':>8} {'lower':>9} {'rank':>4}  log",
-        flush=True,
-    )
     sizes = [3000] if args.quick else args.sizes
-    for n in sizes:
-        for seed in args.seeds:
-            for method in methods:
-                opts = ["--gap", str(args.gap), "--time-limit", str(args.time_limit)]
-                row = run_child(__file__, method, n, opts + ["--seed", str(seed)])
-                _print(n, seed, method, row)
+    side_by_side_over_seeds(__file__, methods, sizes, args)
     return 0
-
-
-def _print(n: int, seed: int, method: str, row: dict) -> None:
-    if "failed" in row:
-        print(f"{n:>7,} {seed:>4} {method:<14} failed: {row['failed']}", flush=True)
-        return
-    log = row.get("log", {})
-    shown = " ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in log.items())
-    print(
-        f"{n:>7,} {seed:>4} {method:<14} {row['status']:<8} {row['products']:>8} "
-        f"{row['eigsolves']!s:>6} {row['solve_s']:>7.1f} {row['gap']:>8.1e} "
-        f"{str(row['label']):>9} {row['rank']:>4}  {shown}",
-        flush=True,
-    )
 
 
 if __name__ == "__main__":

@@ -119,6 +119,38 @@ def _child(method: str, n: int, args) -> dict:
     return run_child(__file__, method, n, options + ["--time-limit", str(args.time_limit)])
 
 
+def side_by_side_over_seeds(script: str, methods: list[str], sizes: list[int], args) -> None:
+    """The #30 prototypes' parent loop: each (n, seed, method) in its own child
+    (:func:`run_child`), one row each, with the variant's log."""
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+    print(f"{stamp}; gap {args.gap:g}; load {os.getloadavg()}", flush=True)
+    print(
+        f"{'n':>7} {'seed':>4} {'method':<14} {'status':<8} {'products':>8} {'checks':>6} "
+        f"{'solve s':>7} {'gap':>8} {'lower':>9} {'rank':>4}  log",
+        flush=True,
+    )
+    for n in sizes:
+        for seed in args.seeds:
+            for method in methods:
+                opts = ["--gap", str(args.gap), "--time-limit", str(args.time_limit)]
+                row = run_child(script, method, n, opts + ["--seed", str(seed)])
+                _print_seed_row(n, seed, method, row)
+
+
+def _print_seed_row(n: int, seed: int, method: str, row: dict) -> None:
+    if "failed" in row:
+        print(f"{n:>7,} {seed:>4} {method:<14} failed: {row['failed']}", flush=True)
+        return
+    log = row.get("log", {})
+    shown = " ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in log.items())
+    print(
+        f"{n:>7,} {seed:>4} {method:<14} {row['status']:<8} {row['products']:>8} "
+        f"{row['eigsolves']!s:>6} {row['solve_s']:>7.1f} {row['gap']:>8.1e} "
+        f"{str(row['label']):>9} {row['rank']:>4}  {shown}",
+        flush=True,
+    )
+
+
 def side_by_side_arguments(doc: str, methods: tuple, sizes: list[int]) -> argparse.ArgumentParser:
     """The options both #30 prototypes take (sizes, methods, gap, switch, time limit, and the
     hidden --child METHOD N of :func:`run_child`)."""

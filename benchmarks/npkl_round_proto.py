@@ -44,7 +44,12 @@ import sys
 import time
 
 import numpy as np
-from npkl_polish_proto import alm_row, plain_row, run_child, side_by_side_arguments
+from npkl_polish_proto import (
+    alm_row,
+    plain_row,
+    side_by_side_arguments,
+    side_by_side_over_seeds,
+)
 from npkl_scale import instance
 from scipy.optimize import minimize
 
@@ -298,32 +303,9 @@ def main() -> int:
             row = variant_row(method, n, args)
         print(json.dumps(row))
         return 0
-    print(
-        f"{'n':>7} {'seed':>4} {'method':<13} {'status':<8} {'products':>8} {'checks':>6} "
-        f"{'solve s':>7} {'gap':>8} {'lower':>9} {'rank':>4}  log",
-        flush=True,
-    )
     sizes = [3000] if args.quick else args.sizes
-    for n in sizes:
-        for seed in args.seeds:
-            for method in methods:
-                opts = ["--gap", str(args.gap), "--time-limit", str(args.time_limit)]
-                row = run_child(__file__, method, n, opts + ["--seed", str(seed)])
-                _print(n, seed, method, row)
+    side_by_side_over_seeds(__file__, methods, sizes, args)
     return 0
-
-
-def _print(n: int, seed: int, method: str, row: dict) -> None:
-    if "failed" in row:
-        print(f"{n:>7,} {seed:>4} {method:<13} failed: {row['failed']}", flush=True)
-        return
-    log = " ".join(f"{k} {v}" for k, v in row.get("log", {}).items())
-    print(
-        f"{n:>7,} {seed:>4} {method:<13} {row['status']:<8} {row['products']:>8} "
-        f"{row['eigsolves']!s:>6} {row['solve_s']:>7.1f} {row['gap']:>8.1e} "
-        f"{str(row['label']):>9} {row['rank']:>4}  {log}",
-        flush=True,
-    )
 
 
 if __name__ == "__main__":
