@@ -43,8 +43,6 @@ checks); ``hub-blocks+fw`` stayed within the seeds' spread at 3,000 and 20,000;
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import sys
 import time
@@ -52,8 +50,9 @@ import time
 import numpy as np
 from npkl_polish_proto import (
     alm_row,
-    plain_row,
-    side_by_side_arguments,
+    answer_child,
+    checked_methods,
+    seeds_arguments,
     side_by_side_over_seeds,
 )
 from npkl_scale import instance
@@ -335,22 +334,11 @@ def variant_row(method: str, n: int, args) -> dict:
 
 
 def main() -> int:
-    ap = side_by_side_arguments(__doc__, METHODS, [3000, 20000])
-    ap.add_argument("--quick", action="store_true", help="n = 3,000 only")
-    ap.add_argument("--seeds", type=int, nargs="+", default=[0], help="the solver's seeds")
-    ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    ap = seeds_arguments(__doc__, METHODS)
     args = ap.parse_args()
-    methods = args.methods.split(",")
-    for m in methods:
-        if m not in METHODS:
-            ap.error(f"unknown method {m!r}: one of {', '.join(METHODS)}")
+    methods = checked_methods(ap, args, METHODS)
     if args.child:
-        method, n = args.child[0], int(args.child[1])
-        if method == "low-rank-alm":
-            row = plain_row(method, n, args.gap, args.time_limit, seed=args.seed)
-        else:
-            row = variant_row(method, n, args)
-        print(json.dumps(row))
+        answer_child(args, variant_row)
         return 0
     sizes = [3000] if args.quick else args.sizes
     side_by_side_over_seeds(__file__, methods, sizes, args)

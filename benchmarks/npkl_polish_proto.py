@@ -119,6 +119,35 @@ def _child(method: str, n: int, args) -> dict:
     return run_child(__file__, method, n, options + ["--time-limit", str(args.time_limit)])
 
 
+def seeds_arguments(doc: str, methods: tuple) -> argparse.ArgumentParser:
+    """:func:`side_by_side_arguments` with ``--quick`` (n = 3,000 only), ``--seeds`` and
+    the child's hidden ``--seed``: the options of the prototypes run over seeds."""
+    ap = side_by_side_arguments(doc, methods, [3000, 20000])
+    ap.add_argument("--quick", action="store_true", help="n = 3,000 only")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0], help="the solver's seeds")
+    ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    return ap
+
+
+def checked_methods(ap: argparse.ArgumentParser, args, methods: tuple) -> list[str]:
+    """``--methods`` as a list, each one of ``methods`` (else argparse's one-line error)."""
+    chosen = args.methods.split(",")
+    for m in chosen:
+        if m not in methods:
+            ap.error(f"unknown method {m!r}: one of {', '.join(methods)}")
+    return chosen
+
+
+def answer_child(args, variant_row) -> None:
+    """The child's row on stdout: ``low-rank-alm`` as it ships, else ``variant_row``."""
+    method, n = args.child[0], int(args.child[1])
+    if method == "low-rank-alm":
+        row = plain_row(method, n, args.gap, args.time_limit, seed=args.seed)
+    else:
+        row = variant_row(method, n, args)
+    print(json.dumps(row))
+
+
 def side_by_side_over_seeds(script: str, methods: list[str], sizes: list[int], args) -> None:
     """The #30 prototypes' parent loop: each (n, seed, method) in its own child
     (:func:`run_child`), one row each, with the variant's log."""

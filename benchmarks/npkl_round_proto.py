@@ -38,8 +38,6 @@ and a wider factor, so more time (100,000: up to 1,134 s *shared*): not adopted.
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import sys
 import time
@@ -47,8 +45,9 @@ import time
 import numpy as np
 from npkl_polish_proto import (
     alm_row,
-    plain_row,
-    side_by_side_arguments,
+    answer_child,
+    checked_methods,
+    seeds_arguments,
     side_by_side_over_seeds,
 )
 from npkl_scale import instance
@@ -284,26 +283,15 @@ def compare_rounds(n: int, check: int, rounds: int = 2) -> None:
 
 
 def main() -> int:
-    ap = side_by_side_arguments(__doc__, METHODS, [3000, 20000])
-    ap.add_argument("--quick", action="store_true", help="n = 3,000 only")
-    ap.add_argument("--seeds", type=int, nargs="+", default=[0], help="the solver's seeds")
-    ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    ap = seeds_arguments(__doc__, METHODS)
     ap.add_argument("--rounds", type=int, nargs=2, metavar=("N", "CHECK"), help="(see above)")
     args = ap.parse_args()
-    methods = args.methods.split(",")
-    for m in methods:
-        if m not in METHODS:
-            ap.error(f"unknown method {m!r}: one of {', '.join(METHODS)}")
+    methods = checked_methods(ap, args, METHODS)
     if args.rounds:
         compare_rounds(*args.rounds)
         return 0
     if args.child:
-        method, n = args.child[0], int(args.child[1])
-        if method == "low-rank-alm":
-            row = plain_row(method, n, args.gap, args.time_limit, seed=args.seed)
-        else:
-            row = variant_row(method, n, args)
-        print(json.dumps(row))
+        answer_child(args, variant_row)
         return 0
     sizes = [3000] if args.quick else args.sizes
     side_by_side_over_seeds(__file__, methods, sizes, args)
