@@ -50,10 +50,9 @@ import time
 import numpy as np
 from npkl_polish_proto import (
     alm_row,
-    answer_child,
     checked_methods,
+    run_over_seeds,
     seeds_arguments,
-    side_by_side_over_seeds,
 )
 from npkl_scale import instance
 
@@ -337,11 +336,7 @@ def main() -> int:
     ap = seeds_arguments(__doc__, METHODS)
     args = ap.parse_args()
     methods = checked_methods(ap, args, METHODS)
-    if args.child:
-        answer_child(args, variant_row)
-        return 0
-    sizes = [3000] if args.quick else args.sizes
-    side_by_side_over_seeds(__file__, methods, sizes, args)
+    run_over_seeds(__file__, args, methods, variant_row)
     return 0
 
 

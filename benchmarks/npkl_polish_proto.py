@@ -148,6 +148,16 @@ def answer_child(args, variant_row) -> None:
     print(json.dumps(row))
 
 
+def run_over_seeds(script: str, args, methods: list[str], variant_row) -> None:
+    """A seed prototype's run: the child's row (``--child``), else the parent's loop over
+    sizes (``--quick``: 3,000 only), seeds and methods."""
+    if args.child:
+        answer_child(args, variant_row)
+    else:
+        sizes = [3000] if args.quick else args.sizes
+        side_by_side_over_seeds(script, methods, sizes, args)
+
+
 def side_by_side_over_seeds(script: str, methods: list[str], sizes: list[int], args) -> None:
     """The #30 prototypes' parent loop: each (n, seed, method) in its own child
     (:func:`run_child`), one row each, with the variant's log."""

@@ -45,10 +45,9 @@ import time
 import numpy as np
 from npkl_polish_proto import (
     alm_row,
-    answer_child,
     checked_methods,
+    run_over_seeds,
     seeds_arguments,
-    side_by_side_over_seeds,
 )
 from npkl_scale import instance
 from scipy.optimize import minimize
@@ -290,11 +289,7 @@ def main() -> int:
     if args.rounds:
         compare_rounds(*args.rounds)
         return 0
-    if args.child:
-        answer_child(args, variant_row)
-        return 0
-    sizes = [3000] if args.quick else args.sizes
-    side_by_side_over_seeds(__file__, methods, sizes, args)
+    run_over_seeds(__file__, args, methods, variant_row)
     return 0
 
 
