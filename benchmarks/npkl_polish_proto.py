@@ -72,6 +72,17 @@ def alm_row(r, dt: float) -> dict:
     }
 
 
+def installed_row(install, method: str, n: int, args) -> dict:
+    """One ``low-rank-alm`` row with ``install(method, log)``'s piece in place (the #30
+    prototypes' variants, in a child process): the row of :func:`alm_row` and the log."""
+    log: dict = {}
+    install(method, log)
+    f = instance(n)
+    t = time.perf_counter()
+    r = solve(f, "low-rank-alm", gap_tol=args.gap, time_limit=args.time_limit, seed=args.seed)
+    return {**alm_row(r, time.perf_counter() - t), "log": log}
+
+
 def _polished(n: int, gap: float, switch: float, limit: float) -> dict:
     """``low-rank-alm`` with ``polish_at=switch``: the Newton steps from the first check at
     an estimated gap ≤ switch, certified once their active sets settle."""

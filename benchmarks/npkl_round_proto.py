@@ -44,8 +44,8 @@ import time
 
 import numpy as np
 from npkl_polish_proto import (
-    alm_row,
     checked_methods,
+    installed_row,
     run_over_seeds,
     seeds_arguments,
 )
@@ -66,7 +66,22 @@ from kernelsdp.solvers.alm_inner import (
 )
 from kernelsdp.solvers.alm_problem import ScaledNPKL
 
-METHODS = ("low-rank-alm", "cg24", "phase", "line-search", "multi-fw", "fws1.5", "fws2")
+METHODS = (
+    "low-rank-alm",
+    "cg24",
+    "phase",
+    "line-search",
+    "multi-fw",
+    "fws1.5",
+    "fws2",
+    "budget12",
+    "budget24",
+)
+#: a ``budget`` round's iterations (steps and Hessian products, as ``max_iter`` counts
+#: them): four steps of at most 12 CG iterations, when none stops early
+ROUND_ITERATIONS = 52
+#: the most Newton steps of one ``budget`` round
+ROUND_STEPS = 16
 #: the round shapes (Newton steps, CG iterations at most) that ``--rounds`` compares
 SHAPES = ((4, 12), (2, 24), (3, 16), (1, 48))
 #: a block vector this aligned with the vertex is the vertex (``multi-fw``)
@@ -188,6 +203,22 @@ def newton_line_search(prob, pt, beta, rho, delta, max_steps, tol, deadline=None
     return Point(x.X, x.LX, x.w, x.value), delta, {**counts, "accepted": accepted}
 
 
+def install_budget(cg_max: int, log: dict) -> None:
+    """``budget12``, ``budget24``: Newton steps of at most ``cg_max`` CG iterations until
+    the round has spent ``ROUND_ITERATIONS`` (or meets its tolerance), not four steps."""
+    plain_newton = alm_newton.newton
+    alm_newton.CG_MAX = cg_max
+
+    def budgeted(prob, pt, beta, rho, delta, steps, tol, deadline=None, budget=None):
+        budget = ROUND_ITERATIONS if budget is None else min(budget, ROUND_ITERATIONS)
+        out = plain_newton(prob, pt, beta, rho, delta, ROUND_STEPS, tol, deadline, budget)
+        log["rounds"] = log.get("rounds", 0) + 1
+        log["steps"] = log.get("steps", 0) + out[2]["steps"]
+        return out
+
+    alm_outer.newton = budgeted
+
+
 def install(method: str, log: dict) -> None:
     """The variant's piece in this process."""
     plain_round = alm_outer._inner_round
@@ -200,6 +231,8 @@ def install(method: str, log: dict) -> None:
 
     if method in ("cg24", "phase"):
         alm_outer._inner_round = shaped_round
+    elif method.startswith("budget"):
+        install_budget(int(method[6:]), log)
     elif method == "line-search":
 
         def counted(*args, **kwargs):
@@ -215,12 +248,7 @@ def install(method: str, log: dict) -> None:
 
 
 def variant_row(method: str, n: int, args) -> dict:
-    log: dict = {}
-    install(method, log)
-    f = instance(n)
-    t = time.perf_counter()
-    r = solve(f, "low-rank-alm", gap_tol=args.gap, time_limit=args.time_limit, seed=args.seed)
-    return {**alm_row(r, time.perf_counter() - t), "log": log}
+    return installed_row(install, method, n, args)
 
 
 PLAIN_STEP = alm_outer.fw_step

@@ -1,4 +1,4 @@
-"""benchmarks/npkl_round_proto.py (issue #30, seventeenth pass): the multi-vertex
+"""benchmarks/npkl_round_proto.py (issue #30, seventeenth and eighteenth passes): the multi-vertex
 Frank–Wolfe step is at least as good as the solver's own, and each variant's run takes its
 own steps and certifies from scratch an interval that meets the plain solver's."""
 
@@ -61,6 +61,7 @@ def test_the_multi_vertex_step_is_no_worse_than_the_plain_step(proto, small, res
         ("line-search", lambda log: log["accepted"] > 0),
         ("multi-fw", lambda log: log["vertices"] > log["steps"]),
         ("fws2", lambda log: alm_outer.Schedule.fw_share == 2.0),
+        ("budget12", lambda log: log["steps"] > 4 * log["rounds"]),
     ],
 )
 def test_a_variant_run_certifies_and_meets_the_plain_interval(proto, small, restored, method, took):

@@ -1,0 +1,281 @@
+"""Issue #30's eighteenth pass, a timeboxed prototype: the Newton step itself, measured
+beside the plain ``low-rank-alm`` on ``npkl_scale.py``'s instance (two Gaussians, mutual
+5-NN graph, m = 1.2n, hinge, C = 1, tr K ≤ B = n).  Every variant is the solver's own
+loop with its trust-region Newton round replaced in the child process, so every row is
+certified from scratch as ``low-rank-alm`` is.
+
+- ``pcg``: the truncated CG preconditioned on the right by A⁻¹, A = (ZᵀZ + δI)·r/(1 + rδ),
+  δ = ``PRECONDITIONER_SHIFT``/r (A's eigenvalues average 1), with the trust region in the
+  preconditioner's norm (:func:`preconditioned_cg`): ScaledGD(λ)'s damped (VᵀV + λI)⁻¹
+  (Xu, Shen, Chi & Ma, ICML 2023) as a Riemannian preconditioner (Mishra & Sepulchre,
+  SIAM J. Optim. 2016).  The Gauss–Newton part of the Hessian, P(δβ̃)V, scales with V's
+  columns, which the Frank–Wolfe seeds spread over seven orders;
+- ``pcg-diag``: A's diagonal only (O(n·s) a CG iteration; the full A costs n·s², about ten
+  sparse products at n = 100,000, s = 80);
+- ``pcg24``: ``pcg`` with two steps of at most 24 CG iterations a round;
+- ``kink-search``: Newton–CG directions without a trust region and φ minimised along the
+  retraction's curve by Brent's method, each value O(m) (:func:`curve_values`), so that
+  the hinge's kinks, which end a trust region's quadratic model, are crossed exactly.
+
+``--rounds N CHECK`` is ``npkl_round_proto.py``'s: from the solver's state at its check
+CHECK at size N (seed 0), two rounds of each step at a fixed (β, ρ), the FW gap after each.
+
+    python benchmarks/npkl_step_proto.py --quick
+    python benchmarks/npkl_step_proto.py --sizes 3000 20000 100000 --seeds 0 1 2
+    python benchmarks/npkl_step_proto.py --rounds 3000 14
+
+Measured (docs/measurements.md, "Eighteenth pass"): from a tail state a preconditioned
+round leaves the FW gap 1.2–2.7× lower at the same products.  Whole runs: the diagonal
+preconditioner took 9 % and 13 % fewer products at 3,000 and 20,000 (sums over seeds 0–2)
+and 1 % fewer at 100,000 (3,505 / 2,835 / 3,467), so the ratio across n rose to
+2.42× / 1.92× / 2.33×: not adopted.  ``kink-search`` was dearer from 20,000 on (5,037 at
+seed 0; seed 1 at the iteration limit).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+
+import numpy as np
+from npkl_polish_proto import checked_methods, installed_row, run_over_seeds, seeds_arguments
+from npkl_round_proto import _cg_direction, state_at
+from npkl_scale import instance
+from scipy.optimize import minimize_scalar
+
+import kernelsdp.solvers.alm_newton as alm_newton
+import kernelsdp.solvers.alm_outer as alm_outer
+from kernelsdp.solvers.alm_inner import Point, _dot, evaluate, fw_check
+from kernelsdp.solvers.alm_problem import ScaledNPKL
+
+METHODS = ("low-rank-alm", "pcg", "pcg-diag", "pcg24", "kink-search")
+#: the preconditioner's shift δ·r (3,000 and 20,000 tail states: 2–5 best, 0.2 and 50 worse)
+PRECONDITIONER_SHIFT = 3.0
+#: ``kink-search``: τ·‖η‖ at most TAN_MAX (the retraction's angle at most 45°), τ at most
+#: TAU_MAX, Brent's evaluations of φ along the curve at most CURVE_EVALUATIONS
+TAN_MAX, TAU_MAX, CURVE_EVALUATIONS = 1.0, 4.0, 40
+#: which preconditioner the ``pcg`` rounds use (set by :func:`install`)
+DIAGONAL = {"on": False}
+
+
+def preconditioner(Z: np.ndarray, diagonal: bool) -> np.ndarray:
+    """A⁻¹ (module docstring; ``diagonal``: the column weights of diag(A)⁻¹)."""
+    r = Z.shape[1]
+    shift = PRECONDITIONER_SHIFT / r
+    if diagonal:
+        norms = np.einsum("ij,ij->j", Z, Z).astype(np.float64)
+        return ((1.0 + r * shift) / (r * (norms + shift))).astype(Z.dtype)
+    Z64 = np.asarray(Z, dtype=np.float64)
+    ev, Q = np.linalg.eigh((Z64.T @ Z64 + shift * np.eye(r)) * (r / (1.0 + r * shift)))
+    return ((Q / ev) @ Q.T).astype(Z.dtype)
+
+
+def precondition(x, Ainv: np.ndarray, r: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """z = P_x(r·A⁻¹) into ``out`` (symmetric, positive definite on the tangent space)."""
+    if Ainv.ndim == 1:
+        np.multiply(r, Ainv, out=out)
+    else:
+        np.matmul(r, Ainv, out=out)
+    return alm_newton._tangent(x, out)
+
+
+def preconditioned_cg(nt, x, grad, delta: float, max_iter: int, diagonal: bool = False):
+    """Steihaug–Toint preconditioned, the region ‖η‖_M ≤ Δ in the preconditioner's norm
+    (M⁻¹ the preconditioner on the tangent space; Conn, Gould & Toint 2000, Alg. 7.5.1,
+    the norms by its recurrences).  Returns (η, the model's decrease, whether η reached the
+    boundary, ‖η‖_M)."""
+    Ainv = preconditioner(x.Z, diagonal)
+    eta, Heta = np.zeros_like(grad), np.zeros_like(grad)
+    r, z = grad.copy(), np.empty_like(grad)
+    r0 = math.sqrt(_dot(r, r))
+    rz = _dot(r, precondition(x, Ainv, r, z))
+    d = -z
+    ee, ed, dd = 0.0, 0.0, rz  # ‖η‖²_M, ⟨η, d⟩_M, ‖d‖²_M
+    for _ in range(max_iter):
+        Hd = nt.hessian(x, d)
+        dHd = _dot(d, Hd)
+        alpha = rz / dHd if dHd > 0 else math.inf
+        if dHd <= 0 or ee + 2 * alpha * ed + alpha * alpha * dd >= delta * delta:
+            tau = alm_newton._to_boundary(ee, ed, dd, delta)
+            alm_newton._axpy(tau, d, eta)
+            alm_newton._axpy(tau, Hd, Heta)
+            return eta, -(_dot(grad, eta) + 0.5 * _dot(eta, Heta)), True, delta
+        alm_newton._axpy(alpha, d, eta)
+        alm_newton._axpy(alpha, Hd, Heta)
+        ee += 2 * alpha * ed + alpha * alpha * dd
+        alm_newton._tangent(x, alm_newton._axpy(alpha, Hd, r))
+        if math.sqrt(_dot(r, r)) <= r0 * min(r0**alm_newton.CG_THETA, alm_newton.CG_KAPPA):
+            break
+        rz_new = _dot(r, precondition(x, Ainv, r, z))
+        beta = rz_new / rz
+        ed, dd = beta * (ed + alpha * dd), rz_new + beta * beta * dd
+        d *= beta
+        d -= z
+        rz = rz_new
+    return eta, -(_dot(grad, eta) + 0.5 * _dot(eta, Heta)), False, math.sqrt(max(ee, 0.0))
+
+
+def _start(prob, pt, beta, rho):
+    nt = alm_newton._Newton(prob, beta, rho)
+    Z = np.zeros((pt.X.shape[0] + 1, pt.X.shape[1]), dtype=prob.dtype)
+    Z[:-1] = pt.X
+    Z[-1, 0] = math.sqrt(max(0.0, 1.0 - _dot(pt.X, pt.X)))
+    return nt, nt.at(Z)
+
+
+def _gradient(x) -> np.ndarray:
+    grad = np.zeros_like(x.Z)
+    grad[:-1] = x.G
+    return alm_newton._tangent(x, grad)
+
+
+def _done(pt, delta, nt, steps, rest, accepted, x):
+    counts = {"iterations": nt.hessians + steps + rest, "steps": steps, "hessians": nt.hessians}
+    return Point(x.X, x.LX, x.w, x.value), delta, {**counts, "accepted": accepted}
+
+
+def newton_preconditioned(prob, pt, beta, rho, delta, max_steps, tol, deadline=None, budget=None):
+    """``pcg``: :func:`kernelsdp.solvers.alm_newton.newton`, its signature, counts and
+    ratio test, with :func:`preconditioned_cg` (the radius in its norm)."""
+    if pt.X.shape[1] == 0:
+        return pt, delta, {"iterations": 0, "steps": 0, "hessians": 0, "accepted": 0}
+    nt, x = _start(prob, pt, beta, rho)
+    steps = accepted = rest = 0
+    delta = min(delta, alm_newton.DELTA_MAX)
+    budget = math.inf if budget is None else budget
+    while steps < max_steps and (deadline is None or time.perf_counter() < deadline):
+        cg_max = int(min(alm_newton.CG_MAX, budget - steps - nt.hessians - 1))
+        grad = _gradient(x)
+        if cg_max < 1 or math.sqrt(_dot(grad, grad)) <= tol:
+            rest = 1 if steps == 0 else 0  # counted, as the solver's round counts it
+            break
+        steps += 1
+        eta, model, boundary, length = preconditioned_cg(nt, x, grad, delta, cg_max, DIAGONAL["on"])
+        eta += x.Z
+        eta *= 1.0 / math.sqrt(_dot(eta, eta))
+        known = nt.value(eta[:-1])
+        reg = 1e3 * np.finfo(float).eps * max(1.0, abs(x.value))
+        reg += alm_newton._rounding(x, prob.dtype)
+        ratio = (x.value - known[0] + reg) / (max(model, 0.0) + reg)
+        if ratio < alm_newton.SHRINK_BELOW:
+            delta = min(delta, length) / 4.0
+        elif ratio > alm_newton.GROW_ABOVE and boundary:
+            delta = min(2.0 * delta, alm_newton.DELTA_MAX)
+        if ratio > alm_newton.ACCEPT and known[0] <= x.value:
+            x, accepted = nt.at(eta, known), accepted + 1
+    return _done(pt, delta, nt, steps, rest, accepted, x)
+
+
+def curve_values(nt, x, eta):
+    """φ(R(τη)) as a function of τ (R the sphere's retraction), O(m) a value: K_p along the
+    curve is B·(z_p + τ·δz_p + τ²·ζ_p)/(1 + τ²‖η‖²), ⟨V, LV⟩ likewise, from one product
+    with L (L·Ξ) and the pair gathers of Ξ.  Returns (the function, L·Ξ)."""
+    p = nt.prob
+    D = np.asarray(eta[:-1])
+    LD = p.times_L_double(D)
+    V64, D64 = np.asarray(x.X, np.float64), np.asarray(D, np.float64)
+    lap = (_dot(V64, np.asarray(x.LX, np.float64)), 2 * _dot(V64, LD), _dot(D64, LD))
+    w0 = np.asarray(x.w, np.float64)
+    w1, w2 = p.B * nt.pair_derivative(x, D), p.B * p.pair_entries(D)
+    ee = _dot(eta, eta)
+
+    def value(tau: float) -> tuple[float, np.ndarray]:
+        norm2 = 1.0 + tau * tau * ee
+        w = (w0 + tau * w1 + tau * tau * w2) / norm2
+        env, _ = p.envelope(w, nt.beta, nt.rho)
+        return p.a * (lap[0] + tau * lap[1] + tau * tau * lap[2]) / norm2 + env / p.scale, w
+
+    return value, LD
+
+
+def newton_kink_search(prob, pt, beta, rho, delta, max_steps, tol, deadline=None, budget=None):
+    """``kink-search`` (module docstring): :func:`kernelsdp.solvers.alm_newton.newton`'s
+    signature and counts (Δ passes through unused); a round ends at a step that φ's curve
+    does not lower."""
+    if pt.X.shape[1] == 0:
+        return pt, delta, {"iterations": 0, "steps": 0, "hessians": 0, "accepted": 0}
+    nt, x = _start(prob, pt, beta, rho)
+    steps = accepted = rest = 0
+    budget = math.inf if budget is None else budget
+    while steps < max_steps and (deadline is None or time.perf_counter() < deadline):
+        cg_max = int(min(alm_newton.CG_MAX, budget - steps - nt.hessians - 1))
+        grad = _gradient(x)
+        if cg_max < 1 or math.sqrt(_dot(grad, grad)) <= tol:
+            rest = 1 if steps == 0 else 0
+            break
+        steps += 1
+        eta = _cg_direction(nt, x, grad, cg_max)
+        value, LD = curve_values(nt, x, eta)
+        hi = min(TAU_MAX, TAN_MAX / max(math.sqrt(_dot(eta, eta)), 1e-300))
+        found = minimize_scalar(
+            lambda t, v=value: v(t)[0],
+            bounds=(0.0, hi),
+            method="bounded",
+            options={"xatol": 1e-4 * hi, "maxiter": CURVE_EVALUATIONS},
+        )
+        tau = min((found.x, min(1.0, hi)), key=lambda t, v=value: v(t)[0])
+        phi, w = value(tau)
+        if not phi < x.value:
+            break
+        scale = 1.0 / math.sqrt(1.0 + tau * tau * _dot(eta, eta))
+        Z = ((x.Z + tau * eta) * scale).astype(prob.dtype)
+        LX = ((np.asarray(x.LX, np.float64) + tau * LD) * scale).astype(prob.dtype)
+        x, accepted = nt.at(Z, (phi, LX, w)), accepted + 1
+    return _done(pt, delta, nt, steps, rest, accepted, x)
+
+
+def install(method: str, log: dict) -> None:
+    """The variant's Newton round in this process (``log``: the accepted steps)."""
+    if method == "low-rank-alm":
+        return
+    step = newton_kink_search if method == "kink-search" else newton_preconditioned
+    DIAGONAL["on"] = method == "pcg-diag"
+    if method == "pcg24":
+        alm_outer.NEWTON_STEPS, alm_newton.CG_MAX = 2, 24
+
+    def counted(*args, **kwargs):
+        out = step(*args, **kwargs)
+        log["accepted"] = log.get("accepted", 0) + out[2]["accepted"]
+        return out
+
+    alm_outer.newton = counted
+
+
+def compare_rounds(n: int, check: int, rounds: int = 2) -> None:
+    """``--rounds``: each step's rounds (4 × 12, 2 × 24) from the same state."""
+    f = instance(n)
+    st = state_at(f, check)
+    rec = st["record"]
+    print(
+        f"n = {n:,}, the round after check {check}: FW {rec['fw_gap']:.2e}, "
+        f"FY {rec['fy_gap']:.2e}, trust radius {st['delta']:.3g}"
+    )
+    for method in ("low-rank-alm", "pcg", "pcg-diag"):
+        for steps, cg in ((4, 12), (2, 24)):
+            alm_newton.CG_MAX, DIAGONAL["on"] = cg, method == "pcg-diag"
+            step = alm_newton.newton if method == "low-rank-alm" else newton_preconditioned
+            prob = ScaledNPKL(f, np.float32)
+            pt = evaluate(prob, st["X"].astype(np.float32), st["beta"], st["rho"])
+            delta, first, cells = st["delta"], prob.products, []
+            for _ in range(rounds):
+                pt, delta, _ = step(prob, pt, st["beta"], st["rho"], delta, steps, st["tol"])
+                chk = fw_check(prob, pt, st["beta"], st["rho"], None, 1)
+                cells.append(f"{prob.products - first:>4}: FW {chk.fw_gap / abs(chk.primal):.2e}")
+            print(f"  {method:<13} {steps} × {cg:>2}: " + " | ".join(cells))
+
+
+def main() -> int:
+    ap = seeds_arguments(__doc__, METHODS)
+    ap.add_argument("--rounds", type=int, nargs=2, metavar=("N", "CHECK"), help="(see above)")
+    args = ap.parse_args()
+    methods = checked_methods(ap, args, METHODS)
+    if args.rounds:
+        compare_rounds(*args.rounds)
+        return 0
+    run_over_seeds(__file__, args, methods, lambda m, n, a: installed_row(install, m, n, a))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""benchmarks/npkl_step_proto.py (issue #30, eighteenth pass): the preconditioned truncated
+CG returns its step's length in the preconditioner's norm (computed densely here), its
+preconditioner is symmetric and positive definite on the tangent space, and each variant's
+run takes its own steps and certifies from scratch an interval that meets the plain
+solver's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import load_benchmark, uci_trace_npkl
+
+import kernelsdp.solvers.alm_newton as alm_newton
+import kernelsdp.solvers.alm_outer as alm_outer
+from kernelsdp.solvers import solve
+from kernelsdp.solvers.alm_inner import evaluate
+from kernelsdp.solvers.alm_newton import _Newton, newton
+from kernelsdp.solvers.alm_problem import ScaledNPKL
+
+
+@pytest.fixture(scope="module")
+def proto():
+    return load_benchmark("npkl_step_proto")
+
+
+@pytest.fixture()
+def restored(monkeypatch, proto):
+    """Whatever a variant replaces comes back after the test."""
+    for name in ("newton", "NEWTON_STEPS"):
+        monkeypatch.setattr(alm_outer, name, getattr(alm_outer, name))
+    monkeypatch.setattr(alm_newton, "CG_MAX", alm_newton.CG_MAX)
+    monkeypatch.setitem(proto.DIAGONAL, "on", False)
+
+
+def _tangent_basis(Z: np.ndarray) -> np.ndarray:
+    """An orthonormal basis (columns) of the tangent space {ξ : ⟨ξ, Z⟩ = 0}."""
+    z = Z.ravel() / np.linalg.norm(Z)
+    Q, _ = np.linalg.qr(np.column_stack([z, np.eye(z.size)[:, : z.size - 1]]))
+    return Q[:, 1:]
+
+
+def _near_minimiser(r: int = 3):
+    """A point near a minimiser of φ at fixed (β, ρ) (wine, 30 points, ℓ2), its Newton
+    operator and its tangent basis, with the Hessian in that basis."""
+    prob = ScaledNPKL(uci_trace_npkl("wine", 30, "l2"), np.float64)
+    beta = np.random.default_rng(7).uniform(-0.5, 0.0, prob.m)
+    V = np.random.default_rng(8).standard_normal((prob.n, r))
+    V *= 0.9 / np.linalg.norm(V)
+    near, _, _ = newton(prob, evaluate(prob, V, beta, 2.0), beta, 2.0, 0.5, 100, 1e-7)
+    nt = _Newton(prob, beta, rho=2.0)
+    Z = np.vstack([near.X, np.zeros((1, r))])
+    Z[-1, 0] = np.sqrt(max(0.0, 1 - np.sum(near.X * near.X)))
+    x = nt.at(Z)
+    T = _tangent_basis(Z)
+    H = np.column_stack([T.T @ nt.hessian(x, t.reshape(Z.shape).copy()).ravel() for t in T.T])
+    return nt, x, T, H
+
+
+def _preconditioner_matrix(proto, x, T, diagonal: bool) -> np.ndarray:
+    Ainv = proto.preconditioner(x.Z, diagonal)
+    cols = [
+        proto.precondition(x, Ainv, t.reshape(x.Z.shape), np.empty_like(x.Z)).ravel()
+        for t in T.T
+    ]
+    return T.T @ np.column_stack(cols)
+
+
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_the_preconditioner_is_symmetric_positive_definite_on_the_tangent_space(
+    proto, restored, diagonal
+):
+    _, x, T, _ = _near_minimiser()
+    P = _preconditioner_matrix(proto, x, T, diagonal)
+    np.testing.assert_allclose(P, P.T, atol=1e-12)
+    assert np.linalg.eigvalsh(P).min() > 0
+    weights = proto.preconditioner(x.Z, True)
+    assert np.mean(1 / weights) == pytest.approx(1.0)  # A's diagonal averages 1
+
+
+@pytest.mark.parametrize("diagonal", [False, True])
+@pytest.mark.parametrize("radius", [1e6, 1e-3])
+def test_preconditioned_cg_returns_its_length_in_the_preconditioners_norm(
+    proto, restored, diagonal, radius
+):
+    """The length the radius update reads is ‖η‖_M = (ηᵀP⁻¹η)^½ (P the preconditioner on
+    the tangent space), against CG's recurrences.  Near a minimiser (the Hessian positive
+    semidefinite, its r(r − 1)/2 zeros V's rotations) a large region (Δ = ``radius``·‖g‖)
+    leaves the step inside and meeting CG's residual rule; a small one puts it on the
+    boundary, at length Δ."""
+    nt, x, T, H = _near_minimiser()
+    ev = np.linalg.eigvalsh((H + H.T) / 2)
+    assert ev.min() > -1e-5 * ev.max() and np.sum(np.abs(ev) < 1e-5 * ev.max()) == 3
+    grad = np.zeros_like(x.Z)
+    grad[:-1] = x.G
+    grad -= (grad * x.Z).sum() * x.Z
+    delta = radius * np.linalg.norm(grad)
+    eta, decrease, boundary, length = proto.preconditioned_cg(nt, x, grad, delta, 200, diagonal)
+    P = _preconditioner_matrix(proto, x, T, diagonal)
+    e = T.T @ eta.ravel()
+    assert length == pytest.approx(np.sqrt(e @ np.linalg.solve(P, e)), rel=1e-8)
+    assert boundary == (radius < 1.0) and decrease > 0
+    if boundary:
+        assert length == pytest.approx(delta)
+    else:
+        r0 = np.linalg.norm(grad)
+        residual = nt.hessian(x, eta.copy()) + grad
+        assert np.linalg.norm(residual) <= r0 * min(r0, 0.1) * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("method", ["pcg", "pcg-diag", "pcg24", "kink-search"])
+def test_a_variant_run_certifies_and_meets_the_plain_interval(proto, restored, method):
+    small = load_benchmark("npkl_scale").instance(600)
+    plain = solve(small, "low-rank-alm")
+    log: dict = {}
+    proto.install(method, log)
+    r = solve(small, "low-rank-alm")
+    assert log["accepted"] > 0  # the variant's own steps ran
+    assert r.info["certificate"].lower_label == "proof"
+    assert r.info["relative_gap"] <= 1e-3
+    assert r.lower_bound <= plain.upper_bound and plain.lower_bound <= r.upper_bound
