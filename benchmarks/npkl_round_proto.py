@@ -15,7 +15,12 @@ child process, so every row is certified from scratch as ``low-rank-alm`` is.
   V's level at once, K ← (1 − Σt)K + B·Σ t_k v_k v_kᵀ with t minimised over the capped
   simplex (:func:`multi_fw_step`; O(m·k) a value, no n×s product), where the solver gives
   the vertex a line search and the others a seed weight of 1e-3;
-- ``fws1.5``, ``fws2``: the multipliers updated once FW ≤ 1.5·FY (2·FY), not FW ≤ FY.
+- ``fws1.5``, ``fws2``: the multipliers updated once FW ≤ 1.5·FY (2·FY), not FW ≤ FY;
+- ``budget12``, ``budget24`` (eighteenth pass): Newton steps of at most 12 (24) CG
+  iterations until the round has spent ``ROUND_ITERATIONS``, not four steps: fewer checks,
+  longer rounds.  Dearer at 3,000 (2,088–2,258 products against 1,591–1,710); ``budget24``
+  at seed 2 and ``budget12`` at 20,000, seed 0 did not finish (386 checks at the iteration
+  limit; over 4 minutes against 21 s).
 
 ``--rounds N CHECK`` measures one thing only: from the solver's state at its check CHECK
 at size N (seed 0), two rounds of each shape (steps × CG iterations) at a fixed (β, ρ),

@@ -59,8 +59,7 @@ def _near_minimiser(r: int = 3):
 def _preconditioner_matrix(proto, x, T, diagonal: bool) -> np.ndarray:
     Ainv = proto.preconditioner(x.Z, diagonal)
     cols = [
-        proto.precondition(x, Ainv, t.reshape(x.Z.shape), np.empty_like(x.Z)).ravel()
-        for t in T.T
+        proto.precondition(x, Ainv, t.reshape(x.Z.shape), np.empty_like(x.Z)).ravel() for t in T.T
     ]
     return T.T @ np.column_stack(cols)
 
