@@ -169,6 +169,20 @@ def run_over_seeds(script: str, args, methods: list[str], variant_row) -> None:
         side_by_side_over_seeds(script, methods, sizes, args)
 
 
+def main_with_rounds(doc: str, script: str, methods: tuple, variant_row, rounds) -> int:
+    """A seed prototype's ``main`` with ``--rounds N CHECK`` (``rounds(N, CHECK)``: one
+    measurement from a captured state) beside :func:`run_over_seeds`."""
+    ap = seeds_arguments(doc, methods)
+    ap.add_argument("--rounds", type=int, nargs=2, metavar=("N", "CHECK"), help="(see above)")
+    args = ap.parse_args()
+    chosen = checked_methods(ap, args, methods)
+    if args.rounds:
+        rounds(*args.rounds)
+    else:
+        run_over_seeds(script, args, chosen, variant_row)
+    return 0
+
+
 def side_by_side_over_seeds(script: str, methods: list[str], sizes: list[int], args) -> None:
     """The #30 prototypes' parent loop: each (n, seed, method) in its own child
     (:func:`run_child`), one row each, with the variant's log."""

@@ -49,10 +49,8 @@ import time
 
 import numpy as np
 from npkl_polish_proto import (
-    checked_methods,
     installed_row,
-    run_over_seeds,
-    seeds_arguments,
+    main_with_rounds,
 )
 from npkl_scale import instance
 from scipy.optimize import minimize
@@ -287,8 +285,8 @@ def state_at(f, check: int) -> dict:
     return taken
 
 
-def compare_rounds(n: int, check: int, rounds: int = 2) -> None:
-    """``--rounds``: each shape's rounds from the same state (module docstring)."""
+def captured(n: int, check: int) -> tuple:
+    """(the instance, the solver's state at check ``check``), with the state's line printed."""
     f = instance(n)
     st = state_at(f, check)
     rec = st["record"]
@@ -296,34 +294,37 @@ def compare_rounds(n: int, check: int, rounds: int = 2) -> None:
         f"n = {n:,}, the round after check {check}: estimated gap {rec['estimated_gap']:.2e}, "
         f"FW {rec['fw_gap']:.2e}, FY {rec['fy_gap']:.2e}, trust radius {st['delta']:.3g}"
     )
+    return f, st
+
+
+def round_cells(f, st: dict, step, steps: int, rounds: int) -> str:
+    """``rounds`` rounds of ``step`` (:func:`kernelsdp.solvers.alm_newton.newton`'s
+    signature) from the state at its (β, ρ): products, then FW and FY after each."""
+    prob = ScaledNPKL(f, np.float32)
+    pt = evaluate(prob, st["X"].astype(np.float32), st["beta"], st["rho"])
+    delta, first, cells = st["delta"], prob.products, []
+    for _ in range(rounds):
+        pt, delta, _ = step(prob, pt, st["beta"], st["rho"], delta, steps, st["tol"])
+        chk = fw_check(prob, pt, st["beta"], st["rho"], None, 1)
+        primal = abs(chk.primal)
+        cells.append(
+            f"{prob.products - first:>4} products: FW {chk.fw_gap / primal:.2e} "
+            f"FY {chk.fy_gap / primal:.2e}"
+        )
+    return " | ".join(cells)
+
+
+def compare_rounds(n: int, check: int, rounds: int = 2) -> None:
+    """``--rounds``: each shape's rounds from the same state (module docstring)."""
+    f, st = captured(n, check)
     for steps, cg in SHAPES:
         alm_newton.CG_MAX = cg
-        prob = ScaledNPKL(f, np.float32)
-        pt = evaluate(prob, st["X"].astype(np.float32), st["beta"], st["rho"])
-        delta, first, cells = st["delta"], prob.products, []
-        for _ in range(rounds):
-            pt, delta, _ = alm_newton.newton(
-                prob, pt, st["beta"], st["rho"], delta, steps, st["tol"]
-            )
-            chk = fw_check(prob, pt, st["beta"], st["rho"], None, 1)
-            primal = abs(chk.primal)
-            cells.append(
-                f"{prob.products - first:>4} products: FW {chk.fw_gap / primal:.2e} "
-                f"FY {chk.fy_gap / primal:.2e}"
-            )
-        print(f"  {steps} steps of at most {cg:>2} CG iterations: " + " | ".join(cells))
+        cells = round_cells(f, st, alm_newton.newton, steps, rounds)
+        print(f"  {steps} steps of at most {cg:>2} CG iterations: " + cells)
 
 
 def main() -> int:
-    ap = seeds_arguments(__doc__, METHODS)
-    ap.add_argument("--rounds", type=int, nargs=2, metavar=("N", "CHECK"), help="(see above)")
-    args = ap.parse_args()
-    methods = checked_methods(ap, args, METHODS)
-    if args.rounds:
-        compare_rounds(*args.rounds)
-        return 0
-    run_over_seeds(__file__, args, methods, variant_row)
-    return 0
+    return main_with_rounds(__doc__, __file__, METHODS, variant_row, compare_rounds)
 
 
 if __name__ == "__main__":

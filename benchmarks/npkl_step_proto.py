@@ -40,15 +40,13 @@ import sys
 import time
 
 import numpy as np
-from npkl_polish_proto import checked_methods, installed_row, run_over_seeds, seeds_arguments
-from npkl_round_proto import _cg_direction, state_at
-from npkl_scale import instance
+from npkl_polish_proto import installed_row, main_with_rounds
+from npkl_round_proto import _cg_direction, captured, round_cells
 from scipy.optimize import minimize_scalar
 
 import kernelsdp.solvers.alm_newton as alm_newton
 import kernelsdp.solvers.alm_outer as alm_outer
-from kernelsdp.solvers.alm_inner import Point, _dot, evaluate, fw_check
-from kernelsdp.solvers.alm_problem import ScaledNPKL
+from kernelsdp.solvers.alm_inner import Point, _dot
 
 METHODS = ("low-rank-alm", "pcg", "pcg-diag", "pcg24", "kink-search")
 #: the preconditioner's shift δ·r (3,000 and 20,000 tail states: 2–5 best, 0.2 and 50 worse)
@@ -245,37 +243,18 @@ def install(method: str, log: dict) -> None:
 
 def compare_rounds(n: int, check: int, rounds: int = 2) -> None:
     """``--rounds``: each step's rounds (4 × 12, 2 × 24) from the same state."""
-    f = instance(n)
-    st = state_at(f, check)
-    rec = st["record"]
-    print(
-        f"n = {n:,}, the round after check {check}: FW {rec['fw_gap']:.2e}, "
-        f"FY {rec['fy_gap']:.2e}, trust radius {st['delta']:.3g}"
-    )
+    f, st = captured(n, check)
     for method in ("low-rank-alm", "pcg", "pcg-diag"):
         for steps, cg in ((4, 12), (2, 24)):
             alm_newton.CG_MAX, DIAGONAL["on"] = cg, method == "pcg-diag"
             step = alm_newton.newton if method == "low-rank-alm" else newton_preconditioned
-            prob = ScaledNPKL(f, np.float32)
-            pt = evaluate(prob, st["X"].astype(np.float32), st["beta"], st["rho"])
-            delta, first, cells = st["delta"], prob.products, []
-            for _ in range(rounds):
-                pt, delta, _ = step(prob, pt, st["beta"], st["rho"], delta, steps, st["tol"])
-                chk = fw_check(prob, pt, st["beta"], st["rho"], None, 1)
-                cells.append(f"{prob.products - first:>4}: FW {chk.fw_gap / abs(chk.primal):.2e}")
-            print(f"  {method:<13} {steps} × {cg:>2}: " + " | ".join(cells))
+            print(f"  {method:<13} {steps} × {cg:>2}: " + round_cells(f, st, step, steps, rounds))
 
 
 def main() -> int:
-    ap = seeds_arguments(__doc__, METHODS)
-    ap.add_argument("--rounds", type=int, nargs=2, metavar=("N", "CHECK"), help="(see above)")
-    args = ap.parse_args()
-    methods = checked_methods(ap, args, METHODS)
-    if args.rounds:
-        compare_rounds(*args.rounds)
-        return 0
-    run_over_seeds(__file__, args, methods, lambda m, n, a: installed_row(install, m, n, a))
-    return 0
+    return main_with_rounds(
+        __doc__, __file__, METHODS, lambda m, n, a: installed_row(install, m, n, a), compare_rounds
+    )
 
 
 if __name__ == "__main__":
