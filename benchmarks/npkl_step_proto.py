@@ -25,12 +25,13 @@ CHECK at size N (seed 0), two rounds of each step at a fixed (β, ρ), the FW ga
     python benchmarks/npkl_step_proto.py --rounds 3000 14
 
 Measured (docs/measurements.md, "Eighteenth pass"): from a tail state a preconditioned
-round leaves the FW gap 1.2–2.7× lower at the same products.  Whole runs: the diagonal
-preconditioner took 9 % and 13 % fewer products at 3,000 and 20,000 (sums over seeds 0–2)
-and 1 % fewer at 100,000 (3,505 / 2,835 / 3,467), so the ratio across n rose to
-2.42× / 1.92× / 2.33×: not adopted.  ``pcg24`` did not certify 100,000 in 600 s (rank
-137–162, the full A⁻¹'s n·s² a CG iteration).  ``kink-search`` was dearer from 20,000 on
-(5,037 at seed 0; seed 1 at the iteration limit).
+round leaves the FW gap 1.5–3.0× lower at 3,000 (less at 20,000) at the same products.
+Whole runs: the diagonal preconditioner took 10 % and 13 % fewer products at 3,000 and
+20,000 (sums over seeds 0–2) and 1 % fewer at 100,000 (3,505 / 2,835 / 3,467), so the
+ratio across n rose to 2.42× / 1.92× / 2.33×: not adopted.  ``pcg24`` did not certify
+100,000 in 600 s (rank 137–162, the full A⁻¹'s n·s² a CG iteration; *shared*).
+``kink-search`` was dearer from 20,000 on (5,037 at seed 0; seed 1 at the iteration
+limit).
 """
 
 from __future__ import annotations
