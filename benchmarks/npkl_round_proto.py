@@ -163,25 +163,54 @@ def _cg_direction(nt, x, grad, max_iter: int):
     return eta
 
 
+def newton_start(prob, pt, beta, rho):
+    """(φ's Newton operator at (β, ρ), the point [V; σ] on the sphere with its gradient):
+    the start of a prototype's round with :func:`kernelsdp.solvers.alm_newton.newton`'s
+    signature."""
+    nt = alm_newton._Newton(prob, beta, rho)
+    Z = np.zeros((pt.X.shape[0] + 1, pt.X.shape[1]), dtype=prob.dtype)
+    Z[:-1] = pt.X
+    Z[-1, 0] = math.sqrt(max(0.0, 1.0 - _dot(pt.X, pt.X)))
+    return nt, nt.at(Z)
+
+
+def tangent_gradient(x) -> np.ndarray:
+    """The Riemannian gradient at x (V's part the Euclidean one, projected)."""
+    grad = np.zeros_like(x.Z)
+    grad[:-1] = x.G
+    return alm_newton._tangent(x, grad)
+
+
+def newton_answer(delta, nt, steps: int, rest: int, accepted: int, x):
+    """A round's answer with the solver's counts (``iterations``: steps, Hessian products
+    and a round that stopped at once)."""
+    counts = {"iterations": nt.hessians + steps + rest, "steps": steps, "hessians": nt.hessians}
+    return Point(x.X, x.LX, x.w, x.value), delta, {**counts, "accepted": accepted}
+
+
+def counting(step, log: dict):
+    """``step`` (a Newton round) with its accepted steps added to ``log["accepted"]``."""
+
+    def counted(*args, **kwargs):
+        out = step(*args, **kwargs)
+        log["accepted"] = log.get("accepted", 0) + out[2]["accepted"]
+        return out
+
+    return counted
+
+
 def newton_line_search(prob, pt, beta, rho, delta, max_steps, tol, deadline=None, budget=None):
     """``line-search``: :func:`kernelsdp.solvers.alm_newton.newton`'s signature and counts,
     Armijo backtracking along the retraction instead of the trust region (Δ passes
     through unused)."""
-    n, r = pt.X.shape
-    if r == 0:
+    if pt.X.shape[1] == 0:
         return pt, delta, {"iterations": 0, "steps": 0, "hessians": 0, "accepted": 0}
-    nt = alm_newton._Newton(prob, beta, rho)
-    Z = np.zeros((n + 1, r), dtype=prob.dtype)
-    Z[:-1] = pt.X
-    Z[-1, 0] = math.sqrt(max(0.0, 1.0 - _dot(pt.X, pt.X)))
-    x = nt.at(Z)
+    nt, x = newton_start(prob, pt, beta, rho)
     steps = accepted = trials = rest = 0
     budget = math.inf if budget is None else budget
     while steps < max_steps and (deadline is None or time.perf_counter() < deadline):
         cg_max = int(min(alm_newton.CG_MAX, budget - steps - nt.hessians - trials - 1))
-        grad = np.zeros_like(Z)
-        grad[:-1] = x.G
-        grad = alm_newton._tangent(x, grad)
+        grad = tangent_gradient(x)
         if cg_max < 1 or math.sqrt(_dot(grad, grad)) <= tol:
             rest = 1 if steps == 0 else 0  # counted, as the solver's round counts it
             break
@@ -202,8 +231,7 @@ def newton_line_search(prob, pt, beta, rho, delta, max_steps, tol, deadline=None
             t *= 0.5
         else:
             break
-    counts = {"iterations": nt.hessians + steps + rest, "steps": steps, "hessians": nt.hessians}
-    return Point(x.X, x.LX, x.w, x.value), delta, {**counts, "accepted": accepted}
+    return newton_answer(delta, nt, steps, rest, accepted, x)
 
 
 def install_budget(cg_max: int, log: dict) -> None:
@@ -237,13 +265,7 @@ def install(method: str, log: dict) -> None:
     elif method.startswith("budget"):
         install_budget(int(method[6:]), log)
     elif method == "line-search":
-
-        def counted(*args, **kwargs):
-            out = newton_line_search(*args, **kwargs)
-            log["accepted"] = log.get("accepted", 0) + out[2]["accepted"]
-            return out
-
-        alm_outer.newton = counted
+        alm_outer.newton = counting(newton_line_search, log)
     elif method == "multi-fw":
         alm_outer.fw_step = lambda *a: multi_fw_step(*a, log)
     elif method.startswith("fws"):

@@ -36,18 +36,27 @@ limit).
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import time
 
 import numpy as np
 from npkl_polish_proto import installed_row, main_with_rounds
-from npkl_round_proto import _cg_direction, captured, round_cells
+from npkl_round_proto import (
+    _cg_direction,
+    captured,
+    counting,
+    newton_answer,
+    newton_start,
+    round_cells,
+    tangent_gradient,
+)
 from scipy.optimize import minimize_scalar
 
 import kernelsdp.solvers.alm_newton as alm_newton
 import kernelsdp.solvers.alm_outer as alm_outer
-from kernelsdp.solvers.alm_inner import Point, _dot
+from kernelsdp.solvers.alm_inner import _dot
 
 METHODS = ("low-rank-alm", "pcg", "pcg-diag", "pcg24", "kink-search")
 #: the preconditioner's shift δ·r (3,000 and 20,000 tail states: 2–5 best, 0.2 and 50 worse)
@@ -55,8 +64,6 @@ PRECONDITIONER_SHIFT = 3.0
 #: ``kink-search``: τ·‖η‖ at most TAN_MAX (the retraction's angle at most 45°), τ at most
 #: TAU_MAX, Brent's evaluations of φ along the curve at most CURVE_EVALUATIONS
 TAN_MAX, TAU_MAX, CURVE_EVALUATIONS = 1.0, 4.0, 40
-#: which preconditioner the ``pcg`` rounds use (set by :func:`install`)
-DIAGONAL = {"on": False}
 
 
 def preconditioner(Z: np.ndarray, diagonal: bool) -> np.ndarray:
@@ -116,42 +123,26 @@ def preconditioned_cg(nt, x, grad, delta: float, max_iter: int, diagonal: bool =
     return eta, -(_dot(grad, eta) + 0.5 * _dot(eta, Heta)), False, math.sqrt(max(ee, 0.0))
 
 
-def _start(prob, pt, beta, rho):
-    nt = alm_newton._Newton(prob, beta, rho)
-    Z = np.zeros((pt.X.shape[0] + 1, pt.X.shape[1]), dtype=prob.dtype)
-    Z[:-1] = pt.X
-    Z[-1, 0] = math.sqrt(max(0.0, 1.0 - _dot(pt.X, pt.X)))
-    return nt, nt.at(Z)
-
-
-def _gradient(x) -> np.ndarray:
-    grad = np.zeros_like(x.Z)
-    grad[:-1] = x.G
-    return alm_newton._tangent(x, grad)
-
-
-def _done(pt, delta, nt, steps, rest, accepted, x):
-    counts = {"iterations": nt.hessians + steps + rest, "steps": steps, "hessians": nt.hessians}
-    return Point(x.X, x.LX, x.w, x.value), delta, {**counts, "accepted": accepted}
-
-
-def newton_preconditioned(prob, pt, beta, rho, delta, max_steps, tol, deadline=None, budget=None):
+def newton_preconditioned(
+    prob, pt, beta, rho, delta, max_steps, tol, deadline=None, budget=None, diagonal=False
+):
     """``pcg``: :func:`kernelsdp.solvers.alm_newton.newton`, its signature, counts and
-    ratio test, with :func:`preconditioned_cg` (the radius in its norm)."""
+    ratio test, with :func:`preconditioned_cg` (the radius in its norm; ``diagonal``: A's
+    diagonal, ``pcg-diag``)."""
     if pt.X.shape[1] == 0:
         return pt, delta, {"iterations": 0, "steps": 0, "hessians": 0, "accepted": 0}
-    nt, x = _start(prob, pt, beta, rho)
+    nt, x = newton_start(prob, pt, beta, rho)
     steps = accepted = rest = 0
     delta = min(delta, alm_newton.DELTA_MAX)
     budget = math.inf if budget is None else budget
     while steps < max_steps and (deadline is None or time.perf_counter() < deadline):
         cg_max = int(min(alm_newton.CG_MAX, budget - steps - nt.hessians - 1))
-        grad = _gradient(x)
+        grad = tangent_gradient(x)
         if cg_max < 1 or math.sqrt(_dot(grad, grad)) <= tol:
             rest = 1 if steps == 0 else 0  # counted, as the solver's round counts it
             break
         steps += 1
-        eta, model, boundary, length = preconditioned_cg(nt, x, grad, delta, cg_max, DIAGONAL["on"])
+        eta, model, boundary, length = preconditioned_cg(nt, x, grad, delta, cg_max, diagonal)
         eta += x.Z
         eta *= 1.0 / math.sqrt(_dot(eta, eta))
         known = nt.value(eta[:-1])
@@ -164,7 +155,7 @@ def newton_preconditioned(prob, pt, beta, rho, delta, max_steps, tol, deadline=N
             delta = min(2.0 * delta, alm_newton.DELTA_MAX)
         if ratio > alm_newton.ACCEPT and known[0] <= x.value:
             x, accepted = nt.at(eta, known), accepted + 1
-    return _done(pt, delta, nt, steps, rest, accepted, x)
+    return newton_answer(delta, nt, steps, rest, accepted, x)
 
 
 def curve_values(nt, x, eta):
@@ -195,12 +186,12 @@ def newton_kink_search(prob, pt, beta, rho, delta, max_steps, tol, deadline=None
     does not lower."""
     if pt.X.shape[1] == 0:
         return pt, delta, {"iterations": 0, "steps": 0, "hessians": 0, "accepted": 0}
-    nt, x = _start(prob, pt, beta, rho)
+    nt, x = newton_start(prob, pt, beta, rho)
     steps = accepted = rest = 0
     budget = math.inf if budget is None else budget
     while steps < max_steps and (deadline is None or time.perf_counter() < deadline):
         cg_max = int(min(alm_newton.CG_MAX, budget - steps - nt.hessians - 1))
-        grad = _gradient(x)
+        grad = tangent_gradient(x)
         if cg_max < 1 or math.sqrt(_dot(grad, grad)) <= tol:
             rest = 1 if steps == 0 else 0
             break
@@ -222,7 +213,7 @@ def newton_kink_search(prob, pt, beta, rho, delta, max_steps, tol, deadline=None
         Z = ((x.Z + tau * eta) * scale).astype(prob.dtype)
         LX = ((np.asarray(x.LX, np.float64) + tau * LD) * scale).astype(prob.dtype)
         x, accepted = nt.at(Z, (phi, LX, w)), accepted + 1
-    return _done(pt, delta, nt, steps, rest, accepted, x)
+    return newton_answer(delta, nt, steps, rest, accepted, x)
 
 
 def install(method: str, log: dict) -> None:
@@ -230,16 +221,11 @@ def install(method: str, log: dict) -> None:
     if method == "low-rank-alm":
         return
     step = newton_kink_search if method == "kink-search" else newton_preconditioned
-    DIAGONAL["on"] = method == "pcg-diag"
+    if method == "pcg-diag":
+        step = functools.partial(newton_preconditioned, diagonal=True)
     if method == "pcg24":
         alm_outer.NEWTON_STEPS, alm_newton.CG_MAX = 2, 24
-
-    def counted(*args, **kwargs):
-        out = step(*args, **kwargs)
-        log["accepted"] = log.get("accepted", 0) + out[2]["accepted"]
-        return out
-
-    alm_outer.newton = counted
+    alm_outer.newton = counting(step, log)
 
 
 def compare_rounds(n: int, check: int, rounds: int = 2) -> None:
@@ -247,8 +233,10 @@ def compare_rounds(n: int, check: int, rounds: int = 2) -> None:
     f, st = captured(n, check)
     for method in ("low-rank-alm", "pcg", "pcg-diag"):
         for steps, cg in ((4, 12), (2, 24)):
-            alm_newton.CG_MAX, DIAGONAL["on"] = cg, method == "pcg-diag"
-            step = alm_newton.newton if method == "low-rank-alm" else newton_preconditioned
+            alm_newton.CG_MAX = cg
+            step = alm_newton.newton
+            if method != "low-rank-alm":
+                step = functools.partial(newton_preconditioned, diagonal=method == "pcg-diag")
             print(f"  {method:<13} {steps} × {cg:>2}: " + round_cells(f, st, step, steps, rounds))
 
 

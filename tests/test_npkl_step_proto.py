@@ -24,12 +24,11 @@ def proto():
 
 
 @pytest.fixture()
-def restored(monkeypatch, proto):
+def restored(monkeypatch):
     """Whatever a variant replaces comes back after the test."""
     for name in ("newton", "NEWTON_STEPS"):
         monkeypatch.setattr(alm_outer, name, getattr(alm_outer, name))
     monkeypatch.setattr(alm_newton, "CG_MAX", alm_newton.CG_MAX)
-    monkeypatch.setitem(proto.DIAGONAL, "on", False)
 
 
 def _tangent_basis(Z: np.ndarray) -> np.ndarray:
