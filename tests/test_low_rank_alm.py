@@ -20,6 +20,7 @@ from kernelsdp.linalg.randomized_bound import kw_epsilon, randomized_min_eig, st
 from kernelsdp.result import PointStatus, Termination
 from kernelsdp.solvers import alm_problem, solve
 from kernelsdp.solvers.alm_certificate import feasible_factor, primal_upper
+from kernelsdp.solvers.alm_inner import _complement, range_basis
 from kernelsdp.solvers.alm_polish import KINK_BAND, newton_steps
 from kernelsdp.solvers.alm_problem import ScaledNPKL
 from kernelsdp.solvers.low_rank_alm import (
@@ -150,6 +151,30 @@ def test_single_and_double_precision_agree_within_the_gap():
     a, b = solve(f, "low-rank-alm"), solve(f, "low-rank-alm", precision="double")
     assert a.kernel.U.dtype == np.float64
     assert abs(a.objective - b.objective) <= LOW_RANK_ALM_GAP_TOL * abs(b.objective)
+
+
+def test_double_precision_certifies_where_the_factor_s_columns_are_dependent():
+    """In double the Newton steps leave V's columns exactly dependent (the slack row σ
+    carries the rank): LOBPCG refused them as constraints and the solve raised ValueError
+    at every n from 450 to 3,000 (the check's LOBPCG path starts above 400)."""
+    f = two_class_npkl(500, 1.2, "hinge", "trace", C=1.0, B=500.0)
+    r = solve(f, "low-rank-alm", precision="double")
+    assert r.termination == Termination.OPTIMAL
+    assert _own(r).upper - _own(r).lower <= LOW_RANK_ALM_GAP_TOL * max(1.0, abs(_own(r).upper))
+
+
+def test_the_check_s_complement_is_off_a_dependent_factor_s_span():
+    rng = np.random.default_rng(0)
+    n = 600
+    X = rng.standard_normal((n, 5))
+    X = np.hstack([X, X[:, :2] @ [[1.0], [-2.0]]])  # six columns of rank five
+    Q = range_basis(X)
+    assert Q.shape == (n, 5) and np.allclose(Q.T @ Q, np.eye(5))
+    assert np.allclose(Q @ (Q.T @ X), X)  # the same span
+    M = sp.diags(np.linspace(-1.0, 1.0, n)).tocsr()
+    W, theta, _ = _complement(M, rng.standard_normal((n, 4)), X)
+    assert np.abs(Q.T @ W).max() <= 1e-8 * np.abs(W).max()
+    assert np.all(np.isfinite(theta)) and theta[0] <= -0.9
 
 
 def test_reordering_is_undone_on_the_way_out():

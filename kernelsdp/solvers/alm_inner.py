@@ -60,6 +60,9 @@ CHECK_TOL = 1e-3
 SEED_WEIGHT = 1e-3
 #: a column whose squared singular value is below this share of the largest is dropped
 SHRINK_RTOL = 1e-7
+#: LOBPCG's constraints when the factor's own are dependent: directions of X whose squared
+#: singular value is below this share of the largest are dropped (:func:`range_basis`)
+RANGE_RTOL = 1e-12
 
 
 @dataclass
@@ -222,18 +225,39 @@ def _complement(M, W0: np.ndarray, X: np.ndarray, op=None) -> tuple[np.ndarray, 
         w, V = np.linalg.eigh(P @ (M.toarray() @ P))
         keep = np.flatnonzero(np.abs(Q.T @ V).sum(axis=0) < 0.5)[:k]  # off span X
         return V[:, keep], w[keep], n
+    try:
+        theta, W = _lobpcg(M if op is None else op, W0, X)
+    except ValueError:  # "linearly dependent constraints": X's Gram is singular
+        theta, W = _lobpcg(M if op is None else op, W0, range_basis(X))
+    order = np.argsort(theta)
+    return W[:, order], theta[order], k * (CHECK_ITERATIONS + 1)
+
+
+def _lobpcg(op, W0: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        theta, W = spla.lobpcg(
-            M if op is None else op,
+        return spla.lobpcg(
+            op,
             W0,
-            Y=X if X.shape[1] else None,
+            Y=Y if Y.shape[1] else None,
             largest=False,
             maxiter=CHECK_ITERATIONS,
             tol=CHECK_TOL,
         )
-    order = np.argsort(theta)
-    return W[:, order], theta[order], k * (CHECK_ITERATIONS + 1)
+
+
+def range_basis(X: np.ndarray) -> np.ndarray:
+    """An orthonormal basis of span X from the eigenvectors of XᵀX, the directions whose
+    squared singular value is below ``RANGE_RTOL`` of the largest dropped.  LOBPCG's
+    constraints must have a Cholesky-factorable Gram, and the factor's columns can be
+    exactly dependent: the Newton steps move [V; σ] on its sphere, and V alone loses a
+    rank where the slack row σ carries it (n = 3,000 in double: XᵀX's least eigenvalue
+    −1e-18 of 0.44, width 46 — LOBPCG raised and the solve crashed).  The directions
+    dropped are below the check's tolerance; the Rayleigh–Ritz pencil that follows still
+    uses X itself."""
+    ev, Q = np.linalg.eigh(X.T @ X)
+    keep = ev > RANGE_RTOL * max(ev[-1], 1e-300)
+    return (X @ Q[:, keep]) / np.sqrt(ev[keep])
 
 
 def fw_step(prob: ScaledNPKL, pt: Point, chk: Check, beta: np.ndarray, rho: float) -> np.ndarray:
