@@ -51,6 +51,7 @@ from npkl_round_proto import (
     newton_start,
     round_cells,
     tangent_gradient,
+    trust_region_round,
 )
 from scipy.optimize import minimize_scalar
 
@@ -126,36 +127,11 @@ def preconditioned_cg(nt, x, grad, delta: float, max_iter: int, diagonal: bool =
 def newton_preconditioned(
     prob, pt, beta, rho, delta, max_steps, tol, deadline=None, budget=None, diagonal=False
 ):
-    """``pcg``: :func:`kernelsdp.solvers.alm_newton.newton`, its signature, counts and
-    ratio test, with :func:`preconditioned_cg` (the radius in its norm; ``diagonal``: A's
-    diagonal, ``pcg-diag``)."""
-    if pt.X.shape[1] == 0:
-        return pt, delta, {"iterations": 0, "steps": 0, "hessians": 0, "accepted": 0}
-    nt, x = newton_start(prob, pt, beta, rho)
-    steps = accepted = rest = 0
-    delta = min(delta, alm_newton.DELTA_MAX)
-    budget = math.inf if budget is None else budget
-    while steps < max_steps and (deadline is None or time.perf_counter() < deadline):
-        cg_max = int(min(alm_newton.CG_MAX, budget - steps - nt.hessians - 1))
-        grad = tangent_gradient(x)
-        if cg_max < 1 or math.sqrt(_dot(grad, grad)) <= tol:
-            rest = 1 if steps == 0 else 0  # counted, as the solver's round counts it
-            break
-        steps += 1
-        eta, model, boundary, length = preconditioned_cg(nt, x, grad, delta, cg_max, diagonal)
-        eta += x.Z
-        eta *= 1.0 / math.sqrt(_dot(eta, eta))
-        known = nt.value(eta[:-1])
-        reg = 1e3 * np.finfo(float).eps * max(1.0, abs(x.value))
-        reg += alm_newton._rounding(x, prob.dtype)
-        ratio = (x.value - known[0] + reg) / (max(model, 0.0) + reg)
-        if ratio < alm_newton.SHRINK_BELOW:
-            delta = min(delta, length) / 4.0
-        elif ratio > alm_newton.GROW_ABOVE and boundary:
-            delta = min(2.0 * delta, alm_newton.DELTA_MAX)
-        if ratio > alm_newton.ACCEPT and known[0] <= x.value:
-            x, accepted = nt.at(eta, known), accepted + 1
-    return newton_answer(delta, nt, steps, rest, accepted, x)
+    """``pcg``: :func:`kernelsdp.solvers.alm_newton.newton`'s round with
+    :func:`preconditioned_cg` (the radius in its norm; ``diagonal``: A's diagonal,
+    ``pcg-diag``)."""
+    cg = functools.partial(preconditioned_cg, diagonal=diagonal)
+    return trust_region_round(prob, pt, beta, rho, delta, max_steps, tol, deadline, budget, cg)
 
 
 def curve_values(nt, x, eta):
