@@ -118,6 +118,35 @@ def test_a_rejected_interior_step_shrinks_the_radius_below_the_step(monkeypatch)
     assert delta == pytest.approx(lengths[0] / 4)
 
 
+def test_a_step_rejected_within_the_rounding_allowance_ends_the_round(monkeypatch):
+    """A step whose value rose by less than the ratio test's allowance is rejected with a
+    ratio near 1, so the radius stays and the next step would be the same one: the round
+    ends there (n = 20,000, seed 0: 11 such repeats, 132 Hessian products; docs/npkl.md
+    §7, nineteenth pass)."""
+    from kernelsdp.solvers import alm_newton
+
+    prob = ScaledNPKL(_fixture("wine", 60, "hinge"), np.float64)
+    beta = prob.loss.project(np.zeros(prob.m), prob.t, prob.C)
+    start = evaluate(prob, _point(prob, 5, 4)[:-1].copy(), beta, 1.0)
+    calls, plain_value = [], alm_newton._Newton.value
+
+    def standing_still(nt, x, grad, delta, max_iter):
+        calls.append(delta)
+        return np.zeros_like(grad), 0.0, False  # the trial point is the point itself
+
+    def value_a_little_higher(nt, X):  # each trial's, by a tenth of the allowance
+        v, LX, w = plain_value(nt, X)
+        if calls:  # the start's own value is read before the first step
+            v += 1e2 * np.finfo(float).eps * max(1.0, abs(v))
+        return v, LX, w
+
+    monkeypatch.setattr(alm_newton, "truncated_cg", standing_still)
+    monkeypatch.setattr(alm_newton._Newton, "value", value_a_little_higher)
+    pt, delta, info = newton(prob, start, beta, 1.0, 0.5, max_steps=4, tol=0.0)
+    assert calls == [0.5] and info["steps"] == 1 and info["accepted"] == 0
+    assert delta == 0.5
+
+
 def test_the_ratio_test_allows_the_rounding_of_a_float32_trial_point():
     """The ratio test's regularisation holds eps·‖G‖·‖X‖ (twice) of the iterate's precision:
     a decrease below it is the float32 rounding of the trial point, not the model's error;

@@ -275,6 +275,7 @@ def newton(
         known = nt.value(eta[:-1])
         reg = 1e3 * np.finfo(float).eps * max(1.0, abs(x.value)) + _rounding(x, prob.dtype)
         ratio = (x.value - known[0] + reg) / (max(model, 0.0) + reg)
+        before = delta
         if ratio < SHRINK_BELOW:
             # below the step taken, not the radius: an interior step would come back the same
             delta = min(delta, length) / 4.0
@@ -282,6 +283,10 @@ def newton(
             delta = min(2.0 * delta, DELTA_MAX)
         if ratio > ACCEPT and known[0] <= x.value:
             x, accepted = nt.at(eta, known), accepted + 1
+        elif delta == before:
+            # rejected by the value alone, its decrease within the rounding allowance: the
+            # same point and radius would give this step again (n = 20,000: 11 such repeats)
+            break
     return (
         Point(x.X, x.LX, x.w, x.value),
         delta,
