@@ -22,6 +22,12 @@ ratio test shrinks as √(k/n): at 100,000 the rounds of the localised phase ran
 
     python benchmarks/npkl_region_proto.py --quick
     python benchmarks/npkl_region_proto.py --sizes 3000 20000 100000 --seeds 0 1 2
+
+Measured (docs/measurements.md, "Nineteenth pass", before the solver's round ended at a
+step rejected within the rounding allowance): ``rows-4`` at 3,000 / 20,000 took 1,502 /
+1,669 / 1,635 and 2,461 / 2,175 / 2,258 products (seeds 0–2; plain 1,591 / 1,607 / 1,710
+and 2,546 / 2,451 / 1,967); ``rows-16`` 1,652 / 1,642 / 1,570 and 1,956 / 2,231 / 1,924,
+but 4,052 at 100,000, seed 0 (plain 3,467): not adopted.
 """
 
 from __future__ import annotations

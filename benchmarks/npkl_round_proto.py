@@ -40,7 +40,10 @@ at 3,000, 20,000 and 100,000 at seed 0 (1,483 / 1,711 / 2,547); across n 1.72× 
 and a wider factor, so more time (100,000: up to 1,134 s *shared*): not adopted.
 ``phase``, ``multi-fw``, ``fws1.5`` and ``fws2`` did not move n = 100,000 or made it dearer
 (3,461–4,362 against 3,467 at seed 0); ``line-search`` was dearer already at 3,000 and
-20,000.
+20,000.  ``pocket2`` (nineteenth pass) took 1,442 / 1,516 / 1,392, 1,691 / 1,883 / 1,755
+and 2,737 / 2,720 / 3,520 products at 3,000 / 20,000 / 100,000 (seeds 0–2): 1.90× /
+1.79× / 2.53× across n, with 97 checks at 100,000, seed 2, and rank 196 at seed 1; not
+adopted.
 """
 
 from __future__ import annotations

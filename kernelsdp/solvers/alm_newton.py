@@ -35,7 +35,9 @@ trust-region test compares: φ in double (L·V from L's double entries, the pair
 accumulated in double), with the regularisation of Absil et al. (1000·eps·max(1, |φ|)) plus
 what rounding the trial point to the iterate's precision can move φ by (:func:`_rounding`).
 A rejected step cuts the radius to a quarter of the step's length, not of the radius (an
-interior step would otherwise come back the same).
+interior step would otherwise come back the same).  A step rejected by its value alone,
+within that allowance (a ratio that leaves the radius), ends the round: the same point and
+radius would give the same step (nineteenth pass).
 """
 
 from __future__ import annotations
