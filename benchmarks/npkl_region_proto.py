@@ -38,7 +38,7 @@ import sys
 
 import numpy as np
 from npkl_polish_proto import installed_row, main_with_rounds
-from npkl_round_proto import captured, counting, round_cells, trust_region_round
+from npkl_round_proto import captured, cg_next, counting, round_cells, trust_region_round
 
 import kernelsdp.solvers.alm_newton as alm_newton
 import kernelsdp.solvers.alm_outer as alm_outer
@@ -92,13 +92,9 @@ def region_cg(nt, x, grad, delta: float, max_iter: int, kappa: float):
             return eta, -(_dot(grad, eta) + 0.5 * _dot(eta, Heta)), True, delta
         alm_newton._axpy(alpha, d, eta)
         alm_newton._axpy(alpha, Hd, Heta)
-        alm_newton._tangent(x, alm_newton._axpy(alpha, Hd, r))
-        rr_new = _dot(r, r)
-        if math.sqrt(rr_new) <= r0 * min(r0**alm_newton.CG_THETA, alm_newton.CG_KAPPA):
+        rr = cg_next(x, alpha, d, Hd, r, rr, r0)
+        if rr is None:
             break
-        d *= rr_new / rr
-        d -= r
-        rr = rr_new
     model = -(_dot(grad, eta) + 0.5 * _dot(eta, Heta))
     return eta, model, False, region_norm(eta, kappa)
 

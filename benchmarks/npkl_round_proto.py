@@ -16,8 +16,9 @@ child process, so every row is certified from scratch as ``low-rank-alm`` is.
   simplex (:func:`multi_fw_step`; O(m·k) a value, no n×s product), where the solver gives
   the vertex a line search and the others a seed weight of 1e-3;
 - ``fws1.5``, ``fws2``: the multipliers updated once FW ≤ 1.5·FY (2·FY), not FW ≤ FY;
-- ``pocket1``, ``pocket2`` (nineteenth pass): one (two) Newton steps after a localised
-  check, four otherwise: the hubs' pockets, which 3,000 hardly has, at a lower price;
+- ``pocket1``, ``pocket2``, ``pocket3`` (nineteenth pass): one (two, three) Newton steps
+  after a localised check, four otherwise: the hubs' pockets at a lower price (3,000 has
+  them too: 10–16 of its 19–27 rounds follow one);
 - ``budget12``, ``budget24`` (eighteenth pass): Newton steps of at most 12 (24) CG
   iterations until the round has spent ``ROUND_ITERATIONS``, not four steps: fewer checks,
   longer rounds.  Dearer at 3,000 (2,088–2,258 products against 1,591–1,710); ``budget24``
@@ -86,6 +87,7 @@ METHODS = (
     "budget24",
     "pocket1",
     "pocket2",
+    "pocket3",
 )
 #: a ``budget`` round's iterations (steps and Hessian products, as ``max_iter`` counts
 #: them): four steps of at most 12 CG iterations, when none stops early
@@ -160,14 +162,23 @@ def _cg_direction(nt, x, grad, max_iter: int):
             return -grad if k == 0 else eta
         alpha = rr / dHd
         alm_newton._axpy(alpha, d, eta)
-        alm_newton._tangent(x, alm_newton._axpy(alpha, Hd, r))
-        rr_new = _dot(r, r)
-        if math.sqrt(rr_new) <= r0 * min(r0**alm_newton.CG_THETA, alm_newton.CG_KAPPA):
+        rr = cg_next(x, alpha, d, Hd, r, rr, r0)
+        if rr is None:
             break
-        d *= rr_new / rr
-        d -= r
-        rr = rr_new
     return eta
+
+
+def cg_next(x, alpha: float, d, Hd, r, rr: float, r0: float) -> float | None:
+    """One CG recurrence after η += α·d, in place: r ← P_x(r + α·Hd) (re-projected against
+    drift), then None if the residual rule ‖r‖ ≤ ‖r₀‖·min(‖r₀‖^θ, κ) stops CG, else
+    d ← −r + (‖r‖²/rr)·d and the new ‖r‖²."""
+    alm_newton._tangent(x, alm_newton._axpy(alpha, Hd, r))
+    rr_new = _dot(r, r)
+    if math.sqrt(rr_new) <= r0 * min(r0**alm_newton.CG_THETA, alm_newton.CG_KAPPA):
+        return None
+    d *= rr_new / rr
+    d -= r
+    return rr_new
 
 
 def newton_start(prob, pt, beta, rho):

@@ -10,10 +10,9 @@ import math
 import numpy as np
 import pytest
 from conftest import load_benchmark
-from test_npkl_step_proto import _near_minimiser
+from test_npkl_step_proto import _near_minimiser, assert_variant_certifies
 
 import kernelsdp.solvers.alm_outer as alm_outer
-from kernelsdp.solvers import solve
 from kernelsdp.solvers.alm_newton import truncated_cg
 
 
@@ -73,12 +72,4 @@ def test_region_cg_stops_on_the_boundary_when_the_row_cap_binds(proto):
 
 @pytest.mark.parametrize("method", ["rows-4", "rows-16"])
 def test_a_variant_run_certifies_and_meets_the_plain_interval(proto, restored, method):
-    small = load_benchmark("npkl_scale").instance(600)
-    plain = solve(small, "low-rank-alm")
-    log: dict = {}
-    proto.install(method, log)
-    r = solve(small, "low-rank-alm")
-    assert log["accepted"] > 0  # the variant's own steps ran
-    assert r.info["certificate"].lower_label == "proof"
-    assert r.info["relative_gap"] <= 1e-3
-    assert r.lower_bound <= plain.upper_bound and plain.lower_bound <= r.upper_bound
+    assert_variant_certifies(proto, method)
