@@ -241,7 +241,8 @@ def newton(
     budget: int | None = None,
 ) -> tuple[Point, float, dict]:
     """Trust-region steps from ``pt`` (module docstring): at most ``max_steps``, until the
-    Riemannian gradient's norm is at most ``tol``, the deadline, or ``budget`` iterations;
+    Riemannian gradient's norm is at most ``tol``, a step rejected within the rounding
+    allowance, the deadline, or ``budget`` iterations;
     the trust radius Δ is carried between calls.  Returns (the last point, Δ, counts);
     ``iterations`` counts the steps and the Hessian products together (what the solver's
     ``max_iter`` counts, as :func:`.alm_inner.apg`'s iterations)."""
