@@ -20,7 +20,7 @@ from kernelsdp.linalg.randomized_bound import kw_epsilon, randomized_min_eig, st
 from kernelsdp.result import PointStatus, Termination
 from kernelsdp.solvers import alm_problem, solve
 from kernelsdp.solvers.alm_certificate import feasible_factor, primal_upper
-from kernelsdp.solvers.alm_inner import _complement, range_basis
+from kernelsdp.solvers.alm_inner import _complement, _lobpcg, range_basis
 from kernelsdp.solvers.alm_polish import KINK_BAND, newton_steps
 from kernelsdp.solvers.alm_problem import ScaledNPKL
 from kernelsdp.solvers.low_rank_alm import (
@@ -164,15 +164,20 @@ def test_double_precision_certifies_where_the_factor_s_columns_are_dependent():
 
 
 def test_the_check_s_complement_is_off_a_dependent_factor_s_span():
+    """Six columns of rank five (one twice another): LOBPCG refuses them as constraints,
+    and the check's complement is then computed off their span all the same."""
     rng = np.random.default_rng(0)
     n = 600
     X = rng.standard_normal((n, 5))
-    X = np.hstack([X, X[:, :2] @ [[1.0], [-2.0]]])  # six columns of rank five
+    X = np.hstack([X, 2.0 * X[:, 1:2]])
+    M = sp.diags(np.linspace(-1.0, 1.0, n)).tocsr()
+    W0 = rng.standard_normal((n, 4))
+    with pytest.raises(ValueError, match="dependent"):
+        _lobpcg(M, W0, X)
     Q = range_basis(X)
     assert Q.shape == (n, 5) and np.allclose(Q.T @ Q, np.eye(5))
     assert np.allclose(Q @ (Q.T @ X), X)  # the same span
-    M = sp.diags(np.linspace(-1.0, 1.0, n)).tocsr()
-    W, theta, _ = _complement(M, rng.standard_normal((n, 4)), X)
+    W, theta, _ = _complement(M, W0, X)
     assert np.abs(Q.T @ W).max() <= 1e-8 * np.abs(W).max()
     assert np.all(np.isfinite(theta)) and theta[0] <= -0.9
 
