@@ -43,7 +43,8 @@ and a wider factor, so more time (100,000: up to 1,134 s *shared*): not adopted.
 (3,461–4,362 against 3,467 at seed 0); ``line-search`` was dearer already at 3,000 and
 20,000.  ``pocket2`` (nineteenth pass) took 1,442 / 1,516 / 1,392, 1,691 / 1,883 / 1,755
 and 2,737 / 2,720 / 3,520 products at 3,000 / 20,000 / 100,000 (seeds 0–2): 1.90× /
-1.79× / 2.53× across n, with 97 checks at 100,000, seed 2, and rank 196 at seed 1; not
+1.79× / 2.53× across n, with 97 checks at 100,000, seed 2, and rank 196 at seed 1;
+``pocket3`` 1,547 / 1,595 / 1,726 and 3,307 / 3,149 / 3,271 (2.14× / 1.97× / 1.90×); not
 adopted.
 """
 

@@ -182,6 +182,33 @@ def test_the_check_s_complement_is_off_a_dependent_factor_s_span():
     assert np.all(np.isfinite(theta)) and theta[0] <= -0.9
 
 
+def test_the_check_retries_lobpcg_from_a_fresh_start_off_span_x(monkeypatch):
+    """LOBPCG also refuses a start whose vectors are dependent (n = 450, l2, double, a
+    0.05 s limit: the warm block's least singular value 2e-15 of 1, and the solve raised
+    ValueError); the retry starts afresh, its constraints an orthonormal basis of span X."""
+    from kernelsdp.solvers import alm_inner
+
+    rng = np.random.default_rng(0)
+    n = 600
+    X = rng.standard_normal((n, 5))
+    M = sp.diags(np.linspace(-1.0, 1.0, n)).tocsr()
+    W0 = rng.standard_normal((n, 4))
+    calls, plain = [], alm_inner._lobpcg
+
+    def refusing_once(op, start, Y):
+        calls.append((start.copy(), Y))
+        if len(calls) == 1:
+            raise ValueError("Linearly dependent initial approximations")
+        return plain(op, start, Y)
+
+    monkeypatch.setattr(alm_inner, "_lobpcg", refusing_once)
+    W, theta, _ = alm_inner._complement(M, W0, X)
+    (first, _), (again, Y) = calls
+    assert not np.allclose(again, first) and np.allclose(Y.T @ Y, np.eye(5))
+    assert np.abs(X.T @ W).max() <= 1e-8 * np.abs(X).max() * np.abs(W).max() * n
+    assert theta[0] <= -0.9
+
+
 def test_reordering_is_undone_on_the_way_out():
     """RCM renumbers the points inside; the factor returned is in the caller's order."""
     f = _fixture("iris", 40, "hinge")

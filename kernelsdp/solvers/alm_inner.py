@@ -227,7 +227,11 @@ def _complement(M, W0: np.ndarray, X: np.ndarray, op=None) -> tuple[np.ndarray, 
         return V[:, keep], w[keep], n
     try:
         theta, W = _lobpcg(M if op is None else op, W0, X)
-    except ValueError:  # "linearly dependent constraints": X's Gram is singular
+    except ValueError:
+        # LOBPCG refuses linearly dependent constraints (X's Gram singular) or starts (the
+        # warm block's vectors, seeded into X by the last Frank–Wolfe step, lie in span X):
+        # again with an orthonormal basis of span X and a fresh random start
+        W0 = np.random.default_rng(n).standard_normal((n, k))
         theta, W = _lobpcg(M if op is None else op, W0, range_basis(X))
     order = np.argsort(theta)
     return W[:, order], theta[order], k * (CHECK_ITERATIONS + 1)
