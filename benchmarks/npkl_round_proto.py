@@ -208,40 +208,11 @@ def newton_answer(delta, nt, steps: int, rest: int, accepted: int, x):
 
 
 def trust_region_round(prob, pt, beta, rho, delta, max_steps, tol, deadline, budget, cg):
-    """:func:`kernelsdp.solvers.alm_newton.newton`'s round — its signature, counts, ratio
-    test and radius rules — with the step from ``cg(nt, x, grad, Δ, max_iter)``, which
-    returns (η, the model's decrease, whether η reached the boundary, η's length in the
-    region's norm): the prototypes' regions (a preconditioner's norm, a row cap)."""
-    if pt.X.shape[1] == 0:
-        return pt, delta, {"iterations": 0, "steps": 0, "hessians": 0, "accepted": 0}
-    nt, x = newton_start(prob, pt, beta, rho)
-    steps = accepted = rest = 0
-    delta = min(delta, alm_newton.DELTA_MAX)
-    budget = math.inf if budget is None else budget
-    while steps < max_steps and (deadline is None or time.perf_counter() < deadline):
-        cg_max = int(min(alm_newton.CG_MAX, budget - steps - nt.hessians - 1))
-        grad = tangent_gradient(x)
-        if cg_max < 1 or math.sqrt(_dot(grad, grad)) <= tol:
-            rest = 1 if steps == 0 else 0  # counted, as the solver's round counts it
-            break
-        steps += 1
-        eta, model, boundary, length = cg(nt, x, grad, delta, cg_max)
-        eta += x.Z
-        eta *= 1.0 / math.sqrt(_dot(eta, eta))
-        known = nt.value(eta[:-1])
-        reg = 1e3 * np.finfo(float).eps * max(1.0, abs(x.value))
-        reg += alm_newton._rounding(x, prob.dtype)
-        ratio = (x.value - known[0] + reg) / (max(model, 0.0) + reg)
-        before = delta
-        if ratio < alm_newton.SHRINK_BELOW:
-            delta = min(delta, length) / 4.0
-        elif ratio > alm_newton.GROW_ABOVE and boundary:
-            delta = min(2.0 * delta, alm_newton.DELTA_MAX)
-        if ratio > alm_newton.ACCEPT and known[0] <= x.value:
-            x, accepted = nt.at(eta, known), accepted + 1
-        elif delta == before:  # the same step would come back (the solver's rule)
-            break
-    return newton_answer(delta, nt, steps, rest, accepted, x)
+    """:func:`kernelsdp.solvers.alm_newton.newton`'s round — its counts, ratio test and
+    radius rules — with the step from ``cg(nt, x, grad, Δ, max_iter)``, which returns (η,
+    the model's decrease, whether η reached the boundary, η's length in the region's
+    norm): the prototypes' regions (a preconditioner's norm, a row cap)."""
+    return alm_newton.newton(prob, pt, beta, rho, delta, max_steps, tol, deadline, budget, cg)
 
 
 def counting(step, log: dict):

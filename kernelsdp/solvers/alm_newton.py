@@ -229,6 +229,12 @@ def truncated_cg(nt: _Newton, x: _At, grad: np.ndarray, delta: float, max_iter: 
     return eta, decrease, boundary
 
 
+def _frobenius_step(nt: _Newton, x: _At, grad: np.ndarray, delta: float, max_iter: int):
+    """:func:`truncated_cg` with its step's Frobenius length (``newton``'s default step)."""
+    eta, model, boundary = truncated_cg(nt, x, grad, delta, max_iter)
+    return eta, model, boundary, math.sqrt(_dot(eta, eta))
+
+
 def newton(
     prob: ScaledNPKL,
     pt: Point,
@@ -239,13 +245,17 @@ def newton(
     tol: float,
     deadline: float | None = None,
     budget: int | None = None,
+    step=None,
 ) -> tuple[Point, float, dict]:
     """Trust-region steps from ``pt`` (module docstring): at most ``max_steps``, until the
     Riemannian gradient's norm is at most ``tol``, a step rejected within the rounding
     allowance, the deadline, or ``budget`` iterations;
     the trust radius Δ is carried between calls.  Returns (the last point, Δ, counts);
     ``iterations`` counts the steps and the Hessian products together (what the solver's
-    ``max_iter`` counts, as :func:`.alm_inner.apg`'s iterations)."""
+    ``max_iter`` counts, as :func:`.alm_inner.apg`'s iterations).  ``step(nt, x, grad, Δ,
+    max_iter)`` returns (η, the model's decrease, whether η reached the boundary, η's length
+    in the region's norm): :func:`truncated_cg` in the Frobenius ball by default, another
+    region's CG for the #30 prototypes (benchmarks/npkl_step_proto.py, npkl_region_proto.py)."""
     n, r = pt.X.shape
     if r == 0:
         return pt, delta, {"iterations": 0, "steps": 0, "hessians": 0, "accepted": 0}
@@ -271,8 +281,7 @@ def newton(
             rest = 1 if steps == 0 else 0
             break
         steps += 1
-        eta, model, boundary = truncated_cg(nt, x, grad, delta, cg_max)
-        length = math.sqrt(_dot(eta, eta))
+        eta, model, boundary, length = (step or _frobenius_step)(nt, x, grad, delta, cg_max)
         eta += x.Z
         eta *= 1.0 / math.sqrt(_dot(eta, eta))  # the retraction
         known = nt.value(eta[:-1])
