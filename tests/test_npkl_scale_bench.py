@@ -66,3 +66,17 @@ def test_a_size_that_did_not_certify_fails_the_products_bar(bench, monkeypatch, 
 def test_seeds_must_be_integers_at_least_zero(bench):
     assert bench._seeds("0,1,2") == (0, 1, 2)
     assert bench._seeds("a") is None and bench._seeds("-1") is None
+
+
+def test_the_progress_line_shows_the_gaps_that_gate_the_update(bench, capsys):
+    """Each check's line carries FW and FY as the record has them (relative to the primal):
+    the twentieth pass's 10⁶ run went 15 checks without an update, and its lines could not
+    say which of the two held it."""
+    from kernelsdp.solvers import solve
+
+    r = solve(bench.instance(300), "low-rank-alm", progress=bench._alm_progress)
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip().startswith("check")]
+    checks = [h for h in r.history if "fw_gap" in h]
+    assert len(lines) == len(checks) > 0
+    for line, h in zip(lines, checks):
+        assert line.endswith(f"FW {h['fw_gap']:.1e}  FY {h['fy_gap']:.1e}")
