@@ -49,6 +49,7 @@ import sys
 import time
 
 import numpy as np
+from npkl_precheck import RANK_RTOL  # K's numerical rank, as the pre-check counts it
 from npkl_scale import instance
 
 from kernelsdp.solvers import solve
@@ -56,8 +57,6 @@ from kernelsdp.solvers.alm_certificate import primal_upper
 from kernelsdp.solvers.alm_problem import ScaledNPKL
 from kernelsdp.solvers.low_rank_alm import memory_bytes_for
 
-#: K's numerical rank: eigenvalues above this share of the largest (as npkl_precheck.py)
-RANK_RTOL = 1e-3
 #: the excesses (P(U_k) − P)/|P| whose ε-ranks are reported
 EPSILONS = (1e-2, 1e-3, 1e-4)
 #: the issue's 10⁶ bar: memory in GiB, time in seconds
@@ -119,9 +118,10 @@ def product_seconds(f, s: int) -> float:
     return best
 
 
-def measure(n: int, gap: float, caps: list[int], cap_products: int) -> dict:
-    """One size: the solve, the rank, the ε-ranks (truncated and, with ``caps``, capped)."""
-    f = instance(n)
+def measure(f, gap: float, caps: list[int], cap_products: int) -> dict:
+    """One size (``instance(n)``): the solve, the rank, the ε-ranks (truncated and, with
+    ``caps``, capped)."""
+    n = f.n
     t = time.perf_counter()
     r = solve(f, "low-rank-alm", gap_tol=gap)
     solve_s = time.perf_counter() - t
@@ -150,14 +150,13 @@ def power_fit(ns: list[int], ranks: list[int]) -> tuple[float, float]:
     return float(a), float(b)
 
 
-def prediction(rows: list[dict], target: int) -> dict:
+def prediction(rows: list[dict], f, target: int) -> dict:
     """The fit's rank at ``target``, the memory formula there, and the solve-time floor
-    (module docstring), from the largest n's product count and seconds per product."""
+    (module docstring), from the largest n's (``f``) product count and seconds per product."""
     ns, ranks = [r["n"] for r in rows], [r["rank"] for r in rows]
     a, b = power_fit(ns, ranks)
     s = int(math.ceil(math.exp(a) * target**b))
-    big = max(rows, key=lambda r: r["n"])
-    f = instance(big["n"])
+    big = next(r for r in rows if r["n"] == f.n)
     per_product = product_seconds(f, s)
     overhead = big["solve_s"] / big["products"] / product_seconds(f, big["rank"])
     m, nnz = int(1.2 * target), int(f.L.nnz * target / f.n)
@@ -186,9 +185,10 @@ def main() -> int:
     a = ap.parse_args()
     sizes = [3000, 20000] if a.quick else a.n
     caps = [int(k) for k in a.caps.split(",") if k]
-    rows = []
-    for n in sizes:
-        rows.append(measure(n, a.gap, caps, a.cap_products))
+    rows, largest = [], None
+    for n in sorted(sizes):
+        largest = instance(n)
+        rows.append(measure(largest, a.gap, caps, a.cap_products))
         print(json.dumps(rows[-1]), flush=True)
     for r in rows:
         print(
@@ -198,7 +198,7 @@ def main() -> int:
         )
     if len(rows) < 2:
         return 0
-    p = prediction(rows, a.predict)
+    p = prediction(rows, largest, a.predict)
     print(
         f"extrapolated to n = {a.predict:,} (fit r ∝ n^{p['exponent']:.2f}): rank {p['rank']}; "
         f"the solver's memory formula {p['memory_gib']:.1f} GiB (bar {BAR_GIB:g}); "

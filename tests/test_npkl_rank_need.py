@@ -43,10 +43,21 @@ def test_the_power_fit_recovers_a_known_exponent(need):
 
 
 def test_one_small_size_is_certified_and_its_full_width_has_no_excess(need):
-    row = need.measure(400, 1e-3, [], 0)
+    row = need.measure(need.instance(400), 1e-3, [], 0)
     assert row["status"] == "optimal" and row["certified_gap"] <= 1e-3
     assert 1 <= row["rank"] <= row["width"]
     excess = list(row["excess_at"].values())
     assert abs(excess[-1]) <= 1e-9  # U itself: P(U_k) at k = width is P
     ranks = [k for k in row["truncation_eps_rank"].values() if k is not None]
     assert ranks == sorted(ranks) and all(k <= row["width"] for k in ranks)
+
+
+def test_the_prediction_is_printed_and_labelled_an_estimate(need, monkeypatch, capsys):
+    argv = ["npkl_rank_need.py", "--n", "600", "300", "--predict", "2000"]
+    monkeypatch.setattr("sys.argv", argv)
+    assert need.main() == 0
+    out = capsys.readouterr().out.splitlines()
+    sizes = [ln.split(":")[0].split() for ln in out if ln.startswith("n =")]
+    assert sizes == [["n", "=", "300"], ["n", "=", "600"]]  # smallest first: the fit's last
+    last = out[-1]
+    assert last.startswith("extrapolated to n = 2,000") and last.endswith("not measurements")
