@@ -36,8 +36,9 @@ Measured (docs/measurements.md, "Twentieth pass"; seed 0, certified 7.0e-4 / 6.3
 is 17 / 38 / 69, so a point certified to 1e-3 needs the whole rank. Capped at 16 of 3,000's
 17, the best point found is 1.9e-3 above the optimum; capped at 14, 9.9e-3. The fit is
 r ∝ n^0.40, which gives rank 171 at 10⁶ and a memory formula of 12.6 GiB there. At 100,000 the
-solve spent 3.4× one product's time per counted product. If the count stayed at 100,000's
-3,467, the time floor at 10⁶ is 10,121 s, 2.8× the bar.
+solve spent 2.7× one product's time (at its final width, 89) per counted product. If the
+count stayed at 100,000's 3,467, the time floor at 10⁶ is 9,146 s, 2.5× the bar. The product
+timing varies by about 15 % between runs: 0.083–0.098 s at width 171 and n = 100,000.
 """
 
 from __future__ import annotations
@@ -158,7 +159,9 @@ def prediction(rows: list[dict], f, target: int) -> dict:
     s = int(math.ceil(math.exp(a) * target**b))
     big = next(r for r in rows if r["n"] == f.n)
     per_product = product_seconds(f, s)
-    overhead = big["solve_s"] / big["products"] / product_seconds(f, big["rank"])
+    # the width grows during the solve; its end (the widest) makes the overhead the least,
+    # so the floor stays a floor (at the rank, 68 of 89 at 100,000, it read 3.4x, not 2.7x)
+    overhead = big["solve_s"] / big["products"] / product_seconds(f, big["width"])
     m, nnz = int(1.2 * target), int(f.L.nnz * target / f.n)
     gib = memory_bytes_for(target, m, nnz, s, inner="newton") / 2**30
     floor = big["products"] * per_product * (target / big["n"]) * overhead
