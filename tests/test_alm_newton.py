@@ -170,3 +170,23 @@ def test_the_ratio_test_allows_the_rounding_of_a_float32_trial_point():
             trial = x.X.astype(np.float64) * (1 + 1e-3)
             moved = abs(nt.value(trial)[0] - nt.value(trial.astype(np.float32))[0])
             assert moved <= noise + 1e3 * np.finfo(float).eps * abs(x.value)
+
+
+def test_scratch_arrays_kept_across_hessian_products_change_no_digit(monkeypatch):
+    """A Newton round whose scratch arrays (:meth:`_Newton.work`) are fresh and filled with
+    NaN at every request ends bit for bit where the round that reuses them ends: nothing
+    reads what a scratch array held before (single precision, the solver's default)."""
+    prob = ScaledNPKL(_fixture("wine", 60, "hinge"), np.float32)
+    beta = prob.loss.project(np.zeros(prob.m), prob.t, prob.C)
+    start = evaluate(prob, _point(prob, 5, 6)[:-1].astype(np.float32), beta, 1.0)
+    kept, _, info = newton(prob, start, beta, 1.0, 0.2, max_steps=4, tol=0.0)
+    assert info["hessians"] >= 4
+
+    def fresh_nan(self, name, shape, dtype):
+        return np.full(shape, np.nan, dtype=dtype)
+
+    monkeypatch.setattr(_Newton, "work", fresh_nan)
+    fresh, _, again = newton(prob, start, beta, 1.0, 0.2, max_steps=4, tol=0.0)
+    assert again == info
+    np.testing.assert_array_equal(fresh.X, kept.X)
+    assert fresh.value == kept.value

@@ -18,7 +18,7 @@ from kernelsdp.errors import InvalidParameterError, TooLargeError
 from kernelsdp.linalg import row_blocks
 from kernelsdp.linalg.randomized_bound import kw_epsilon, randomized_min_eig, steps_for
 from kernelsdp.result import PointStatus, Termination
-from kernelsdp.solvers import alm_problem, solve
+from kernelsdp.solvers import alm_inner, alm_newton, alm_problem, solve
 from kernelsdp.solvers.alm_certificate import feasible_factor, primal_upper
 from kernelsdp.solvers.alm_inner import _complement, _lobpcg, range_basis
 from kernelsdp.solvers.alm_polish import KINK_BAND, newton_steps
@@ -186,8 +186,6 @@ def test_the_check_retries_lobpcg_from_a_fresh_start_off_span_x(monkeypatch):
     """LOBPCG also refuses a start whose vectors are dependent (n = 450, l2, double, a
     0.05 s limit: the warm block's least singular value 2e-15 of 1, and the solve raised
     ValueError); the retry starts afresh, its constraints an orthonormal basis of span X."""
-    from kernelsdp.solvers import alm_inner
-
     rng = np.random.default_rng(0)
     n = 600
     X = rng.standard_normal((n, 5))
@@ -447,7 +445,7 @@ def test_each_check_records_its_vertex_and_the_seeds_below_the_level(monkeypatch
     """Each check's record carries the vertex's participation ratio and how many of the
     block's vectors lie below V's level — the columns the Frank–Wolfe step after it adds as
     seeds — against the check's own vectors, recomputed here."""
-    from kernelsdp.solvers import alm_inner, alm_newton, alm_outer
+    from kernelsdp.solvers import alm_outer
 
     checks = []
     fw_check = alm_outer.fw_check
@@ -549,3 +547,44 @@ def test_at_a_limit_far_from_the_gap_the_randomised_bound_is_sized_by_the_estima
     assert targets[0] == last["estimated_gap"] > 100 * LOW_RANK_ALM_GAP_TOL
     share = alm_certificate.BOUND_SHARE * last["estimated_gap"]
     assert last["estimated_gap"] <= last["certified_gap"] <= last["estimated_gap"] + 2 * share
+
+
+def test_threads_change_no_digit_of_the_solve(monkeypatch):
+    """The products by row blocks, the pairs' gathers and the single-precision inner
+    products on two threads, or each in one call: the same history, float for float (each
+    thread computes whole rows exactly as one call would; the sums over them are unchanged)."""
+    f = two_class_npkl(1000, 1.2, "hinge", "trace", B=1000.0)  # n > DENSE_CHECK_N: LOBPCG
+
+    def history():
+        r = solve(f, "low-rank-alm", gap_tol=1e-3, verify_max_n=0)
+        return [(h["products"], h["estimated_gap"], h["rank"]) for h in r.history if "fw_gap" in h]
+
+    monkeypatch.setattr(row_blocks, "PARALLEL_FROM_NNZ", 10**9)
+    for module in (alm_problem, alm_newton):
+        monkeypatch.setattr(module, "THREADED_PAIRS_FROM", 10**9)
+    monkeypatch.setattr(alm_inner, "THREADED_DOT_FROM", 10**9)
+    one = history()
+    monkeypatch.setattr(row_blocks, "PARALLEL_FROM_NNZ", 1)
+    for module in (alm_problem, alm_newton):
+        monkeypatch.setattr(module, "THREADED_PAIRS_FROM", 1)
+    monkeypatch.setattr(alm_inner, "THREADED_DOT_FROM", 1)
+    assert history() == one and len(one) >= 3
+
+
+def test_the_check_s_start_is_the_warm_block_in_c_order_or_the_seeded_draw():
+    """The check's LOBPCG start: a whole warm block copied in C order (an F-ordered copy
+    took other BLAS paths and moved the solve's rounding), a narrower one completed by the
+    seed's draw of all k columns, exactly as before the draw was skipped."""
+    from kernelsdp.solvers.alm_inner import _start_block
+
+    rng = np.random.default_rng(11)
+    warm = np.asfortranarray(rng.standard_normal((50, 8)))
+    W0 = _start_block(50, 8, warm, seed=3)
+    assert W0.flags.c_contiguous and W0 is not warm
+    np.testing.assert_array_equal(W0, warm)
+    drawn = np.random.default_rng(3).standard_normal((50, 8))
+    drawn[:, :3] = warm[:, :3]
+    np.testing.assert_array_equal(_start_block(50, 8, warm[:, :3], seed=3), drawn)
+    np.testing.assert_array_equal(
+        _start_block(50, 8, None, seed=3), np.random.default_rng(3).standard_normal((50, 8))
+    )

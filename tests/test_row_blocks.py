@@ -55,3 +55,28 @@ def test_a_forked_child_gets_a_working_pool(monkeypatch):
 def _product_in_child(A, Y):
     rb.PARALLEL_FROM_NNZ = 10
     return rb.RowBlocks(A, 2).matmul(Y, np.empty(Y.shape[:1] + (Y.shape[1],)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_products_written_in_place_are_scipy_s_bit_for_bit(monkeypatch, dtype):
+    """The blocks write SciPy's own kernel's result into the output's rows (no temporary):
+    the very same numbers as ``A @ Y``, over stale contents, in one block or three."""
+    rng = np.random.default_rng(7)
+    A = sp.random(400, 300, density=0.05, random_state=8, format="csr", dtype=dtype)
+    Y = rng.standard_normal((300, 9)).astype(dtype)
+    for blocks, threshold in ((1, 10**9), (3, 10)):
+        monkeypatch.setattr(rb, "PARALLEL_FROM_NNZ", threshold)
+        out = np.full((400, 9), np.nan, dtype=dtype)
+        np.testing.assert_array_equal(rb.RowBlocks(A, blocks).matmul(Y, out), A @ Y)
+
+
+def test_mixed_dtypes_and_strided_outputs_take_scipy_s_product():
+    """Where the kernel cannot write in place (float32 entries times double columns, an
+    output that is not C-contiguous) the product is still A·Y."""
+    A = sp.random(120, 80, density=0.1, random_state=9, format="csr", dtype=np.float32)
+    Y = np.random.default_rng(10).standard_normal((80, 4))
+    np.testing.assert_array_equal(rb.block_product(A, Y, np.empty((120, 4))), A @ Y)
+    wide = np.zeros((120, 8))
+    rb.block_product(A.astype(np.float64), Y, wide[:, ::2])
+    np.testing.assert_array_equal(wide[:, ::2], A.astype(np.float64) @ Y)
+    assert not wide[:, 1::2].any()

@@ -16,6 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import scipy.sparse as sp
 
+try:  # the kernel behind ``csr @ dense`` (SciPy's private module): it accumulates Y += A·X
+    from scipy.sparse._sparsetools import csr_matvecs as _csr_matvecs
+except ImportError:  # pragma: no cover - another SciPy layout: the public product serves
+    _csr_matvecs = None
+
 #: below this many non-zeros the product runs as one call (a thread hand-off costs ~0.1 ms)
 PARALLEL_FROM_NNZ = 50_000
 
@@ -64,13 +69,38 @@ class RowBlocks:
             self.blocks.append(blk)
 
     def matmul(self, Y: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """out = A·Y, the row blocks on threads."""
+        """out = A·Y, the row blocks on threads, each written in place (:func:`block_product`)."""
         if len(self.blocks) == 1:
-            out[...] = self.A @ Y
-            return out
+            return block_product(self.A, Y, out)
 
         def one(k: int) -> None:
-            out[self.bounds[k] : self.bounds[k + 1]] = self.blocks[k] @ Y
+            block_product(self.blocks[k], Y, out[self.bounds[k] : self.bounds[k + 1]])
 
         list(_pool(len(self.blocks)).map(one, range(len(self.blocks))))
         return out
+
+
+def block_product(A: sp.csr_matrix, Y: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """out = A·Y by SciPy's own kernel writing into ``out`` (zeroed first), where
+    ``A @ Y`` would make a fresh zeroed array and the assignment copy it: bit for bit the
+    same numbers (the kernel and its order are the same), without the n×s temporary whose
+    first touch cost page faults at every product (n = 100,000, width 89: 16.5 s of zeroed
+    fresh arrays in a 298 s solve, docs/npkl.md §7, twenty-first pass).  Falls back to
+    ``A @ Y`` when the dtypes or layouts differ."""
+    dtype = np.result_type(A.dtype, Y.dtype)
+    direct = (
+        _csr_matvecs is not None
+        and Y.ndim == 2
+        and out.dtype == dtype == Y.dtype
+        and out.flags.c_contiguous
+        and Y.flags.c_contiguous
+        and out.shape == (A.shape[0], Y.shape[1])
+    )
+    if not direct:
+        out[...] = A @ Y
+        return out
+    out.fill(0)
+    _csr_matvecs(
+        A.shape[0], A.shape[1], Y.shape[1], A.indptr, A.indices, A.data, Y.ravel(), out.ravel()
+    )
+    return out

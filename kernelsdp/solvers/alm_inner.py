@@ -36,6 +36,7 @@ import scipy.linalg as sla
 import scipy.sparse.linalg as spla
 from scipy.optimize import minimize_scalar
 
+from ..linalg.row_blocks import _pool, available_cores
 from .alm_problem import ScaledNPKL
 
 #: the step's curvature estimate ℓ is multiplied by this before each iteration's test
@@ -58,6 +59,10 @@ CHECK_ITERATIONS = 6
 CHECK_TOL = 1e-3
 #: the extra columns of a Frank–Wolfe step carry this share of ‖V‖² between them
 SEED_WEIGHT = 1e-3
+#: a single-precision inner product of at least this many entries runs as two halves of its
+#: rows on two threads (:func:`_row_dots`; measured at n = 100,000, width 89: 1.7 ms against
+#: 2.4 ms in one call)
+THREADED_DOT_FROM = 1_000_000
 #: a column whose squared singular value is below this share of the largest is dropped
 SHRINK_RTOL = 1e-7
 #: LOBPCG's constraints when the factor's own are dependent: directions of X whose squared
@@ -169,15 +174,13 @@ def fw_check(
     _, bt = prob.envelope(pt.w, beta, rho)
     M = prob.dual_matrix(bt)
     X64 = np.asarray(X, dtype=np.float64)
-    GX = prob.dual_times(X64)
     k = min(BLOCK, n - X.shape[1] - 1)
-    rng = np.random.default_rng(seed)
-    W0 = rng.standard_normal((n, k))
-    if warm is not None and warm.shape[1]:
-        W0[:, : min(k, warm.shape[1])] = warm[:, :k]
+    W0 = _start_block(n, k, warm, seed)
     W, theta, products = _complement(M, W0, X64, prob.dual_operator())
     Q = np.hstack([X64, W])
-    H = Q.T @ np.hstack([GX, prob.dual_times(W)])
+    GQ = prob.dual_times(Q)  # G·V and G·W in one product (each column as alone, bit for bit)
+    GX = GQ[:, : X.shape[1]]
+    H = Q.T @ GQ
     S = Q.T @ Q
     H = (H + H.T) / 2
     try:
@@ -207,6 +210,17 @@ def fw_check(
         fy,
         products + X.shape[1] + k,
     )
+
+
+def _start_block(n: int, k: int, warm: np.ndarray | None, seed: int) -> np.ndarray:
+    """LOBPCG's start: the last check's block, its missing columns drawn (the draw of all
+    k columns, whose warm ones are overwritten: skipped when the warm block is whole)."""
+    if warm is not None and 0 <= k <= warm.shape[1]:
+        return np.array(warm[:, :k], dtype=np.float64, order="C")
+    W0 = np.random.default_rng(seed).standard_normal((n, k))
+    if warm is not None and warm.shape[1]:
+        W0[:, : warm.shape[1]] = warm
+    return W0
 
 
 def _complement(M, W0: np.ndarray, X: np.ndarray, op=None) -> tuple[np.ndarray, np.ndarray, int]:
@@ -325,8 +339,21 @@ def _dot(A: np.ndarray, B: np.ndarray) -> float:
     if A.dtype == np.float64 and B.dtype == np.float64:
         return float(np.dot(A.ravel(), B.ravel()))
     if A.ndim == 2:  # row by row in the arrays' precision (a few hundred terms), then double
-        return float(np.einsum("ij,ij->i", A, B).sum(dtype=np.float64))
+        return float(_row_dots(A, B).sum(dtype=np.float64))
     return float(np.einsum("i,i->", A, B, dtype=np.float64))
+
+
+def _row_dots(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """⟨A_i, B_i⟩ for every row, in the arrays' precision; from ``THREADED_DOT_FROM``
+    entries the two halves of the rows on two threads (einsum releases the GIL), each row's
+    sum the same as in one call, so the double sum over them is bit for bit the same."""
+    n = A.shape[0]
+    if A.size < THREADED_DOT_FROM or n < 2 or available_cores() < 2:
+        return np.einsum("ij,ij->i", A, B)
+    out = np.empty(n, dtype=np.result_type(A.dtype, B.dtype))
+    halves = (slice(0, n // 2), slice(n // 2, n))
+    list(_pool(2).map(lambda h: np.einsum("ij,ij->i", A[h], B[h], out=out[h]), halves))
+    return out
 
 
 def _extrapolate(X: np.ndarray, Xo: np.ndarray, theta: float, out: np.ndarray) -> None:

@@ -91,6 +91,23 @@ class _Newton:
     def __init__(self, prob: ScaledNPKL, beta: np.ndarray, rho: float):
         self.prob, self.beta, self.rho = prob, beta, rho
         self.hessians = 0
+        self._work: dict[str, np.ndarray] = {}
+
+    def work(self, name: str, shape: tuple[int, ...], dtype) -> np.ndarray:
+        """A named scratch array, made at its first use and reused by later calls of this
+        round (the width is fixed within a round): an n×s array made fresh at every Hessian
+        product paid for its first touch in page faults (n = 100,000: 16.5 s of a 298 s
+        solve in np.zeros_like alone; docs/npkl.md §7, twenty-first pass).  Its contents
+        are whatever the last user left."""
+        a = self._work.get(name)
+        if a is None or a.shape != shape or a.dtype != dtype:
+            a = self._work[name] = np.empty(shape, dtype=dtype)
+        return a
+
+    def release(self) -> None:
+        """Drop the scratch arrays (at the end of a truncated CG: the trial point's value
+        that follows would otherwise hold them beside its own double arrays)."""
+        self._work.clear()
 
     def value(self, X: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         """(φ, L·X, w) at X, φ in double whatever the iterate's precision (L·X from L's
@@ -118,17 +135,27 @@ class _Newton:
         G = p.times_pairs(X, np.empty_like(X))
         G += LX
         G *= 2.0 * p.a
-        rows = (X.take(p.gather_lo, axis=0), X.take(p.gather_hi, axis=0))
-        return _At(Z, LX, w, value, slope, bt, G, _dot(X, G), rows)
+        return _At(Z, LX, w, value, slope, bt, G, _dot(X, G), self._rows(X))
+
+    def _rows(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """X's rows gathered in the pairs' sorted order (lower and upper index), the two
+        gathers on two threads when the pairs are many (``take`` releases the GIL)."""
+        p = self.prob
+        gathers = (lambda: X.take(p.gather_lo, axis=0), lambda: X.take(p.gather_hi, axis=0))
+        if p.m < THREADED_PAIRS_FROM or available_cores() < 2:
+            return tuple(g() for g in gathers)
+        return tuple(_pool(2).map(lambda g: g(), gathers))
 
     def pair_derivative(self, x: _At, Xi: np.ndarray) -> np.ndarray:
         """δz_p = v_i·ξ_j + ξ_i·v_j for every pair (the pairs' order), on two threads when
         the pairs are many (as :meth:`.ScaledNPKL.pair_entries`)."""
         p = self.prob
         lo, hi = x.rows
+        shape = (p.m, Xi.shape[1])
+        take_hi, take_lo = (self.work(k, shape, Xi.dtype) for k in ("take_hi", "take_lo"))
         halves = (
-            lambda: _rowdot_rows(lo, Xi, p.gather_hi),
-            lambda: _rowdot_rows(hi, Xi, p.gather_lo),
+            lambda: _rowdot_rows(lo, Xi, p.gather_hi, take_hi),
+            lambda: _rowdot_rows(hi, Xi, p.gather_lo, take_lo),
         )
         if p.m < THREADED_PAIRS_FROM or available_cores() < 2:
             a, b = (h() for h in halves)
@@ -140,18 +167,21 @@ class _Newton:
 
     def hessian(self, x: _At, xi: np.ndarray) -> np.ndarray:
         """The Riemannian Hessian along the tangent ξ ((n+1)×r): P_x([∇²φ[Ξ]; 0]) − ⟨x, g⟩ξ,
-        with ∇²φ[Ξ] = 2a·(LΞ + P(β̃)Ξ + P(δβ̃)V): one product with L, two with the pairs."""
+        with ∇²φ[Ξ] = 2a·(LΞ + P(β̃)Ξ + P(δβ̃)V): one product with L, two with the pairs.
+        The result is a scratch array of the round (:meth:`work`), valid until the next call."""
         p = self.prob
         self.hessians += 1
         Xi = xi[:-1]
         dz = self.pair_derivative(x, Xi)
-        H = np.zeros_like(xi)
+        H = self.work("hessian", xi.shape, xi.dtype)
+        H[-1] = 0
         E = H[:-1]
+        T = self.work("pairs_product", Xi.shape, Xi.dtype)
         p.times_L(Xi, E)
         p.set_multipliers(x.bt)
-        E += p.times_pairs(Xi, np.empty_like(Xi))
+        E += p.times_pairs(Xi, T)
         p.set_multipliers(x.slope * dz)
-        E += p.times_pairs(x.X, np.empty_like(Xi))
+        E += p.times_pairs(x.X, T)
         E *= 2.0 * p.a
         _axpy(-x.gx, xi, H)
         return _tangent(x, H)
@@ -170,9 +200,12 @@ def _rounding(x: _At, dtype) -> float:
     return 2.0 * eps * math.sqrt(_dot(x.G, x.G) * _dot(x.X, x.X))
 
 
-def _rowdot_rows(rows: np.ndarray, Xi: np.ndarray, other: np.ndarray) -> np.ndarray:
-    """⟨rows_p, Ξ_{other_p}⟩ per pair (Ξ's rows gathered), accumulated in double."""
-    return np.einsum("ij,ij->i", rows, Xi.take(other, axis=0), dtype=np.float64)
+def _rowdot_rows(
+    rows: np.ndarray, Xi: np.ndarray, other: np.ndarray, buf: np.ndarray | None = None
+) -> np.ndarray:
+    """⟨rows_p, Ξ_{other_p}⟩ per pair (Ξ's rows gathered, into ``buf`` when given),
+    accumulated in double."""
+    return np.einsum("ij,ij->i", rows, Xi.take(other, axis=0, out=buf), dtype=np.float64)
 
 
 # ----- tangent vectors: (n+1)×r arrays, in place ---------------------------------------
@@ -197,13 +230,16 @@ def truncated_cg(nt: _Newton, x: _At, grad: np.ndarray, delta: float, max_iter: 
     """Steihaug–Toint: an approximate minimiser η of the model ⟨g, η⟩ + ½⟨η, Hη⟩ within
     ‖η‖ ≤ Δ, with at most ``max_iter`` Hessian products (0: the steepest step to the
     boundary); returns (η, the model's decrease, whether η reached the boundary)."""
-    eta, Heta = np.zeros_like(grad), np.zeros_like(grad)
-    r, rr = grad.copy(), _dot(grad, grad)
+    rr = _dot(grad, grad)
     r0 = math.sqrt(rr)
     if max_iter == 0:  # the budget's last iteration: a gradient step to the boundary, the
         # model linear (no Hessian product left)
         return grad * (-delta / max(r0, 1e-300)), delta * r0, True
-    d = -r
+    eta = np.zeros_like(grad)  # returned: the caller's trial point
+    Heta, r, d = (nt.work(k, grad.shape, grad.dtype) for k in ("cg_Heta", "cg_r", "cg_d"))
+    Heta.fill(0)
+    np.copyto(r, grad)
+    np.negative(r, out=d)
     boundary = False
     for _ in range(max_iter):
         Hd = nt.hessian(x, d)
@@ -226,6 +262,7 @@ def truncated_cg(nt: _Newton, x: _At, grad: np.ndarray, delta: float, max_iter: 
         d -= r
         rr = rr_new
     decrease = -(_dot(grad, eta) + 0.5 * _dot(eta, Heta))
+    nt.release()
     return eta, decrease, boundary
 
 
@@ -272,7 +309,8 @@ def newton(
         cg_max = int(min(CG_MAX, budget - steps - nt.hessians - 1))
         if cg_max < 0:
             break
-        grad = np.zeros_like(Z)
+        grad = nt.work("gradient", Z.shape, Z.dtype)
+        grad[-1] = 0
         grad[:-1] = x.G
         grad = _tangent(x, grad)
         if math.sqrt(_dot(grad, grad)) <= tol:

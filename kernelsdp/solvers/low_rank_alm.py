@@ -159,10 +159,12 @@ APG_ARRAYS = 12
 PAIR_VECTORS = 12
 #: the Newton inner steps' n×s arrays (the point [V; σ], its gradient, the truncated CG's
 #: step, model gradient, residual, direction and Hessian product, a product's temporary, the
-#: trial point's L·V and gradient) and m×s row gathers (the point's two, a direction's two),
-#: measured by tracemalloc (0.99 of the peak formula at n = 6,000, s = 24, in double; 0.98
-#: in single, where the check's phase is the larger)
-NEWTON_ARRAYS = 11
+#: trial point's L·V and gradient, and since the twenty-first pass the truncated CG's
+#: scratch arrays kept from one Hessian product to the next) and m×s row gathers (the
+#: point's two, a direction's two), measured by tracemalloc: at n = 6,000, s = 24 the peak
+#: is 1.02 of the formula in double and 0.99 in single (11 arrays until the scratch arrays
+#: were kept: 1.06 and 1.02 then; 0.99 and 0.95 before them)
+NEWTON_ARRAYS = 12
 NEWTON_GATHERS = 4
 #: n×s double arrays of the check (V's copy, G·V, [V, W] and [G·V, G·W])
 CHECK_ARRAYS = 3
