@@ -94,20 +94,16 @@ class _Newton:
         self._work: dict[str, np.ndarray] = {}
 
     def work(self, name: str, shape: tuple[int, ...], dtype) -> np.ndarray:
-        """A named scratch array, made at its first use and reused by later calls of this
-        round (the width is fixed within a round): an n×s array made fresh at every Hessian
-        product paid for its first touch in page faults (n = 100,000: 16.5 s of a 298 s
-        solve in np.zeros_like alone; docs/npkl.md §7, twenty-first pass).  Its contents
-        are whatever the last user left."""
+        """A named scratch array, made at its first use and kept for the rest of the round
+        (the width is fixed within a round): n×s arrays made fresh at every Hessian product
+        paid for their first touch in page faults (n = 100,000: 16.5 s of a 298 s solve in
+        np.zeros_like alone; n = 20,000: 480,000 minor faults, 241,000 with the arrays kept
+        for the round and 556,000 with them dropped after each truncated CG; docs/npkl.md
+        §7, twenty-first pass).  Its contents are whatever the last user left."""
         a = self._work.get(name)
         if a is None or a.shape != shape or a.dtype != dtype:
             a = self._work[name] = np.empty(shape, dtype=dtype)
         return a
-
-    def release(self) -> None:
-        """Drop the scratch arrays (at the end of a truncated CG: the trial point's value
-        that follows would otherwise hold them beside its own double arrays)."""
-        self._work.clear()
 
     def value(self, X: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         """(φ, L·X, w) at X, φ in double whatever the iterate's precision (L·X from L's
@@ -262,7 +258,6 @@ def truncated_cg(nt: _Newton, x: _At, grad: np.ndarray, delta: float, max_iter: 
         d -= r
         rr = rr_new
     decrease = -(_dot(grad, eta) + 0.5 * _dot(eta, Heta))
-    nt.release()
     return eta, decrease, boundary
 
 

@@ -159,13 +159,15 @@ APG_ARRAYS = 12
 PAIR_VECTORS = 12
 #: the Newton inner steps' n×s arrays (the point [V; σ], its gradient, the truncated CG's
 #: step, model gradient, residual, direction and Hessian product, a product's temporary, the
-#: trial point's L·V and gradient, and since the twenty-first pass the truncated CG's
-#: scratch arrays kept from one Hessian product to the next) and m×s row gathers (the
-#: point's two, a direction's two), measured by tracemalloc: at n = 6,000, s = 24 the peak
-#: is 1.02 of the formula in double and 0.99 in single (11 arrays until the scratch arrays
-#: were kept: 1.06 and 1.02 then; 0.99 and 0.95 before them)
-NEWTON_ARRAYS = 12
-NEWTON_GATHERS = 4
+#: trial point's L·V and gradient, and since the twenty-first pass the round's scratch
+#: arrays, kept from one Hessian product to the next while the trial point's value makes
+#: its own) and m×s row gathers (the point's two, a direction's two, and the two gather
+#: buffers kept for the round), measured by tracemalloc: at n = 6,000, s = 24 the peak is
+#: 0.98 of the formula in double and 0.97 in single (11 arrays and 4 gathers until the
+#: scratch arrays were kept, 0.99 and 0.95 then; kept, the peak rose by 22 % and 21 %:
+#: the price of fewer page faults, docs/npkl.md §7, twenty-first pass)
+NEWTON_ARRAYS = 14
+NEWTON_GATHERS = 6
 #: n×s double arrays of the check (V's copy, G·V, [V, W] and [G·V, G·W])
 CHECK_ARRAYS = 3
 
