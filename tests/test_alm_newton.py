@@ -179,14 +179,14 @@ def test_scratch_arrays_kept_across_hessian_products_change_no_digit(monkeypatch
     prob = ScaledNPKL(_fixture("wine", 60, "hinge"), np.float32)
     beta = prob.loss.project(np.zeros(prob.m), prob.t, prob.C)
     start = evaluate(prob, _point(prob, 5, 6)[:-1].astype(np.float32), beta, 1.0)
-    kept, _, info = newton(prob, start, beta, 1.0, 0.2, max_steps=4, tol=0.0)
+    kept, _, info = newton(prob, start, beta, 1.0, 0.2, max_steps=4, tol=0.0, keep_scratch=True)
     assert info["hessians"] >= 4
 
     def fresh_nan(self, name, shape, dtype):
         return np.full(shape, np.nan, dtype=dtype)
 
     monkeypatch.setattr(_Newton, "work", fresh_nan)
-    fresh, _, again = newton(prob, start, beta, 1.0, 0.2, max_steps=4, tol=0.0)
+    fresh, _, again = newton(prob, start, beta, 1.0, 0.2, max_steps=4, tol=0.0, keep_scratch=True)
     assert again == info
     np.testing.assert_array_equal(fresh.X, kept.X)
     assert fresh.value == kept.value

@@ -248,17 +248,22 @@ def test_check_matrix_in_its_fixed_pattern_is_the_sum_of_l_and_the_pairs(monkeyp
         np.testing.assert_array_equal(prob.dual_operator() @ Y[:, 0], fresh @ Y[:, 0])
 
 
-def test_memory_formula_holds_tracemalloc_s_peak():
+def test_memory_formula_holds_tracemalloc_s_peak(monkeypatch):
     """n = 6,000, width capped at 24 (reached): the peak is within MEMORY_FORMULA_RTOL of
     memory_bytes_for in both precisions (FISTA's inner steps in single, Newton's in
-    double, the hybrid's in single), and far below one dense n×n matrix."""
+    double, the hybrid's in single), the Newton rounds with their scratch arrays kept and
+    without, and far below one dense n×n matrix."""
+    from kernelsdp.solvers import alm_outer
+
     n, rank = 6000, 24
     f = two_class_npkl(n, 1.2, "hinge", "trace", B=float(n))
-    for precision, word, inner in (
-        ("single", 4, "fista"),
-        ("double", 8, "newton"),
-        ("single", 4, "hybrid"),
+    for precision, word, inner, keep in (
+        ("single", 4, "fista", False),
+        ("double", 8, "newton", False),
+        ("double", 8, "newton", True),
+        ("single", 4, "hybrid", True),
     ):
+        monkeypatch.setattr(alm_outer, "scratch_fits", lambda *a, k=keep: k)
         r, peak = traced_peak(
             lambda p=precision, i=inner: solve(
                 f, "low-rank-alm", precision=p, rank=rank, max_iter=120, verify_max_n=0, inner=i
@@ -266,13 +271,51 @@ def test_memory_formula_holds_tracemalloc_s_peak():
         )
         # the width was reached (the answer may be the kept point of a lower estimate)
         assert max(h["rank"] for h in r.history if "fw_gap" in h) == rank
-        est = memory_bytes_for(n, f.pairs.m, f.L.nnz, rank, word, inner=inner)
+        est = memory_bytes_for(n, f.pairs.m, f.L.nnz, rank, word, inner=inner, keep_scratch=keep)
         assert (1 - MEMORY_FORMULA_RTOL) * est <= peak <= (1 + MEMORY_FORMULA_RTOL) * est
-        # far below one dense n×n matrix, and linear in n (1/11 of the dense matrix here
-        # until the Newton round kept its scratch arrays, twenty-first pass: 1/9 since)
+        # far below one dense n×n matrix, and linear in n
         assert est < n * n * 8 / 5
-        wide = memory_bytes_for(10 * n, 10 * f.pairs.m, 10 * f.L.nnz, rank, word, inner=inner)
+        wide = memory_bytes_for(
+            10 * n, 10 * f.pairs.m, 10 * f.L.nnz, rank, word, inner=inner, keep_scratch=keep
+        )
         assert wide < 10.5 * est
+
+
+def test_scratch_arrays_are_kept_only_where_their_formula_fits(monkeypatch):
+    """Under a memory limit between the formula without the Newton rounds' scratch arrays
+    and with them, both at the rank cap (28, reached; there the Newton rounds' phase is
+    the largest), the solve runs (it is refused only by
+    the first); the rounds at the cap do not keep them, narrower ones may; and the history
+    is the one with them kept everywhere, float for float."""
+    from kernelsdp.limits import GIB, MEMORY_ENV
+    from kernelsdp.solvers import alm_outer
+    from kernelsdp.solvers.low_rank_alm import scratch_fits
+
+    f, cap = two_class_npkl(1000, 1.2, "hinge", "trace", B=1000.0), 28
+    lean, kept = (
+        memory_bytes_for(f.n, f.pairs.m, f.L.nnz, cap, inner="newton", keep_scratch=k)
+        for k in (False, True)
+    )
+    assert lean < kept
+    decisions = []
+
+    def recorded(f, o, width):
+        decisions.append((width, scratch_fits(f, o, width)))
+        return decisions[-1][1]
+
+    monkeypatch.setattr(alm_outer, "scratch_fits", recorded)
+
+    def history():
+        r = solve(f, "low-rank-alm", gap_tol=1e-3, verify_max_n=0, rank=cap)
+        return [(h["products"], h["estimated_gap"]) for h in r.history if "fw_gap" in h]
+
+    monkeypatch.delenv(MEMORY_ENV, raising=False)
+    everywhere = history()
+    assert all(k for _, k in decisions)
+    decisions.clear()
+    monkeypatch.setenv(MEMORY_ENV, str((lean + kept) / 2 / GIB))
+    assert history() == everywhere
+    assert {k for w, k in decisions if w == cap} == {False}
 
 
 def test_hybrid_inner_steps_take_both_kinds_of_round_and_meet_newton_s_interval(monkeypatch):

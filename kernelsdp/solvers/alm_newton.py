@@ -88,9 +88,10 @@ class _At:
 class _Newton:
     """φ_ρ, its gradient and Hessian products at fixed (β, ρ) on the sphere of [V; σ]."""
 
-    def __init__(self, prob: ScaledNPKL, beta: np.ndarray, rho: float):
+    def __init__(self, prob: ScaledNPKL, beta: np.ndarray, rho: float, keep: bool = False):
         self.prob, self.beta, self.rho = prob, beta, rho
         self.hessians = 0
+        self.keep = keep  # scratch arrays kept for the round (:meth:`work`)
         self._work: dict[str, np.ndarray] = {}
 
     def work(self, name: str, shape: tuple[int, ...], dtype) -> np.ndarray:
@@ -99,7 +100,11 @@ class _Newton:
         paid for their first touch in page faults (n = 100,000: 16.5 s of a 298 s solve in
         np.zeros_like alone; n = 20,000: 480,000 minor faults, 241,000 with the arrays kept
         for the round and 556,000 with them dropped after each truncated CG; docs/npkl.md
-        §7, twenty-first pass).  Its contents are whatever the last user left."""
+        §7, twenty-first pass).  Its contents are whatever the last user left.  Without
+        ``keep`` (the memory formula with them kept does not fit at the round's width:
+        :func:`.low_rank_alm.scratch_fits`) each request is a fresh array, as before."""
+        if not self.keep:
+            return np.empty(shape, dtype=dtype)
         a = self._work.get(name)
         if a is None or a.shape != shape or a.dtype != dtype:
             a = self._work[name] = np.empty(shape, dtype=dtype)
@@ -278,6 +283,7 @@ def newton(
     deadline: float | None = None,
     budget: int | None = None,
     step=None,
+    keep_scratch: bool = False,
 ) -> tuple[Point, float, dict]:
     """Trust-region steps from ``pt`` (module docstring): at most ``max_steps``, until the
     Riemannian gradient's norm is at most ``tol``, a step rejected within the rounding
@@ -287,11 +293,12 @@ def newton(
     ``max_iter`` counts, as :func:`.alm_inner.apg`'s iterations).  ``step(nt, x, grad, Δ,
     max_iter)`` returns (η, the model's decrease, whether η reached the boundary, η's length
     in the region's norm): :func:`truncated_cg` in the Frobenius ball by default, another
-    region's CG for the #30 prototypes (benchmarks/npkl_step_proto.py, npkl_region_proto.py)."""
+    region's CG for the #30 prototypes (benchmarks/npkl_step_proto.py, npkl_region_proto.py).
+    ``keep_scratch``: the round keeps its scratch arrays (:meth:`_Newton.work`)."""
     n, r = pt.X.shape
     if r == 0:
         return pt, delta, {"iterations": 0, "steps": 0, "hessians": 0, "accepted": 0}
-    nt = _Newton(prob, beta, rho)
+    nt = _Newton(prob, beta, rho, keep_scratch)
     Z = np.zeros((n + 1, r), dtype=prob.dtype)
     Z[:-1] = pt.X
     Z[-1, 0] = math.sqrt(max(0.0, 1.0 - _dot(pt.X, pt.X)))

@@ -31,6 +31,7 @@ from .low_rank_alm import (
     RHO_MAX,
     SLOW_UPDATES,
     STALLED_BELOW,
+    scratch_fits,
 )
 
 
@@ -315,6 +316,7 @@ def _inner_round(run: _Run, pt, tol: float):
             tol,
             run.deadline,
             o.max_iter - run.iterations,
+            keep_scratch=scratch_fits(run.f, o, pt.X.shape[1]),
         )
         run.iterations += info["iterations"]
         return pt, pt.X.shape[1] > 0 and info["steps"] == 0

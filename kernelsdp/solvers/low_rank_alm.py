@@ -91,6 +91,7 @@ from .. import tolerances
 from ..declarations import option
 from ..errors import InvalidParameterError
 from ..formulations.npkl import NPKL
+from ..limits import memory_limit
 from ..linalg.randomized_bound import FAILURE_PROBABILITY
 from ..result import Result
 from .admm.factor_steps import default_rank
@@ -159,15 +160,17 @@ APG_ARRAYS = 12
 PAIR_VECTORS = 12
 #: the Newton inner steps' n×s arrays (the point [V; σ], its gradient, the truncated CG's
 #: step, model gradient, residual, direction and Hessian product, a product's temporary, the
-#: trial point's L·V and gradient, and since the twenty-first pass the round's scratch
-#: arrays, kept from one Hessian product to the next while the trial point's value makes
-#: its own) and m×s row gathers (the point's two, a direction's two, and the two gather
-#: buffers kept for the round), measured by tracemalloc: at n = 6,000, s = 24 the peak is
-#: 0.98 of the formula in double and 0.97 in single (11 arrays and 4 gathers until the
-#: scratch arrays were kept, 0.99 and 0.95 then; kept, the peak rose by 22 % and 21 %:
-#: the price of fewer page faults, docs/npkl.md §7, twenty-first pass)
-NEWTON_ARRAYS = 14
-NEWTON_GATHERS = 6
+#: trial point's L·V and gradient) and m×s row gathers (the point's two, a direction's two),
+#: measured by tracemalloc (0.99 of the peak formula at n = 6,000, s = 24, in double; 0.98
+#: in single, where the check's phase is the larger)
+NEWTON_ARRAYS = 11
+NEWTON_GATHERS = 4
+#: what the Newton round adds when it keeps its scratch arrays (``keep_scratch``, twenty-first
+#: pass): n×s arrays kept from one Hessian product to the next while the trial point's value
+#: makes its own, and the direction's two gather buffers; tracemalloc at n = 6,000, s = 24:
+#: the peak rose by 22 % (double) and 21 % (single), 0.98 and 0.97 of the formula with them
+SCRATCH_ARRAYS = 3
+SCRATCH_GATHERS = 2
 #: n×s double arrays of the check (V's copy, G·V, [V, W] and [G·V, G·W])
 CHECK_ARRAYS = 3
 
@@ -246,13 +249,15 @@ def memory_bytes_for(
     polish: bool = False,
     anderson: int = 3,
     inner: str = "fista",
+    keep_scratch: bool = False,
 ) -> int:
     """The module docstring's peak, in bytes: what stays (the point V and L·V, the check's
     block and vertex, L and the pair pattern, M(β)'s pattern in double, the pair indices
     in two orders, the multipliers and Anderson's history) plus the largest phase (the
     gradient loop or the Newton steps, by ``inner``; the check, the certificate, Anderson's
     update; a dense verified λ_min below ``verify_max_n``; the Newton polish when asked:
-    double n×s arrays, kink-pair gathers, S and the kink pattern)."""
+    double n×s arrays, kink-pair gathers, S and the kink pattern); ``keep_scratch``: the
+    Newton rounds keep their scratch arrays (``SCRATCH_ARRAYS``, ``SCRATCH_GATHERS``)."""
     from .alm_anderson import vectors
 
     s, k = rank, BLOCK
@@ -263,7 +268,9 @@ def memory_bytes_for(
     stays = word * 3 * n * s + 8 * n * (k + 2) + sparse + dual + 8 * (11 + kept) * m + 16 * n
     loop = word * (APG_ARRAYS * n * s + 2 * m * s) + 8 * PAIR_VECTORS * m
     if inner in ("newton", "hybrid"):  # hybrid: the larger of the two loops
-        steps = word * (NEWTON_ARRAYS * n * s + NEWTON_GATHERS * m * s) + 8 * PAIR_VECTORS * m
+        arrays = NEWTON_ARRAYS + (SCRATCH_ARRAYS if keep_scratch else 0)
+        gathers = NEWTON_GATHERS + (SCRATCH_GATHERS if keep_scratch else 0)
+        steps = word * (arrays * n * s + gathers * m * s) + 8 * PAIR_VECTORS * m
         loop = max(loop, steps) if inner == "hybrid" else steps
         stays += 12 * nnz_L if word == 4 else 0  # L's double copy for the ratio test
     check = 8 * ((CHECK_ARRAYS + (word == 4)) * n * s + 14 * n * k)
@@ -299,17 +306,7 @@ class LowRankALM(Solver):
     certificate_tol = tolerances.LOW_RANK_ALM_GAP_TOL
 
     def memory_bytes(self, f: NPKL, options: LowRankALMOptions) -> int:
-        return memory_bytes_for(
-            f.n,
-            f.pairs.m,
-            f.L.nnz,
-            _rank_cap(f, options),
-            4 if options.precision == "single" else 8,
-            options.verify_max_n,
-            options.polish_at > 0,
-            options.anderson,
-            options.inner,
-        )
+        return _memory(f, options, _rank_cap(f, options))
 
     def run(self, f: NPKL, options: LowRankALMOptions) -> Result:
         from .alm_outer import solve_alm
@@ -320,6 +317,31 @@ class LowRankALM(Solver):
                 f"(the Newton polish is the hinge's). Got {options.polish_at!r} instead."
             )
         return solve_alm(self.name, f, options, _rank_cap(f, options))
+
+
+def _memory(f: NPKL, o: LowRankALMOptions, cap: int, keep_scratch: bool = False) -> int:
+    return memory_bytes_for(
+        f.n,
+        f.pairs.m,
+        f.L.nnz,
+        cap,
+        4 if o.precision == "single" else 8,
+        o.verify_max_n,
+        o.polish_at > 0,
+        o.anderson,
+        o.inner,
+        keep_scratch,
+    )
+
+
+def scratch_fits(f: NPKL, o: LowRankALMOptions, width: int) -> bool:
+    """Whether a Newton round at this width may keep its scratch arrays (:mod:`.alm_newton`):
+    the memory formula with them, at the round's width, within
+    :func:`kernelsdp.limits.memory_limit`.  The solve is refused only by the formula without
+    them at the rank cap, so a size that fits runs either way, with the same arithmetic and
+    fewer page faults where they are kept (at n = 10⁶ and the default cap 256 the formula
+    with them is 23.7 GiB, but at the widths met there, about 100, far less)."""
+    return _memory(f, o, width, keep_scratch=True) <= memory_limit()
 
 
 def _rank_cap(f: NPKL, o: LowRankALMOptions) -> int:
