@@ -216,9 +216,11 @@ def trust_region_round(prob, pt, beta, rho, delta, max_steps, tol, deadline, bud
 
 
 def counting(step, log: dict):
-    """``step`` (a Newton round) with its accepted steps added to ``log["accepted"]``."""
+    """``step`` (a Newton round) with its accepted steps added to ``log["accepted"]``; the
+    solver's ``keep_scratch`` (twenty-first pass) is not passed on: the prototypes' rounds
+    make their arrays afresh, as when they were measured."""
 
-    def counted(*args, **kwargs):
+    def counted(*args, keep_scratch=False, **kwargs):
         out = step(*args, **kwargs)
         log["accepted"] = log.get("accepted", 0) + out[2]["accepted"]
         return out
@@ -267,9 +269,22 @@ def install_budget(cg_max: int, log: dict) -> None:
     plain_newton = alm_newton.newton
     alm_newton.CG_MAX = cg_max
 
-    def budgeted(prob, pt, beta, rho, delta, steps, tol, deadline=None, budget=None):
+    def budgeted(
+        prob, pt, beta, rho, delta, steps, tol, deadline=None, budget=None, keep_scratch=False
+    ):
         budget = ROUND_ITERATIONS if budget is None else min(budget, ROUND_ITERATIONS)
-        out = plain_newton(prob, pt, beta, rho, delta, ROUND_STEPS, tol, deadline, budget)
+        out = plain_newton(
+            prob,
+            pt,
+            beta,
+            rho,
+            delta,
+            ROUND_STEPS,
+            tol,
+            deadline,
+            budget,
+            keep_scratch=keep_scratch,
+        )
         log["rounds"] = log.get("rounds", 0) + 1
         log["steps"] = log.get("steps", 0) + out[2]["steps"]
         return out
