@@ -39,6 +39,10 @@ r ∝ n^0.40, which gives rank 171 at 10⁶ and a memory formula of 12.6 GiB the
 solve spent 2.7× one product's time (at its final width, 89) per counted product. If the
 count stayed at 100,000's 3,467, the time floor at 10⁶ is 9,146 s, 2.5× the bar. The product
 timing varies by about 15 % between runs: 0.083–0.098 s at width 171 and n = 100,000.
+After the twenty-first pass (the same solve with less work around each product, and a
+product that no longer makes a fresh result), one session's timings put that floor at
+7,800 s for the old code and 5,400–5,900 s for the new (docs/measurements.md,
+"Twenty-first pass").
 """
 
 from __future__ import annotations
