@@ -80,3 +80,18 @@ def test_mixed_dtypes_and_strided_outputs_take_scipy_s_product():
     rb.block_product(A.astype(np.float64), Y, wide[:, ::2])
     np.testing.assert_array_equal(wide[:, ::2], A.astype(np.float64) @ Y)
     assert not wide[:, 1::2].any()
+
+
+@pytest.mark.parametrize("threaded", [True, False])
+def test_tasks_on_threads_return_their_results_in_order(threaded):
+    """on_threads gives each task's result in the tasks' order, on threads or one after the
+    other; a task that raises raises in the caller."""
+    tasks = [lambda k=k: np.arange(5) * k for k in range(3)]
+    for got, k in zip(rb.on_threads(tasks, threaded), range(3)):
+        np.testing.assert_array_equal(got, np.arange(5) * k)
+
+    def broken():
+        raise ValueError("task failed")
+
+    with pytest.raises(ValueError, match="task failed"):
+        rb.on_threads([tasks[0], broken], threaded)

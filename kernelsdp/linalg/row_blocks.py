@@ -46,6 +46,16 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+def on_threads(tasks, threaded: bool = True) -> list:
+    """Each task's result (tasks: callables without arguments), the tasks on the pool's
+    threads when ``threaded`` and the process has two cores or more, else one after the
+    other.  For work that releases the GIL (NumPy's gathers and einsum, SciPy's sparse
+    kernels); a task must not itself wait on the pool."""
+    if not threaded or len(tasks) < 2 or available_cores() < 2:
+        return [task() for task in tasks]
+    return list(_pool(len(tasks)).map(lambda task: task(), tasks))
+
+
 class RowBlocks:
     """A CSR matrix cut into ``blocks`` row blocks of about equal non-zeros (views of it)."""
 

@@ -36,7 +36,7 @@ import scipy.linalg as sla
 import scipy.sparse.linalg as spla
 from scipy.optimize import minimize_scalar
 
-from ..linalg.row_blocks import _pool, available_cores
+from ..linalg.row_blocks import on_threads
 from .alm_problem import ScaledNPKL
 
 #: the step's curvature estimate ℓ is multiplied by this before each iteration's test
@@ -348,11 +348,11 @@ def _row_dots(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     entries the two halves of the rows on two threads (einsum releases the GIL), each row's
     sum the same as in one call, so the double sum over them is bit for bit the same."""
     n = A.shape[0]
-    if A.size < THREADED_DOT_FROM or n < 2 or available_cores() < 2:
+    if A.size < THREADED_DOT_FROM or n < 2:
         return np.einsum("ij,ij->i", A, B)
     out = np.empty(n, dtype=np.result_type(A.dtype, B.dtype))
     halves = (slice(0, n // 2), slice(n // 2, n))
-    list(_pool(2).map(lambda h: np.einsum("ij,ij->i", A[h], B[h], out=out[h]), halves))
+    on_threads([lambda h=h: np.einsum("ij,ij->i", A[h], B[h], out=out[h]) for h in halves])
     return out
 
 

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import get_blas_funcs
 
-from ..linalg.row_blocks import _pool, available_cores
+from ..linalg.row_blocks import on_threads
 from .alm_inner import Point, _dot
 from .alm_problem import THREADED_PAIRS_FROM, ScaledNPKL
 
@@ -143,9 +143,7 @@ class _Newton:
         gathers on two threads when the pairs are many (``take`` releases the GIL)."""
         p = self.prob
         gathers = (lambda: X.take(p.gather_lo, axis=0), lambda: X.take(p.gather_hi, axis=0))
-        if p.m < THREADED_PAIRS_FROM or available_cores() < 2:
-            return tuple(g() for g in gathers)
-        return tuple(_pool(2).map(lambda g: g(), gathers))
+        return tuple(on_threads(gathers, p.m >= THREADED_PAIRS_FROM))
 
     def pair_derivative(self, x: _At, Xi: np.ndarray) -> np.ndarray:
         """δz_p = v_i·ξ_j + ξ_i·v_j for every pair (the pairs' order), on two threads when
@@ -158,10 +156,7 @@ class _Newton:
             lambda: _rowdot_rows(lo, Xi, p.gather_hi, take_hi),
             lambda: _rowdot_rows(hi, Xi, p.gather_lo, take_lo),
         )
-        if p.m < THREADED_PAIRS_FROM or available_cores() < 2:
-            a, b = (h() for h in halves)
-        else:
-            a, b = _pool(2).map(lambda h: h(), halves)
+        a, b = on_threads(halves, p.m >= THREADED_PAIRS_FROM)
         dz = np.empty(p.m)
         dz[p.gather] = a + b
         return dz
