@@ -83,10 +83,13 @@ class RowBlocks:
         if len(self.blocks) == 1:
             return block_product(self.A, Y, out)
 
-        def one(k: int) -> None:
-            block_product(self.blocks[k], Y, out[self.bounds[k] : self.bounds[k + 1]])
-
-        list(_pool(len(self.blocks)).map(one, range(len(self.blocks))))
+        bounds = zip(self.bounds[:-1], self.bounds[1:])
+        on_threads(
+            [
+                lambda b=b, r=r: block_product(b, Y, out[r[0] : r[1]])
+                for b, r in zip(self.blocks, bounds)
+            ]
+        )
         return out
 
 

@@ -34,7 +34,7 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from ..formulations.losses import LOSSES
 from ..formulations.npkl import NPKL
-from ..linalg.row_blocks import RowBlocks, _pool, available_cores
+from ..linalg.row_blocks import RowBlocks, on_threads
 
 #: pair gathers split over threads from this many pairs (NumPy's take releases the GIL)
 THREADED_PAIRS_FROM = 20_000
@@ -162,13 +162,11 @@ class ScaledNPKL:
         pairs' own order restored by one scatter), on threads when large."""
         m, lo, hi = self.m, self.gather_lo, self.gather_hi
         z = np.empty(m)
-        if m < THREADED_PAIRS_FROM or available_cores() < 2:
+        if m < THREADED_PAIRS_FROM:
             z[self.gather] = _rowdot(V, lo, hi)
             return z
-        half = m // 2
-        parts = list(
-            _pool(2).map(lambda s: _rowdot(V, lo[s], hi[s]), (slice(0, half), slice(half, m)))
-        )
+        halves = (slice(0, m // 2), slice(m // 2, m))
+        parts = on_threads([lambda h=h: _rowdot(V, lo[h], hi[h]) for h in halves])
         z[self.gather] = np.concatenate(parts)
         return z
 
