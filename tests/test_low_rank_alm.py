@@ -223,13 +223,20 @@ def test_reordering_is_undone_on_the_way_out():
 def test_pair_entries_in_sorted_gather_order_are_the_pairs_own(monkeypatch, threaded_from):
     """The pairs are gathered by sorted rows and written back in their own order, on one
     thread or two: the same sums as gathering each pair where it stands (bit for bit: the
-    same products summed in the same order)."""
+    same products summed in the same order), and the same again with the rows gathered
+    into the caller's arrays (the Newton round's, twenty-second pass; NaN-filled here, so
+    nothing they held is read)."""
     monkeypatch.setattr(alm_problem, "THREADED_PAIRS_FROM", threaded_from)
     prob = ScaledNPKL(_fixture("iris", 60, "hinge"), np.float32)
     assert not np.array_equal(prob.gather, np.arange(prob.m))
     V = np.random.default_rng(2).standard_normal((60, 5)).astype(np.float32)
     direct = np.einsum("ij,ij->i", V[prob.i], V[prob.j], dtype=np.float64)
     np.testing.assert_array_equal(prob.pair_entries(V), direct)
+    out = tuple(np.full((prob.m, 5), np.nan, dtype=np.float32) for _ in range(2))
+    np.testing.assert_array_equal(prob.pair_entries(V, out), direct)
+    # the rows were written into the caller's arrays in the gather order (halves by thread)
+    np.testing.assert_array_equal(out[0], V[prob.gather_lo])
+    np.testing.assert_array_equal(out[1], V[prob.gather_hi])
 
 
 def test_check_matrix_in_its_fixed_pattern_is_the_sum_of_l_and_the_pairs(monkeypatch):

@@ -51,7 +51,7 @@ from scipy.linalg import get_blas_funcs
 
 from ..linalg.row_blocks import on_threads
 from .alm_inner import Point, _dot
-from .alm_problem import THREADED_PAIRS_FROM, ScaledNPKL
+from .alm_problem import THREADED_PAIRS_FROM, ScaledNPKL, gather_rows
 
 #: β̃'s slope is read off β̃(w ± h)/2h with h = SLOPE_STEP·(1 + |w|)
 SLOPE_STEP = 1e-7
@@ -62,6 +62,8 @@ CG_MAX = 12
 #: the trust radius's cap (the sphere's geodesic scale) and the ratio test's thresholds
 DELTA_MAX = math.pi / 2
 ACCEPT, SHRINK_BELOW, GROW_ABOVE = 0.1, 0.25, 0.75
+#: the two m×s gather buffers of a round (the Hessian's and the trial values')
+_TAKES = ("take_lo", "take_hi")
 
 
 @dataclass
@@ -117,10 +119,16 @@ class _Newton:
         every step, and the radius collapsed (n = 20,000: 2,438 checks at the iteration
         limit, gap 1.8e-2)."""
         p = self.prob
-        LX = p.times_L_double(X)
-        w = p.B * p.pair_entries(X)
+        if X.dtype == np.float64:
+            X64, LX = X, p.times_L_double(X)
+        else:  # one cast serves the product and the inner product (twenty-second pass)
+            X64 = self.work("x_double", X.shape, np.float64)
+            np.copyto(X64, X)
+            LX = p.times_L_double(X64, self.work("lx_double", X.shape, np.float64))
+        shape = (p.m, X.shape[1])  # the Hessian's gather buffers serve the pair values
+        w = p.B * p.pair_entries(X, tuple(self.work(k, shape, X.dtype) for k in _TAKES))
         env, _ = p.envelope(w, self.beta, self.rho)
-        value = p.a * _dot(np.asarray(X, dtype=np.float64), LX) + env / p.scale
+        value = p.a * _dot(X64, LX) + env / p.scale
         return value, LX.astype(p.dtype, copy=False), w
 
     def at(self, Z: np.ndarray, known=None) -> _At:
@@ -142,7 +150,12 @@ class _Newton:
         """X's rows gathered in the pairs' sorted order (lower and upper index), the two
         gathers on two threads when the pairs are many (``take`` releases the GIL)."""
         p = self.prob
-        gathers = (lambda: X.take(p.gather_lo, axis=0), lambda: X.take(p.gather_hi, axis=0))
+        shape = (p.m, X.shape[1])
+        lo, hi = self.work("rows_lo", shape, X.dtype), self.work("rows_hi", shape, X.dtype)
+        gathers = (
+            lambda: gather_rows(X, p.gather_lo, lo),
+            lambda: gather_rows(X, p.gather_hi, hi),
+        )
         return tuple(on_threads(gathers, p.m >= THREADED_PAIRS_FROM))
 
     def pair_derivative(self, x: _At, Xi: np.ndarray) -> np.ndarray:
@@ -151,7 +164,7 @@ class _Newton:
         p = self.prob
         lo, hi = x.rows
         shape = (p.m, Xi.shape[1])
-        take_hi, take_lo = (self.work(k, shape, Xi.dtype) for k in ("take_hi", "take_lo"))
+        take_lo, take_hi = (self.work(k, shape, Xi.dtype) for k in _TAKES)
         halves = (
             lambda: _rowdot_rows(lo, Xi, p.gather_hi, take_hi),
             lambda: _rowdot_rows(hi, Xi, p.gather_lo, take_lo),
@@ -201,7 +214,7 @@ def _rowdot_rows(
 ) -> np.ndarray:
     """⟨rows_p, Ξ_{other_p}⟩ per pair (Ξ's rows gathered, into ``buf`` when given),
     accumulated in double."""
-    return np.einsum("ij,ij->i", rows, Xi.take(other, axis=0, out=buf), dtype=np.float64)
+    return np.einsum("ij,ij->i", rows, gather_rows(Xi, other, buf), dtype=np.float64)
 
 
 # ----- tangent vectors: (n+1)×r arrays, in place ---------------------------------------

@@ -167,10 +167,14 @@ NEWTON_ARRAYS = 11
 NEWTON_GATHERS = 4
 #: what the Newton round adds when it keeps its scratch arrays (``keep_scratch``, twenty-first
 #: pass): n×s arrays kept from one Hessian product to the next while the trial point's value
-#: makes its own, and the direction's two gather buffers; tracemalloc at n = 6,000, s = 24:
-#: the peak rose by 22 % (double) and 21 % (single), 0.98 and 0.97 of the formula with them
+#: makes its own; in single precision also the trial point's cast to double and its L·V in
+#: double (``SCRATCH_DOUBLE`` n×s double arrays, twenty-second pass).  The gathers need no
+#: term since the twenty-second pass: the point's rows and the direction's are written into
+#: kept arrays in place (no buffered copy), which are never more than the fresh ones were.
+#: tracemalloc at n = 6,000, s = 24: see tests/test_low_rank_alm.py
 SCRATCH_ARRAYS = 3
-SCRATCH_GATHERS = 2
+SCRATCH_GATHERS = 0
+SCRATCH_DOUBLE = 2
 #: n×s double arrays of the check (V's copy, G·V, [V, W] and [G·V, G·W])
 CHECK_ARRAYS = 3
 
@@ -271,6 +275,7 @@ def memory_bytes_for(
         arrays = NEWTON_ARRAYS + (SCRATCH_ARRAYS if keep_scratch else 0)
         gathers = NEWTON_GATHERS + (SCRATCH_GATHERS if keep_scratch else 0)
         steps = word * (arrays * n * s + gathers * m * s) + 8 * PAIR_VECTORS * m
+        steps += 8 * SCRATCH_DOUBLE * n * s if keep_scratch and word == 4 else 0
         loop = max(loop, steps) if inner == "hybrid" else steps
         stays += 12 * nnz_L if word == 4 else 0  # L's double copy for the ratio test
     check = 8 * ((CHECK_ARRAYS + (word == 4)) * n * s + 14 * n * k)
