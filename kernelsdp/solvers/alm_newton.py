@@ -70,7 +70,9 @@ _TAKES = ("take_lo", "take_hi")
 class _At:
     """The point x = [X; σ] (one (n+1)×r array, X its first n rows) with what the steps
     reuse: φ, L·X, the pair values w, β̃, β̃'·B, the Euclidean gradient G (X's part), ⟨x, g⟩
-    and X's rows gathered in the pairs' sorted order."""
+    and X's rows gathered in the pairs' sorted order; ``slot``: which of the round's two
+    point buffers (:meth:`_Newton.work`) holds Z and L·X (a trial point is made in the
+    other)."""
 
     Z: np.ndarray
     LX: np.ndarray
@@ -81,6 +83,7 @@ class _At:
     G: np.ndarray
     gx: float
     rows: tuple[np.ndarray, np.ndarray]
+    slot: int = 0
 
     @property
     def X(self) -> np.ndarray:
@@ -112,12 +115,13 @@ class _Newton:
             a = self._work[name] = np.empty(shape, dtype=dtype)
         return a
 
-    def value(self, X: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    def value(self, X: np.ndarray, slot: int = 0) -> tuple[float, np.ndarray, np.ndarray]:
         """(φ, L·X, w) at X, φ in double whatever the iterate's precision (L·X from L's
         double entries, returned in the iterate's): in single precision the trust-region
         test compared float32 rounding once the steps' decrease fell below it, rejected
         every step, and the radius collapsed (n = 20,000: 2,438 checks at the iteration
-        limit, gap 1.8e-2)."""
+        limit, gap 1.8e-2).  L·X in the iterate's precision is written into the point buffer
+        ``slot``."""
         p = self.prob
         if X.dtype == np.float64:
             X64, LX = X, p.times_L_double(X)
@@ -129,22 +133,28 @@ class _Newton:
         w = p.B * p.pair_entries(X, tuple(self.work(k, shape, X.dtype) for k in _TAKES))
         env, _ = p.envelope(w, self.beta, self.rho)
         value = p.a * _dot(X64, LX) + env / p.scale
-        return value, LX.astype(p.dtype, copy=False), w
+        if LX.dtype != p.dtype:  # astype's cast, into the slot's buffer
+            out = self.work(f"lx{slot}", X.shape, p.dtype)
+            np.copyto(out, LX)
+            LX = out
+        return value, LX, w
 
-    def at(self, Z: np.ndarray, known=None) -> _At:
-        """The point with its gradient (``known``: φ, L·X, w already computed)."""
+    def at(self, Z: np.ndarray, known=None, slot: int = 0) -> _At:
+        """The point with its gradient (``known``: φ, L·X, w already computed), Z and L·X
+        in the point buffer ``slot``.  Its gradient and rows are written over the last
+        point's (a round reads only its current point's)."""
         p, X = self.prob, Z[:-1]
-        value, LX, w = self.value(X) if known is None else known
+        value, LX, w = self.value(X, slot) if known is None else known
         _, bt = p.envelope(w, self.beta, self.rho)
         h = SLOPE_STEP * (1.0 + np.abs(w))
         _, up = p.envelope(w + h, self.beta, self.rho)
         _, down = p.envelope(w - h, self.beta, self.rho)
         slope = p.B * (up - down) / (2.0 * h)
         p.set_multipliers(bt)
-        G = p.times_pairs(X, np.empty_like(X))
+        G = p.times_pairs(X, self.work("point_gradient", X.shape, X.dtype))
         G += LX
         G *= 2.0 * p.a
-        return _At(Z, LX, w, value, slope, bt, G, _dot(X, G), self._rows(X))
+        return _At(Z, LX, w, value, slope, bt, G, _dot(X, G), self._rows(X), slot)
 
     def _rows(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """X's rows gathered in the pairs' sorted order (lower and upper index), the two
@@ -244,7 +254,8 @@ def truncated_cg(nt: _Newton, x: _At, grad: np.ndarray, delta: float, max_iter: 
     if max_iter == 0:  # the budget's last iteration: a gradient step to the boundary, the
         # model linear (no Hessian product left)
         return grad * (-delta / max(r0, 1e-300)), delta * r0, True
-    eta = np.zeros_like(grad)  # returned: the caller's trial point
+    eta = nt.work(f"z{1 - x.slot}", grad.shape, grad.dtype)  # returned: the trial point,
+    eta.fill(0)  # in the point buffer that the current point does not hold
     Heta, r, d = (nt.work(k, grad.shape, grad.dtype) for k in ("cg_Heta", "cg_r", "cg_d"))
     Heta.fill(0)
     np.copyto(r, grad)
@@ -307,7 +318,8 @@ def newton(
     if r == 0:
         return pt, delta, {"iterations": 0, "steps": 0, "hessians": 0, "accepted": 0}
     nt = _Newton(prob, beta, rho, keep_scratch)
-    Z = np.zeros((n + 1, r), dtype=prob.dtype)
+    Z = nt.work("z0", (n + 1, r), prob.dtype)
+    Z[-1] = 0
     Z[:-1] = pt.X
     Z[-1, 0] = math.sqrt(max(0.0, 1.0 - _dot(pt.X, pt.X)))
     x = nt.at(Z)  # φ again in double (the caller's is in the iterate's precision)
@@ -332,7 +344,8 @@ def newton(
         eta, model, boundary, length = (step or _frobenius_step)(nt, x, grad, delta, cg_max)
         eta += x.Z
         eta *= 1.0 / math.sqrt(_dot(eta, eta))  # the retraction
-        known = nt.value(eta[:-1])
+        trial = 1 - x.slot
+        known = nt.value(eta[:-1], trial)
         reg = 1e3 * np.finfo(float).eps * max(1.0, abs(x.value)) + _rounding(x, prob.dtype)
         ratio = (x.value - known[0] + reg) / (max(model, 0.0) + reg)
         before = delta
@@ -342,7 +355,7 @@ def newton(
         elif ratio > GROW_ABOVE and boundary:
             delta = min(2.0 * delta, DELTA_MAX)
         if ratio > ACCEPT and known[0] <= x.value:
-            x, accepted = nt.at(eta, known), accepted + 1
+            x, accepted = nt.at(eta, known, trial), accepted + 1
         elif delta == before:
             # rejected by the value alone, its decrease within the rounding allowance: the
             # same point and radius would give this step again (n = 20,000: 11 such repeats)
