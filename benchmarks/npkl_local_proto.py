@@ -306,13 +306,13 @@ def install_row_cap(method: str, log: list) -> None:
         checks[0] += 1
         return plain_check(prob, pt, *a)
 
-    def at(self, Z, known=None):
-        x = plain_at(self, Z, known)
+    def at(self, Z, known=None, slot=0):
+        x = plain_at(self, Z, known, slot)
         self.row_norms = np.einsum("ij,ij->i", x.X, x.X, dtype=np.float64)
         return x
 
-    def value(self, X):
-        out = plain_value(self, X)
+    def value(self, X, slot=0):
+        out = plain_value(self, X, slot)
         old = getattr(self, "row_norms", None)
         if old is not None and checks[0] >= first:
             heavy = old >= HEAVY * old.sum() / old.size

@@ -134,8 +134,8 @@ def test_a_step_rejected_within_the_rounding_allowance_ends_the_round(monkeypatc
         calls.append(delta)
         return np.zeros_like(grad), 0.0, False  # the trial point is the point itself
 
-    def value_a_little_higher(nt, X):  # each trial's, by a tenth of the allowance
-        v, LX, w = plain_value(nt, X)
+    def value_a_little_higher(nt, X, slot=0):  # each trial's, by a tenth of the allowance
+        v, LX, w = plain_value(nt, X, slot)
         if calls:  # the start's own value is read before the first step
             v += 1e2 * np.finfo(float).eps * max(1.0, abs(v))
         return v, LX, w

@@ -61,8 +61,8 @@ def test_the_row_cap_rejects_only_a_step_that_drains_a_heavy_row(proto, monkeypa
     from types import SimpleNamespace
 
     newton = proto.alm_newton._Newton
-    monkeypatch.setattr(newton, "at", lambda self, Z, known=None: SimpleNamespace(X=Z[:-1]))
-    monkeypatch.setattr(newton, "value", lambda self, X: (1.0, "LX", "w"))
+    monkeypatch.setattr(newton, "at", lambda self, Z, known=None, slot=0: SimpleNamespace(X=Z[:-1]))
+    monkeypatch.setattr(newton, "value", lambda self, X, slot=0: (1.0, "LX", "w"))
     log: list = []
     proto.install_row_cap("rowcap-4", log)
     nt = object.__new__(newton)
