@@ -644,3 +644,26 @@ def test_the_check_s_start_is_the_warm_block_in_c_order_or_the_seeded_draw():
     np.testing.assert_array_equal(
         _start_block(50, 8, None, seed=3), np.random.default_rng(3).standard_normal((50, 8))
     )
+
+
+def test_the_check_s_fw_gap_and_vertex_are_those_of_fresh_arrays():
+    """The check copies G·V into the Rayleigh–Ritz basis's memory once the vertex is read
+    from it (twenty-second pass): the FW gap is a·(⟨V, G·V⟩ − min(λ, 0)) computed afresh,
+    bit for bit, and the vertex is a unit vector with Rayleigh quotient λ (LOBPCG's path:
+    n above DENSE_CHECK_N)."""
+    from kernelsdp.solvers.alm_inner import evaluate, fw_check
+
+    f = two_class_npkl(1000, 1.2, "hinge", "trace", B=1000.0)
+    prob = ScaledNPKL(f, np.float32)
+    rng = np.random.default_rng(8)
+    X = (rng.standard_normal((prob.n, 6)) / np.sqrt(6 * prob.n)).astype(np.float32)
+    beta = prob.loss.project(-rng.uniform(0.0, 1.0, prob.m) * prob.t, prob.t, prob.C)
+    pt = evaluate(prob, X, beta, 1.0)
+    chk = fw_check(prob, pt, beta, 1.0, None, 0)
+    X64 = X.astype(np.float64)
+    GX = prob.dual_matrix(chk.beta_tilde) @ X64
+    vgv = float(np.dot(X64.ravel(), GX.ravel()))
+    assert chk.fw_gap == prob.a * (vgv - min(chk.lam, 0.0))
+    v = chk.vertex
+    assert np.linalg.norm(v) == pytest.approx(1.0, rel=1e-12)
+    assert v @ (prob.dual_matrix(chk.beta_tilde) @ v) == pytest.approx(chk.lam, rel=1e-9)

@@ -191,7 +191,12 @@ def fw_check(
     v /= np.linalg.norm(v)
     lam = float(ev[0])
     vv = _dot(X64, X64)
-    vgv = _dot(X64, GX)
+    # ⟨V, G·V⟩ by BLAS over contiguous copies, as before; G·V's columns (a strided slice)
+    # are copied into Q's own memory, which is not read again, where ravel made a fresh
+    # n×s array (n = 10⁶, s = 95: 1.7 s of a 13.5 s check, its pages' first touch)
+    GX_flat = Q.reshape(-1)[: GX.size].reshape(GX.shape)
+    np.copyto(GX_flat, GX)
+    vgv = _dot(X64, GX_flat)
     a, s = prob.a, prob.scale
     primal = a * _dot(X, pt.LX) + prob.loss_value(pt.w) / s
     dual = a * min(lam, 0.0) - prob.conjugate_sum(bt) / s
