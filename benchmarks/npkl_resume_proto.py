@@ -1,0 +1,233 @@
+"""Issue #30's twenty-second pass, a prototype: ``low-rank-alm``'s run saved at a check and
+resumed from there with a variant of its outer loop, so that the 10⁶ path's stall (checks
+45–61 of the twentieth pass, about 35 minutes in) can be studied in ten-minute runs.
+
+The run is ``npkl_scale.py``'s (``inner="hybrid"``, the check's BLAS on every core, as the
+10⁶ runs were). ``--dump-at K`` runs to check K and saves the state after that check's
+round: the point, the run's counters and history, the multipliers, the kept point, the
+check's warm block, the schedule's Anderson memory. ``--resume STATE --variant V`` loads it
+into a fresh run of the same instance and continues for ``--time-limit`` seconds, then
+certifies as the solver does at a limit. Without either, the run goes from the start.
+``plain`` is the solver's own loop (at 3,000 a resumed run ends count for count where the
+uninterrupted one does; a test holds it).
+
+Variants (``+`` joins them):
+- ``newton-S``: S Newton steps a round (the solver's 4);
+- ``stagnate-K``: the multipliers are also updated when the FW gap of the spread checks
+  (not a hub's pocket) has not fallen below 0.9 of its best over the last K of them.
+
+``--log-steps`` prints each Newton step: the radius, CG iterations, whether it reached the
+boundary, the model's decrease, the value's and their ratio.
+
+    python benchmarks/npkl_resume_proto.py --n 1000000 --dump-at 44 --state st.pkl
+    python benchmarks/npkl_resume_proto.py --n 1000000 --resume st.pkl --variant stagnate-3 \\
+        --time-limit 600
+
+Measured (docs/measurements.md, "Twenty-second pass"; n = 10⁶ from check 44, 600 s each):
+the Newton model holds at radii up to about 1e-2 and fails beyond (ratios −0.1 to −1.7),
+so the spread checks' FW gap rests near 1e-2 above FY; ``newton-8`` certified 2.06e-2,
+``stagnate-3`` 1.70e-2 (its forced update at check 50 cut the estimated gap from 1.6e-2 to
+1.3e-2), ``plain`` PLAIN_RESULT. Not adopted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import pickle
+import sys
+import time
+
+from npkl_local_proto import install_check_threads
+from npkl_scale import _alm_progress, instance
+from threadpoolctl import threadpool_limits
+
+from kernelsdp.solvers import alm_newton, alm_outer
+from kernelsdp.solvers.alm_outer import Schedule, _Run, _stop, evaluate, fw_step, shrink
+from kernelsdp.solvers.low_rank_alm import LowRankALMOptions, _rank_cap
+
+#: the run's attributes a state carries (the problem is rebuilt from the instance)
+RUN_FIELDS = (
+    "beta", "rho", "ell", "delta", "iterations", "checks", "eig_products", "updates",
+    "history", "warm", "next_certify", "best", "kept", "answer_check", "localised",
+)  # fmt: skip
+MIX_FIELDS = ("values", "residuals", "last_fy", "resets", "capped")
+#: ``stagnate-K``: the spread checks' FW gap must fall below this share of its best
+STAGNATION = 0.9
+
+
+class Loop:
+    """The outer loop of :func:`kernelsdp.solvers.alm_outer.iterate`, resumable, with the
+    variant's gate."""
+
+    def __init__(self, run: _Run, sched: Schedule, variant: str):
+        self.run, self.sched, self.variant = run, sched, variant
+        self.fy_last, self.stalled, self.spread = math.inf, False, []
+        parts = dict(p.split("-") for p in variant.split("+") if "-" in p)
+        self.stagnate = int(parts["stagnate"]) if "stagnate" in parts else None
+
+    def state(self, pt) -> dict:
+        run = self.run
+        st = {k: getattr(run, k) for k in RUN_FIELDS}
+        st.update(pt=pt, products=run.prob.products, elapsed=run.elapsed())
+        st.update(slow=self.sched.slow, fy_last=self.fy_last, stalled=self.stalled)
+        st["mix"] = {k: getattr(self.sched.mix, k) for k in MIX_FIELDS}
+        return st
+
+    def restore(self, st: dict, limit: float) -> object:
+        run = self.run
+        for k in RUN_FIELDS:
+            setattr(run, k, st[k])
+        run.prob.products = st["products"]
+        run.t0 = time.perf_counter() - st["elapsed"]
+        run.deadline = time.perf_counter() + limit
+        self.sched.slow, self.fy_last, self.stalled = st["slow"], st["fy_last"], st["stalled"]
+        for k, v in st["mix"].items():
+            setattr(self.sched.mix, k, v)
+        return st["pt"]
+
+    def stagnated(self, chk) -> bool:
+        if self.stagnate is None or self.run.localised:
+            return False
+        self.spread.append(chk.fw_gap)
+        K = self.stagnate
+        if len(self.spread) > K and min(self.spread[-K:]) >= STAGNATION * min(self.spread[:-K]):
+            self.spread = []
+            return True
+        return False
+
+    def iterate(self, pt, dump_at: int | None = None, path: str | None = None):
+        """The loop from ``pt`` to a stop, or to check ``dump_at`` (saved to ``path``)."""
+        run, sched, prob, status = self.run, self.sched, self.run.prob, None
+        while status is None:
+            if run.checks == dump_at:
+                with open(path, "wb") as fh:
+                    pickle.dump(self.state(pt), fh, protocol=5)
+                return pt, None
+            chk, rec = run.check(pt)
+            status = _stop(run, pt, chk, rec)
+            if status is not None:
+                break
+            gate = chk.fw_gap <= sched.fw_share * chk.fy_gap or self.stalled
+            if self.stagnated(chk) or gate:
+                sched.update(run, chk, rec, self.fy_last)
+                self.fy_last = chk.fy_gap
+                pt = evaluate(prob, pt.X, run.beta, run.rho, pt.LX)
+            else:
+                X = shrink(fw_step(prob, pt, chk, run.beta, run.rho), run.cap)
+                pt = evaluate(prob, X, run.beta, run.rho)
+            pt, self.stalled = alm_outer._inner_round(run, pt, 0.1 * sched.fw_share * chk.fy_gap)
+            status = run.out_of_budget()
+            if status is not None:
+                chk, rec = run.check(pt)
+                status = _stop(run, pt, chk, rec, final=True) or run.certify_kept() or status
+        return pt, status
+
+
+def install_step_log(log: list) -> None:
+    """Each Newton step's radius, CG iterations, boundary, model and actual decrease."""
+    plain_cg, plain_value = alm_newton.truncated_cg, alm_newton._Newton.value
+
+    def cg(nt, x, grad, delta, max_iter):
+        before = nt.hessians
+        eta, model, boundary = plain_cg(nt, x, grad, delta, max_iter)
+        rec = {"delta": delta, "cg": nt.hessians - before, "boundary": boundary}
+        log.append({**rec, "model": model, "phi": x.value})
+        return eta, model, boundary
+
+    def value(self, X, slot=0):
+        out = plain_value(self, X, slot)
+        if log and "trial" not in log[-1]:
+            log[-1]["trial"] = out[0]
+        return out
+
+    alm_newton.truncated_cg, alm_newton._Newton.value = cg, value
+
+
+def step_line(r: dict) -> str:
+    actual = r["phi"] - r.get("trial", math.nan)
+    ratio = actual / max(r["model"], 1e-300)
+    where = "boundary" if r["boundary"] else "interior"
+    return (
+        f"  radius {r['delta']:.2e}  cg {r['cg']:2d}  {where}  model {r['model']:.3e}"
+        f"  actual {actual:.3e}  ratio {ratio:.3f}"
+    )
+
+
+def run_variant(f, args) -> dict:
+    """One run from the start, to ``--dump-at`` (saved), or from ``--resume``: its summary."""
+    install_check_threads()
+    steps = [p for p in args.variant.split("+") if p.startswith("newton-")]
+    if steps:
+        alm_outer.NEWTON_STEPS = int(steps[0].split("-")[1])
+    o = LowRankALMOptions(
+        gap_tol=1e-3, time_limit=args.time_limit, inner="hybrid", progress=args.progress
+    )
+    with threadpool_limits(limits=1, user_api="blas"):
+        run = _Run(f, o, _rank_cap(f, o))
+        loop = Loop(run, Schedule(run), args.variant)
+        if args.resume is None:
+            pt = evaluate(run.prob, run.X0, run.beta, run.rho)
+        else:
+            with open(args.resume, "rb") as fh:
+                pt = loop.restore(pickle.load(fh), args.time_limit)
+        t = time.perf_counter()
+        pt, status = loop.iterate(pt, args.dump_at, args.state)
+    if status is None:
+        return {"dumped_at": run.checks, "elapsed_s": round(run.elapsed(), 1)}
+    iv = run.best[0] if run.best else None
+    return {
+        "variant": args.variant,
+        "status": str(status),
+        "products": run.prob.products,
+        "checks": run.checks,
+        "updates": run.updates,
+        "wall_s": round(time.perf_counter() - t, 1),
+        "elapsed_s": round(run.elapsed(), 1),
+        "certified_gap": None if iv is None else iv.width,
+        "lower_label": None if iv is None else iv.lower_label,
+        "answer_check": run.answer_check,
+    }
+
+
+def parse(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--n", type=int, default=3000)
+    p.add_argument("--instance", help="a pickled instance (else npkl_scale.instance(n))")
+    p.add_argument("--dump-at", type=int, help="run to this check and save the state")
+    p.add_argument("--state", help="where --dump-at saves the state")
+    p.add_argument("--resume", help="a saved state to continue from")
+    p.add_argument("--variant", default="plain", help="plain, newton-S, stagnate-K (join by +)")
+    p.add_argument("--time-limit", type=float, default=600.0)
+    p.add_argument("--log-steps", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress line per check")
+    args = p.parse_args(argv)
+    if args.dump_at is not None and args.resume is not None:
+        p.error("give at most one of --dump-at (with --state) and --resume")
+    if args.dump_at is not None and not args.state:
+        p.error("--dump-at needs --state")
+    args.progress = None if args.quiet else _alm_progress
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse(argv)
+    if args.instance and os.path.exists(args.instance):
+        with open(args.instance, "rb") as fh:
+            f = pickle.load(fh)
+    else:
+        f = instance(args.n)
+    log: list = []
+    if args.log_steps:
+        install_step_log(log)
+    out = run_variant(f, args)
+    for r in log:
+        print(step_line(r), file=sys.stderr)
+    print(json.dumps(out, default=float))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
