@@ -170,11 +170,9 @@ class ScaledNPKL:
             z[self.gather] = _rowdot(V, lo, hi, a, b)
             return z
         halves = (slice(0, m // 2), slice(m // 2, m))
+        bufs = [(None, None) if a is None else (a[h], b[h]) for h in halves]
         parts = on_threads(
-            [
-                lambda h=h: _rowdot(V, lo[h], hi[h], *((None, None) if a is None else (a[h], b[h])))
-                for h in halves
-            ]
+            [lambda h=h, o=o: _rowdot(V, lo[h], hi[h], *o) for h, o in zip(halves, bufs)]
         )
         z[self.gather] = np.concatenate(parts)
         return z

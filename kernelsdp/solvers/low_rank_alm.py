@@ -165,14 +165,13 @@ PAIR_VECTORS = 12
 #: in single, where the check's phase is the larger)
 NEWTON_ARRAYS = 11
 NEWTON_GATHERS = 4
-#: what the Newton round adds when it keeps its scratch arrays (``keep_scratch``, twenty-first
-#: pass): n×s arrays kept from one Hessian product to the next while the trial point's value
-#: makes its own; in single precision also the trial point's cast to double and its L·V in
-#: double (``SCRATCH_DOUBLE`` n×s double arrays, twenty-second pass).  Since the
-#: twenty-second pass the gathers need no term and the n×s arrays one: the point's rows
-#: and the direction's are written into kept arrays in place (no buffered copy), and the
-#: point and the trial point take turns in two kept buffers, never more than the fresh
-#: ones were.  tracemalloc at n = 6,000, s = 24: 0.93-0.99 of the formula with them
+#: what the Newton round adds when it keeps its scratch arrays (``keep_scratch``): one n×s
+#: array, no gathers, and in single precision the trial point's cast to double with its L·V
+#: in double (``SCRATCH_DOUBLE`` n×s double arrays).  Twenty-first pass: 3 arrays and 2
+#: gathers; since the twenty-second the rows are gathered in place into kept arrays (no
+#: buffered copy) and the point and the trial point take turns in two kept buffers, never
+#: more than the fresh arrays they replace.  tracemalloc at n = 6,000, s = 24: 0.94–0.99 of
+#: the formula with them (tests/test_low_rank_alm.py)
 SCRATCH_ARRAYS = 1
 SCRATCH_GATHERS = 0
 SCRATCH_DOUBLE = 2
