@@ -5,7 +5,8 @@ resumed from there with a variant of its outer loop, so that the 10⁶ path's st
 The run is ``npkl_scale.py``'s (``inner="hybrid"``, the check's BLAS on every core, as the
 10⁶ runs were). ``--dump-at K`` runs to check K and saves the state after that check's
 round: the point, the run's counters and history, the multipliers, the kept point, the
-check's warm block, the schedule's Anderson memory. ``--resume STATE --variant V`` loads it
+check's warm block, the schedule's Anderson memory (a pickle: resume only states this
+script wrote, since loading a pickle runs what it names). ``--resume STATE --variant V`` loads it
 into a fresh run of the same instance and continues for ``--time-limit`` seconds, then
 certifies as the solver does at a limit. Without either, the run goes from the start.
 ``plain`` is the solver's own loop (at 3,000 a resumed run ends count for count where the
