@@ -10,6 +10,7 @@ import pytest
 from conftest import load_benchmark
 
 import kernelsdp.solvers.alm_outer as alm_outer
+from kernelsdp.solvers import solve
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +40,10 @@ def test_a_resumed_run_ends_where_the_uninterrupted_one_does(proto, restored, tm
     assert whole["status"] == "Termination.OPTIMAL" and whole["checks"] > 6
     for key in ("status", "products", "checks", "updates", "certified_gap", "answer_check"):
         assert resumed[key] == whole[key], key
+    # and the prototype's copy of the loop is the solver's: the same run through solve()
+    r = solve(f, "low-rank-alm", gap_tol=1e-3, inner="hybrid")
+    assert (r.info["products"], r.info["checks"]) == (whole["products"], whole["checks"])
+    assert r.info["relative_gap"] == whole["certified_gap"]
 
 
 def test_the_stagnation_rule_fires_once_the_spread_checks_stop_falling(proto):

@@ -173,7 +173,6 @@ NEWTON_GATHERS = 4
 #: more than the fresh arrays they replace.  tracemalloc at n = 6,000, s = 24: 0.94–0.99 of
 #: the formula with them (tests/test_low_rank_alm.py)
 SCRATCH_ARRAYS = 1
-SCRATCH_GATHERS = 0
 SCRATCH_DOUBLE = 2
 #: n×s double arrays of the check (V's copy, G·V, [V, W] and [G·V, G·W])
 CHECK_ARRAYS = 3
@@ -261,7 +260,7 @@ def memory_bytes_for(
     gradient loop or the Newton steps, by ``inner``; the check, the certificate, Anderson's
     update; a dense verified λ_min below ``verify_max_n``; the Newton polish when asked:
     double n×s arrays, kink-pair gathers, S and the kink pattern); ``keep_scratch``: the
-    Newton rounds keep their scratch arrays (``SCRATCH_ARRAYS``, ``SCRATCH_GATHERS``)."""
+    Newton rounds keep their scratch arrays (``SCRATCH_ARRAYS``, ``SCRATCH_DOUBLE``)."""
     from .alm_anderson import vectors
 
     s, k = rank, BLOCK
@@ -273,8 +272,7 @@ def memory_bytes_for(
     loop = word * (APG_ARRAYS * n * s + 2 * m * s) + 8 * PAIR_VECTORS * m
     if inner in ("newton", "hybrid"):  # hybrid: the larger of the two loops
         arrays = NEWTON_ARRAYS + (SCRATCH_ARRAYS if keep_scratch else 0)
-        gathers = NEWTON_GATHERS + (SCRATCH_GATHERS if keep_scratch else 0)
-        steps = word * (arrays * n * s + gathers * m * s) + 8 * PAIR_VECTORS * m
+        steps = word * (arrays * n * s + NEWTON_GATHERS * m * s) + 8 * PAIR_VECTORS * m
         steps += 8 * SCRATCH_DOUBLE * n * s if keep_scratch and word == 4 else 0
         loop = max(loop, steps) if inner == "hybrid" else steps
         stays += 12 * nnz_L if word == 4 else 0  # L's double copy for the ratio test
