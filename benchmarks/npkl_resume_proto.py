@@ -28,7 +28,8 @@ Measured (docs/measurements.md, "Twenty-second pass"; n = 10⁶ from check 44, 6
 the Newton model holds at radii up to about 1e-2 and fails beyond (ratios −0.1 to −1.7),
 so the spread checks' FW gap rests near 1e-2 above FY; ``newton-8`` certified 2.06e-2,
 ``stagnate-3`` 1.70e-2 (its forced update at check 50 cut the estimated gap from 1.6e-2 to
-1.3e-2), ``plain`` 1.98e-2 (no update in ten checks). Not adopted.
+1.3e-2; 1.31e-2 after 1,200 s and three forced updates, FW still near 1e-2), ``plain``
+1.98e-2 (no update in ten checks). Not adopted.
 """
 
 from __future__ import annotations
