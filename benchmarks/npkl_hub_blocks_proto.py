@@ -85,7 +85,7 @@ class HubBlocks:
         self.stats = {"blocks": 0, "nodes": 0, "phases": 0, "iterations": 0, "s": 0.0}
         self.stats |= {"max_tau": 0.0, "final_tau": 0.0}
         plain = type(prob).pair_entries.__get__(prob)
-        prob.pair_entries = lambda V: plain(V) + self.offset / prob.B
+        prob.pair_entries = lambda V, out=None: plain(V, out) + self.offset / prob.B
 
     def open(self, h: int) -> None:
         """A block W_h = 0 on h's ``HOPS``-hop neighbourhood."""

@@ -176,8 +176,8 @@ class CoarseNPKL(ScaledNPKL):
     def set_multipliers(self, beta: np.ndarray) -> None:
         self.pairs.data[...] = self.scatter @ beta
 
-    def pair_entries(self, V: np.ndarray) -> np.ndarray:
-        return super().pair_entries(V) * self.w
+    def pair_entries(self, V: np.ndarray, out=None) -> np.ndarray:
+        return super().pair_entries(V, out) * self.w
 
     def outer_entries(self, v: np.ndarray) -> np.ndarray:
         return super().outer_entries(v) * self.w
