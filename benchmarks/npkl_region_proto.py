@@ -77,10 +77,15 @@ def to_region_boundary(eta: np.ndarray, d: np.ndarray, delta: float, kappa: floa
 def region_cg(nt, x, grad, delta: float, max_iter: int, kappa: float):
     """Steihaug–Toint in the region N(η) ≤ Δ.  Returns (η, the model's decrease, whether
     η reached the boundary, N(η))."""
-    eta, Heta = np.zeros_like(grad), np.zeros_like(grad)
-    r, rr = grad.copy(), _dot(grad, grad)
+    # the round's buffers, as the solver's truncated CG takes them (fresh without keep)
+    eta = nt.work(f"z{1 - x.slot}", grad.shape, grad.dtype)
+    Heta, r, d = (nt.work(k, grad.shape, grad.dtype) for k in ("cg_Heta", "cg_r", "cg_d"))
+    eta.fill(0)
+    Heta.fill(0)
+    np.copyto(r, grad)
+    np.negative(r, out=d)
+    rr = _dot(grad, grad)
     r0 = math.sqrt(rr)
-    d = -r
     for _ in range(max_iter):
         Hd = nt.hessian(x, d)
         dHd = _dot(d, Hd)
