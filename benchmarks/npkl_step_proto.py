@@ -32,6 +32,16 @@ ratio across n rose to 2.42× / 1.92× / 2.33×: not adopted.  ``pcg24`` did not
 100,000 in 600 s (rank 137–162, the full A⁻¹'s n·s² a CG iteration; *shared*).
 ``kink-search`` was dearer from 20,000 on (5,037 at seed 0; seed 1 at the iteration
 limit).
+
+- ``rowprec`` (twenty-third pass): the truncated CG preconditioned by the rows' weights
+  1/D_i, D_i = (L_ii + ½Σ_{p∋i} B·ρ·‖v_j‖²) / (L_ii + ½Σ_{p∋i} B·β̃'_p·‖v_j‖²) ≥ 1, the
+  trust region in that norm.  The ratio of the row's curvature under the envelope's
+  largest slope Bρ (its quadratic upper bound) to the model's: a pair at either end of
+  the box has no curvature in the model, so a row whose pairs sit there (a hub's) looks
+  cheap to move, and the steps of the n = 10⁶ tail that failed the ratio test put 60–94 %
+  of their length on 100 rows and moved a pair value across the hinge's whole band
+  (|Δw| up to 20 against C/ρ = 0.5).  The weights shorten such rows' moves by √D_i and
+  leave rows whose pairs sit inside the band as they are.
 """
 
 from __future__ import annotations
@@ -59,12 +69,15 @@ import kernelsdp.solvers.alm_newton as alm_newton
 import kernelsdp.solvers.alm_outer as alm_outer
 from kernelsdp.solvers.alm_inner import _dot
 
-METHODS = ("low-rank-alm", "pcg", "pcg-diag", "pcg24", "kink-search")
+METHODS = ("low-rank-alm", "pcg", "pcg-diag", "pcg24", "kink-search", "rowprec")
 #: the preconditioner's shift δ·r (3,000 and 20,000 tail states: 2–5 best, 0.2 and 50 worse)
 PRECONDITIONER_SHIFT = 3.0
 #: ``kink-search``: τ·‖η‖ at most TAN_MAX (the retraction's angle at most 45°), τ at most
 #: TAU_MAX, Brent's evaluations of φ along the curve at most CURVE_EVALUATIONS
 TAN_MAX, TAU_MAX, CURVE_EVALUATIONS = 1.0, 4.0, 40
+#: ``rowmask-k``: the weight of the masked rows (small, not 0: the preconditioner stays
+#: positive definite on the tangent space)
+MASKED = 1e-4
 
 
 def preconditioner(Z: np.ndarray, diagonal: bool) -> np.ndarray:
@@ -80,25 +93,67 @@ def preconditioner(Z: np.ndarray, diagonal: bool) -> np.ndarray:
 
 
 def precondition(x, Ainv: np.ndarray, r: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """z = P_x(r·A⁻¹) into ``out`` (symmetric, positive definite on the tangent space)."""
-    if Ainv.ndim == 1:
+    """z = P_x(r·A⁻¹) into ``out`` (symmetric, positive definite on the tangent space); an
+    (n+1)×1 ``Ainv`` weighs the rows (``rowprec``)."""
+    if Ainv.ndim == 1 or Ainv.shape[1] == 1:
         np.multiply(r, Ainv, out=out)
     else:
         np.matmul(r, Ainv, out=out)
     return alm_newton._tangent(x, out)
 
 
-def preconditioned_cg(nt, x, grad, delta: float, max_iter: int, diagonal: bool = False):
+def row_weights(nt, x) -> np.ndarray:
+    """``rowprec``'s (n+1)×1 weights 1/D_i (module docstring), the slack row's 1."""
+    p = nt.prob
+    X = x.X
+    norms = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+    full = 0.5 * p.B * nt.rho * np.ones(p.m)  # the envelope's largest slope, B·ρ
+    model = 0.5 * np.asarray(x.slope, dtype=np.float64)
+    lii = p.L.diagonal().astype(np.float64)
+    D = (lii + _row_sums(p, full, norms)) / np.maximum(lii + _row_sums(p, model, norms), 1e-300)
+    w = np.ones((X.shape[0] + 1, 1), dtype=X.dtype)
+    w[:-1, 0] = 1.0 / np.maximum(D, 1.0)
+    return w
+
+
+def mask_weights(grad: np.ndarray, k: int) -> np.ndarray:
+    """``rowmask-k``'s (n+1)×1 weights: ``MASKED`` on the k rows of V with the largest
+    gradient (the hubs' rows, where the steps that failed the ratio test put their length),
+    1 elsewhere and on the slack row."""
+    g = np.einsum("ij,ij->i", grad[:-1], grad[:-1], dtype=np.float64)
+    w = np.ones((grad.shape[0], 1), dtype=grad.dtype)
+    w[np.argpartition(g, -k)[-k:], 0] = MASKED
+    return w
+
+
+def _row_sums(p, c: np.ndarray, norms: np.ndarray) -> np.ndarray:
+    """Σ_{p ∋ i} c_p·‖v_j‖² over the pairs at each row i (j the pair's other row)."""
+    return np.bincount(p.i, c * norms[p.j], p.n) + np.bincount(p.j, c * norms[p.i], p.n)
+
+
+def preconditioned_cg(
+    nt, x, grad, delta: float, max_iter: int, diagonal: bool = False, rows: bool = False,
+    mask: int = 0, weights: np.ndarray | None = None,
+):  # fmt: skip
     """Steihaug–Toint preconditioned, the region ‖η‖_M ≤ Δ in the preconditioner's norm
     (M⁻¹ the preconditioner on the tangent space; Conn, Gould & Toint 2000, Alg. 7.5.1,
     the norms by its recurrences).  Returns (η, the model's decrease, whether η reached the
-    boundary, ‖η‖_M)."""
-    Ainv = preconditioner(x.Z, diagonal)
-    eta, Heta = np.zeros_like(grad), np.zeros_like(grad)
-    r, z = grad.copy(), np.empty_like(grad)
+    boundary, ‖η‖_M).  ``rows``: the row weights of :func:`row_weights` (``rowprec``);
+    ``mask``: :func:`mask_weights`'s; ``weights``: the caller's (n+1)×1 row weights."""
+    Ainv = row_weights(nt, x) if rows else preconditioner(x.Z, diagonal)
+    if mask:
+        Ainv = mask_weights(grad, mask)
+    if weights is not None:  # the caller's row weights (npkl_hub_rows_proto)
+        Ainv = weights
+    # the round's buffers, as the solver's truncated CG takes them (fresh without keep)
+    eta = nt.work(f"z{1 - x.slot}", grad.shape, grad.dtype)
+    Heta, r, z = (nt.work(k, grad.shape, grad.dtype) for k in ("cg_Heta", "cg_r", "cg_z"))
+    eta.fill(0)
+    Heta.fill(0)
+    np.copyto(r, grad)
     r0 = math.sqrt(_dot(r, r))
     rz = _dot(r, precondition(x, Ainv, r, z))
-    d = -z
+    d = np.negative(z, out=nt.work("cg_d", grad.shape, grad.dtype))
     ee, ed, dd = 0.0, 0.0, rz  # ‖η‖²_M, ⟨η, d⟩_M, ‖d‖²_M
     for _ in range(max_iter):
         Hd = nt.hessian(x, d)
@@ -125,12 +180,13 @@ def preconditioned_cg(nt, x, grad, delta: float, max_iter: int, diagonal: bool =
 
 
 def newton_preconditioned(
-    prob, pt, beta, rho, delta, max_steps, tol, deadline=None, budget=None, diagonal=False
-):
+    prob, pt, beta, rho, delta, max_steps, tol, deadline=None, budget=None, diagonal=False,
+    rows=False,
+):  # fmt: skip
     """``pcg``: :func:`kernelsdp.solvers.alm_newton.newton`'s round with
     :func:`preconditioned_cg` (the radius in its norm; ``diagonal``: A's diagonal,
-    ``pcg-diag``)."""
-    cg = functools.partial(preconditioned_cg, diagonal=diagonal)
+    ``pcg-diag``; ``rows``: the row weights, ``rowprec``)."""
+    cg = functools.partial(preconditioned_cg, diagonal=diagonal, rows=rows)
     return trust_region_round(prob, pt, beta, rho, delta, max_steps, tol, deadline, budget, cg)
 
 
@@ -199,6 +255,8 @@ def install(method: str, log: dict) -> None:
     step = newton_kink_search if method == "kink-search" else newton_preconditioned
     if method == "pcg-diag":
         step = functools.partial(newton_preconditioned, diagonal=True)
+    if method == "rowprec":
+        step = functools.partial(newton_preconditioned, rows=True)
     if method == "pcg24":
         alm_outer.NEWTON_STEPS, alm_newton.CG_MAX = 2, 24
     alm_outer.newton = counting(step, log)

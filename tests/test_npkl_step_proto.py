@@ -55,30 +55,54 @@ def _near_minimiser(r: int = 3):
     return nt, x, T, H
 
 
-def _preconditioner_matrix(proto, x, T, diagonal: bool) -> np.ndarray:
-    Ainv = proto.preconditioner(x.Z, diagonal)
+#: the preconditioners under test: (preconditioned_cg's keywords, the weights they use)
+KINDS = {
+    "full": {"diagonal": False},
+    "diagonal": {"diagonal": True},
+    "rows": {"rows": True},
+    "mask": {"mask": 5},
+}
+
+
+def _weights(proto, nt, x, grad, kind: str) -> np.ndarray:
+    if kind == "rows":
+        return proto.row_weights(nt, x)
+    if kind == "mask":
+        return proto.mask_weights(grad, KINDS[kind]["mask"])
+    return proto.preconditioner(x.Z, KINDS[kind]["diagonal"])
+
+
+def _tangent_gradient(x) -> np.ndarray:
+    grad = np.zeros_like(x.Z)
+    grad[:-1] = x.G
+    grad -= (grad * x.Z).sum() * x.Z
+    return grad
+
+
+def _preconditioner_matrix(proto, nt, x, T, kind: str) -> np.ndarray:
+    Ainv = _weights(proto, nt, x, _tangent_gradient(x), kind)
     cols = [
         proto.precondition(x, Ainv, t.reshape(x.Z.shape), np.empty_like(x.Z)).ravel() for t in T.T
     ]
     return T.T @ np.column_stack(cols)
 
 
-@pytest.mark.parametrize("diagonal", [False, True])
+@pytest.mark.parametrize("kind", list(KINDS))
 def test_the_preconditioner_is_symmetric_positive_definite_on_the_tangent_space(
-    proto, restored, diagonal
+    proto, restored, kind
 ):
-    _, x, T, _ = _near_minimiser()
-    P = _preconditioner_matrix(proto, x, T, diagonal)
+    nt, x, T, _ = _near_minimiser()
+    P = _preconditioner_matrix(proto, nt, x, T, kind)
     np.testing.assert_allclose(P, P.T, atol=1e-12)
     assert np.linalg.eigvalsh(P).min() > 0
     weights = proto.preconditioner(x.Z, True)
     assert np.mean(1 / weights) == pytest.approx(1.0)  # A's diagonal averages 1
 
 
-@pytest.mark.parametrize("diagonal", [False, True])
+@pytest.mark.parametrize("kind", list(KINDS))
 @pytest.mark.parametrize("radius", [1e6, 1e-3])
 def test_preconditioned_cg_returns_its_length_in_the_preconditioners_norm(
-    proto, restored, diagonal, radius
+    proto, restored, kind, radius
 ):
     """The length the radius update reads is ‖η‖_M = (ηᵀP⁻¹η)^½ (P the preconditioner on
     the tangent space), against CG's recurrences.  Near a minimiser (the Hessian positive
@@ -88,12 +112,12 @@ def test_preconditioned_cg_returns_its_length_in_the_preconditioners_norm(
     nt, x, T, H = _near_minimiser()
     ev = np.linalg.eigvalsh((H + H.T) / 2)
     assert ev.min() > -1e-5 * ev.max() and np.sum(np.abs(ev) < 1e-5 * ev.max()) == 3
-    grad = np.zeros_like(x.Z)
-    grad[:-1] = x.G
-    grad -= (grad * x.Z).sum() * x.Z
+    grad = _tangent_gradient(x)
     delta = radius * np.linalg.norm(grad)
-    eta, decrease, boundary, length = proto.preconditioned_cg(nt, x, grad, delta, 200, diagonal)
-    P = _preconditioner_matrix(proto, x, T, diagonal)
+    P = _preconditioner_matrix(proto, nt, x, T, kind)
+    eta, decrease, boundary, length = proto.preconditioned_cg(
+        nt, x, grad, delta, 200, **KINDS[kind]
+    )
     e = T.T @ eta.ravel()
     assert length == pytest.approx(np.sqrt(e @ np.linalg.solve(P, e)), rel=1e-8)
     assert boundary == (radius < 1.0) and decrease > 0
@@ -103,6 +127,47 @@ def test_preconditioned_cg_returns_its_length_in_the_preconditioners_norm(
         r0 = np.linalg.norm(grad)
         residual = nt.hessian(x, eta.copy()) + grad
         assert np.linalg.norm(residual) <= r0 * min(r0, 0.1) * (1 + 1e-6)
+
+
+def test_row_weights_are_the_ratio_of_the_rows_largest_curvature_to_the_models():
+    """``rowprec``: D_i = (L_ii + ½Σ_{p∋i} Bρ‖v_j‖²) / (L_ii + ½Σ_{p∋i} β̃'_p·B‖v_j‖²), pair
+    by pair here; at the hinge a row whose pairs all sit at the box's ends has the
+    largest D, and one whose pairs all sit inside the band has D = 1."""
+    proto = load_benchmark("npkl_step_proto")
+    prob = ScaledNPKL(uci_trace_npkl("wine", 30, "hinge"), np.float64)
+    rho = 2.0
+    beta = np.random.default_rng(3).uniform(0.0, 1.0, prob.m) * prob.t
+    V = np.random.default_rng(4).standard_normal((prob.n, 3)) * 0.1
+    nt = _Newton(prob, beta, rho)
+    Z = np.vstack([V, np.zeros((1, 3))])
+    Z[-1, 0] = np.sqrt(max(0.0, 1 - np.sum(V * V)))
+    x = nt.at(Z)
+    full, model = np.zeros(prob.n), np.zeros(prob.n)
+    for p in range(prob.m):
+        i, j = prob.i[p], prob.j[p]
+        for a, b in ((i, j), (j, i)):
+            full[a] += 0.5 * prob.B * rho * V[b] @ V[b]
+            model[a] += 0.5 * x.slope[p] * V[b] @ V[b]
+    lii = prob.L.diagonal()
+    D = (lii + full) / (lii + model)
+    w = proto.row_weights(nt, x)
+    np.testing.assert_allclose(w[:-1, 0], 1 / np.maximum(D, 1.0), rtol=1e-10)
+    assert w[-1, 0] == 1.0
+    inside = np.isclose(x.slope, prob.B * rho)
+    assert 0 < inside.sum() < prob.m  # both kinds of pair at this point
+    rows_inside = np.setdiff1d(
+        np.arange(prob.n), np.concatenate([prob.i[~inside], prob.j[~inside]])
+    )
+    np.testing.assert_allclose(w[rows_inside, 0], 1.0)
+
+
+def test_mask_weights_freeze_the_rows_of_largest_gradient():
+    proto = load_benchmark("npkl_step_proto")
+    grad = np.random.default_rng(5).standard_normal((41, 3))
+    w = proto.mask_weights(grad, 4)
+    top = np.argsort(np.sum(grad[:-1] ** 2, axis=1))[-4:]
+    assert set(np.flatnonzero(w[:, 0] < 1)) == set(top)
+    assert np.all(w[top, 0] == proto.MASKED) and w[-1, 0] == 1.0
 
 
 @pytest.mark.parametrize("method", ["pcg", "pcg-diag", "pcg24", "kink-search"])
