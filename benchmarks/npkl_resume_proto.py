@@ -15,10 +15,18 @@ uninterrupted one does; a test holds it).
 Variants (``+`` joins them):
 - ``newton-S``: S Newton steps a round (the solver's 4);
 - ``stagnate-K``: the multipliers are also updated when the FW gap of the spread checks
-  (not a hub's pocket) has not fallen below 0.9 of its best over the last K of them.
+  (not a hub's pocket) has not fallen below 0.9 of its best over the last K of them;
+- ``rows-κ``: the Newton steps in the nineteenth pass's region N(η) = max(‖η‖_F,
+  (√n/κ)·max_i ‖η_i‖) (``npkl_region_proto.region_cg``), which caps the largest row's move;
+- ``rowprec``: the Newton steps' CG preconditioned by row weights, the region in their norm
+  (``npkl_step_proto``'s ``rowprec``);
+- ``rowmask-k``: the same with the k rows of largest gradient nearly frozen (weight 1e-4);
+- ``hubrows-k``: those k rows minimised row by row before each round's steps
+  (``npkl_hub_rows_proto``), then frozen in them.
 
 ``--log-steps`` prints each Newton step: the radius, CG iterations, whether it reached the
-boundary, the model's decrease, the value's and their ratio.
+boundary, the model's decrease, the value's and their ratio, and where the model failed
+(``npkl_step_log``: how many rows carry the step, the pairs' error from the hinge's kinks).
 
     python benchmarks/npkl_resume_proto.py --n 1000000 --dump-at 44 --state st.pkl
     python benchmarks/npkl_resume_proto.py --n 1000000 --resume st.pkl --variant stagnate-3 \\
@@ -42,6 +50,10 @@ import pickle
 import sys
 import time
 
+import npkl_hub_rows_proto
+import npkl_region_proto
+import npkl_step_log
+import npkl_step_proto
 from npkl_local_proto import install_check_threads
 from npkl_scale import _alm_progress, instance
 from threadpoolctl import threadpool_limits
@@ -128,34 +140,38 @@ class Loop:
         return pt, status
 
 
-def install_step_log(log: list) -> None:
-    """Each Newton step's radius, CG iterations, boundary, model and actual decrease."""
-    plain_cg, plain_value = alm_newton.truncated_cg, alm_newton._Newton.value
+def install_step(cg) -> None:
+    """The solver's Newton round with the step ``cg(nt, x, grad, Δ, max_iter)`` (η, the
+    model's decrease, whether η reached the boundary, η's length in the region's norm)."""
+    plain = alm_newton.newton
 
-    def cg(nt, x, grad, delta, max_iter):
-        before = nt.hessians
-        eta, model, boundary = plain_cg(nt, x, grad, delta, max_iter)
-        rec = {"delta": delta, "cg": nt.hessians - before, "boundary": boundary}
-        log.append({**rec, "model": model, "phi": x.value})
-        return eta, model, boundary
+    def newton(*args, keep_scratch=False):
+        return plain(*args, step=cg, keep_scratch=keep_scratch)
 
-    def value(self, X, slot=0):
-        out = plain_value(self, X, slot)
-        if log and "trial" not in log[-1]:
-            log[-1]["trial"] = out[0]
-        return out
-
-    alm_newton.truncated_cg, alm_newton._Newton.value = cg, value
+    alm_outer.newton = newton
 
 
-def step_line(r: dict) -> str:
-    actual = r["phi"] - r.get("trial", math.nan)
-    ratio = actual / max(r["model"], 1e-300)
-    where = "boundary" if r["boundary"] else "interior"
-    return (
-        f"  radius {r['delta']:.2e}  cg {r['cg']:2d}  {where}  model {r['model']:.3e}"
-        f"  actual {actual:.3e}  ratio {ratio:.3f}"
-    )
+def install_variant_step(variant: str) -> None:
+    """``rows-κ`` or ``rowprec``'s step, looked up at each step (so that a log's wrapper of
+    it is seen)."""
+    rows = [p for p in variant.split("+") if p.startswith("rows-")]
+    if rows:
+        kappa = float(rows[0].split("-")[1])
+        install_step(lambda *a: npkl_region_proto.region_cg(*a, kappa))
+    if "rowprec" in variant.split("+"):
+        install_step(lambda *a: npkl_step_proto.preconditioned_cg(*a, rows=True))
+    hubs = [p for p in variant.split("+") if p.startswith("hubrows-")]
+    if hubs:
+        k = int(hubs[0].split("-")[1])
+
+        def newton(*args, keep_scratch=False):
+            return npkl_hub_rows_proto.newton_without_hubs(*args, keep_scratch=keep_scratch, k=k)
+
+        alm_outer.newton = newton
+    masks = [p for p in variant.split("+") if p.startswith("rowmask-")]
+    if masks:
+        k = int(masks[0].split("-")[1])
+        install_step(lambda *a: npkl_step_proto.preconditioned_cg(*a, mask=k))
 
 
 def run_variant(f, args) -> dict:
@@ -164,6 +180,7 @@ def run_variant(f, args) -> dict:
     steps = [p for p in args.variant.split("+") if p.startswith("newton-")]
     if steps:
         alm_outer.NEWTON_STEPS = int(steps[0].split("-")[1])
+    install_variant_step(args.variant)
     o = LowRankALMOptions(
         gap_tol=1e-3, time_limit=args.time_limit, inner="hybrid", progress=args.progress
     )
@@ -201,7 +218,11 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument("--dump-at", type=int, help="run to this check and save the state")
     p.add_argument("--state", help="where --dump-at saves the state")
     p.add_argument("--resume", help="a saved state to continue from")
-    p.add_argument("--variant", default="plain", help="plain, newton-S, stagnate-K (join by +)")
+    p.add_argument(
+        "--variant",
+        default="plain",
+        help="plain, newton-S, stagnate-K, rows-κ, rowprec, rowmask-k, hubrows-k (join by +)",
+    )
     p.add_argument("--time-limit", type=float, default=600.0)
     p.add_argument("--log-steps", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress line per check")
@@ -223,10 +244,10 @@ def main(argv=None) -> int:
         f = instance(args.n)
     log: list = []
     if args.log_steps:
-        install_step_log(log)
+        npkl_step_log.install(log)
     out = run_variant(f, args)
     for r in log:
-        print(step_line(r), file=sys.stderr)
+        print(npkl_step_log.step_line(r), file=sys.stderr)
     print(json.dumps(out, default=float))
     return 0
 

@@ -1,6 +1,7 @@
 """benchmarks/npkl_resume_proto.py (issue #30, twenty-second pass): a run saved at a check
-and resumed ends count for count where the uninterrupted run ends, and the stagnation rule
-fires only when the spread checks' FW gap has stopped falling."""
+and resumed ends count for count where the uninterrupted run ends, each step variant
+resumes in its own steps and certifies, and the stagnation rule fires only when the spread
+checks' FW gap has stopped falling."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def proto():
 @pytest.fixture()
 def restored(monkeypatch):
     """The check's thread patch and the steps a round come back after the test."""
-    for name in ("fw_check", "NEWTON_STEPS"):
+    for name in ("fw_check", "NEWTON_STEPS", "newton"):
         monkeypatch.setattr(alm_outer, name, getattr(alm_outer, name))
 
 
@@ -44,6 +45,20 @@ def test_a_resumed_run_ends_where_the_uninterrupted_one_does(proto, restored, tm
     r = solve(f, "low-rank-alm", gap_tol=1e-3, inner="hybrid")
     assert (r.info["products"], r.info["checks"]) == (whole["products"], whole["checks"])
     assert r.info["relative_gap"] == whole["certified_gap"]
+
+
+@pytest.mark.parametrize("variant", ["rowprec", "hubrows-20"])
+def test_a_step_variant_resumes_in_its_own_steps_and_certifies(proto, restored, tmp_path, variant):
+    """The twenty-third pass's steps (the row weights; the hubs' row pass with the frozen
+    rows) replace the solver's round and certify from the same state (the row cap's and the
+    frozen rows' CG are tested in their prototypes' files)."""
+    f = load_benchmark("npkl_scale").instance(3000)
+    state = str(tmp_path / "state.pkl")
+    proto.run_variant(f, _args(proto, "--dump-at", "6", "--state", state))
+    plain = alm_outer.newton
+    out = proto.run_variant(f, _args(proto, "--resume", state, "--variant", variant))
+    assert alm_outer.newton is not plain
+    assert out["status"] == "Termination.OPTIMAL" and out["certified_gap"] <= 1e-3
 
 
 def test_the_stagnation_rule_fires_once_the_spread_checks_stop_falling(proto):

@@ -1,0 +1,157 @@
+"""Issue #30's twenty-third pass, a prototype: the Newton round with the hubs' rows taken
+out of its steps and solved row by row instead (``npkl_resume_proto.py --variant
+hubrows-k``; nothing in the package).
+
+*Why.*  Logged from the n = 10⁶ run's state at check 44, every Newton step that failed the
+ratio test put 30–94 % of its length on 100 of the 10⁶ rows, and all of its model error
+sat in the pairs of at most ten nodes, whose pair values B·v_i·v_j moved by up to 20, across
+the hinge's whole band (C/ρ = 0.5).  A pair at either end of the box has no curvature in
+the model, so a hub whose pairs sit there looks cheap to move.  Freezing the k = 100 rows
+of largest gradient in the truncated CG (``rowmask-100``, npkl_step_proto.py) made every
+step pass (ratios 0.97–1.0) and the radius grow from 2.5e-2 to 4.9e-2, and two multiplier
+updates came in ten minutes where the plain loop had none; but the frozen hubs then held
+the labelled interval at 0.16 (a pocket below the checks' level).
+
+*What.*  Each round, before its Newton steps: the k rows of largest gradient
+G = 2a·(L·V + P(β̃)·V) (one product with the pairs), each minimised exactly over its own
+row with the others fixed, in turn (Gauss–Seidel), by a semismooth Newton method on the
+convex
+
+    ψ_i(v) = a·(L_ii·‖v‖² + 2v·c_i) − μ‖v‖² + (1/S)·Σ_{p∋i} e_p(B·v·v_{j(p)}),
+
+c_i = Σ_{k≠i} L_ik v_k, μ = ⟨V, G⟩/2 the sphere's multiplier when ‖V‖ = 1 (else 0), e_p
+the envelope at (β, ρ) — an s-dimensional problem with the row's few pairs, whose
+Hessian 2(aL_ii − μ)I + (B²/S)·Σ β̃'_p v_j v_jᵀ is exact on each piece, and whose line
+search sees every kink.  V is scaled back into the ball, and the Newton steps follow with
+those rows' weights ``npkl_step_proto.MASKED`` in the preconditioned CG, and those of the k
+rows of each step's own largest gradient (with the hubs' rows alone frozen, the failing
+steps moved to their partners: 2–25 rows carried them).
+"""
+
+from __future__ import annotations
+
+import npkl_step_proto
+import numpy as np
+
+from kernelsdp.solvers import alm_newton
+from kernelsdp.solvers.alm_inner import evaluate
+
+#: each row's semismooth Newton: iterations at most, the gradient's tolerance relative to
+#: its first, Armijo's constant and halvings at most
+ROW_ITERATIONS, ROW_TOL, ARMIJO, HALVINGS = 20, 1e-8, 1e-4, 30
+
+
+def pair_index(prob) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(pointer, pair, partner): the pairs at row i are pair[pointer[i]:pointer[i + 1]],
+    their other rows partner[...] (built once, kept on the problem)."""
+    if getattr(prob, "_hub_rows_index", None) is None:
+        ends = np.concatenate([prob.i, prob.j])
+        order = np.argsort(ends, kind="stable")
+        pairs = np.concatenate([np.arange(prob.m), np.arange(prob.m)])[order]
+        partner = np.concatenate([prob.j, prob.i])[order]
+        pointer = np.searchsorted(ends[order], np.arange(prob.n + 1))
+        prob._hub_rows_index = (pointer, pairs, partner)
+    return prob._hub_rows_index
+
+
+def hub_rows(prob, pt, beta: np.ndarray, rho: float, k: int) -> tuple[np.ndarray, float]:
+    """The k rows of largest Euclidean gradient and ⟨V, G⟩ (one product with the pairs)."""
+    _, bt = prob.envelope(pt.w, beta, rho)
+    prob.set_multipliers(bt)
+    G = prob.times_pairs(pt.X, np.empty_like(pt.X))
+    G += pt.LX
+    G *= 2.0 * prob.a
+    g = np.einsum("ij,ij->i", G, G, dtype=np.float64)
+    rows = np.argpartition(g, -k)[-k:]
+    return rows[np.argsort(-g[rows])], float(np.einsum("ij,ij->", pt.X, G, dtype=np.float64))
+
+
+def _pair_terms(prob, w, pairs, beta, rho):
+    """(Σ e_p(w_p), β̃_p, β̃'_p) for the given pairs (β̃' by :mod:`.alm_newton`'s difference)."""
+    t, b = prob.t[pairs], beta[pairs]
+
+    def env(x):
+        zs = prob.loss.prox(x + b / rho, t, prob.C, rho)
+        d = x - zs
+        return prob.loss.value(zs, t, prob.C) + b * d + 0.5 * rho * d * d, b + rho * d
+
+    val, bt = env(w)
+    h = alm_newton.SLOPE_STEP * (1.0 + np.abs(w))
+    return float(val.sum()), bt, (env(w + h)[1] - env(w - h)[1]) / (2.0 * h)
+
+
+def solve_row(prob, X, i: int, beta, rho: float, mu: float) -> int:
+    """Row i of X (double) minimising ψ_i (module docstring) in place; returns iterations."""
+    pointer, pair, partner = pair_index(prob)
+    sl = slice(pointer[i], pointer[i + 1])
+    pairs, U = pair[sl], X[partner[sl]]
+    lo, hi = prob.L.indptr[i], prob.L.indptr[i + 1]
+    cols, vals = prob.L.indices[lo:hi], prob.L.data[lo:hi].astype(np.float64)
+    lii = float(vals[cols == i].sum())
+    off = cols != i
+    c = vals[off] @ X[cols[off]]
+    a, B, S, q = prob.a, prob.B, prob.scale, prob.a * lii - mu
+
+    def psi(v):
+        e, bt, sl_ = _pair_terms(prob, B * (U @ v), pairs, beta, rho)
+        return q * (v @ v) + 2 * a * (v @ c) + e / S, bt, sl_
+
+    v = X[i].copy()
+    f, bt, slope = psi(v)
+    g0, iterations = None, 0
+    while iterations < ROW_ITERATIONS:
+        iterations += 1
+        g = 2 * q * v + 2 * a * c + (B / S) * (U.T @ bt)
+        gn = float(np.linalg.norm(g))
+        g0 = gn if g0 is None else g0
+        if gn <= ROW_TOL * max(g0, 1e-300):
+            break
+        H = 2 * q * np.eye(v.size) + (B * B / S) * (U.T * slope) @ U
+        d = -np.linalg.solve(H, g)
+        step = 1.0
+        for _ in range(HALVINGS):
+            f_new, bt_new, slope_new = psi(v + step * d)
+            if f_new <= f + ARMIJO * step * (g @ d):
+                break
+            step /= 2
+        else:
+            break
+        v += step * d
+        f, bt, slope = f_new, bt_new, slope_new
+    X[i] = v
+    return iterations
+
+
+def newton_without_hubs(
+    prob, pt, beta, rho, delta, max_steps, tol, deadline=None, budget=None, step=None,
+    keep_scratch=False, k=100,
+):  # fmt: skip
+    """``hubrows-k``: :func:`kernelsdp.solvers.alm_newton.newton`'s round after the row
+    pass on the k hubs' rows, those rows nearly frozen in its steps (module docstring)."""
+    n = pt.X.shape[0]
+    if pt.X.shape[1] == 0 or n <= k:
+        return alm_newton.newton(
+            prob, pt, beta, rho, delta, max_steps, tol, deadline, budget, None, keep_scratch
+        )
+    rows, vg = hub_rows(prob, pt, beta, rho, k)
+    X = np.asarray(pt.X, dtype=np.float64).copy()
+    norm2 = float(np.einsum("ij,ij->", X, X))
+    mu = min(vg / 2.0, 0.0) if norm2 > 1.0 - 1e-6 else 0.0
+    for i in rows:
+        solve_row(prob, X, int(i), beta, rho, mu)
+    norm2 = float(np.einsum("ij,ij->", X, X))
+    if norm2 > 1.0:
+        X /= np.sqrt(norm2)
+    pt = evaluate(prob, X.astype(prob.dtype), beta, rho)
+    weights = np.ones((n + 1, 1), dtype=prob.dtype)
+    weights[rows, 0] = npkl_step_proto.MASKED
+
+    def cg(nt, x, grad, delta, max_iter):
+        # and the k rows of the step's own largest gradient: after the pass the hubs'
+        # partners carry it (a mask fixed at the round's start left steps on 2–25 rows)
+        w = np.minimum(weights, npkl_step_proto.mask_weights(grad, k))
+        return npkl_step_proto.preconditioned_cg(nt, x, grad, delta, max_iter, weights=w)
+
+    return alm_newton.newton(
+        prob, pt, beta, rho, delta, max_steps, tol, deadline, budget, cg, keep_scratch
+    )
