@@ -26,6 +26,14 @@ search sees every kink.  V is scaled back into the ball, and the Newton steps fo
 those rows' weights ``npkl_step_proto.MASKED`` in the preconditioned CG, and those of the k
 rows of each step's own largest gradient (with the hubs' rows alone frozen, the failing
 steps moved to their partners: 2–25 rows carried them).
+
+    python benchmarks/npkl_resume_proto.py --n 1000000 --resume st.pkl --variant hubrows-100
+
+Measured (docs/measurements.md, "Twenty-third pass"; n = 10⁶ from check 44): ten minutes
+certified 1.35e-2 (plain 1.98e-2), and to the hour's end (3,728 s in all) 1.04e-2 (lower
+end probable; estimate 6.2e-3), after 4,999 products and 16 updates, where the twentieth
+pass's plain run ended at 1.94e-2 after 3,414 s.  Not adopted: one state at one size, and
+the 3,000–100,000 counts were not measured with it.
 """
 
 from __future__ import annotations

@@ -37,7 +37,10 @@ the Newton model holds at radii up to about 1e-2 and fails beyond (ratios −0.1
 so the spread checks' FW gap rests near 1e-2 above FY; ``newton-8`` certified 2.06e-2,
 ``stagnate-3`` 1.70e-2 (its forced update at check 50 cut the estimated gap from 1.6e-2 to
 1.3e-2; 1.31e-2 after 1,200 s and three forced updates, FW still near 1e-2), ``plain``
-1.98e-2 (no update in ten checks). Not adopted.
+1.98e-2 (no update in ten checks). Not adopted.  Twenty-third pass, the same state: the
+failing steps sat on 16–52 rows (``--log-steps``); ``rows-64`` 0.218 and ``rowmask-100``
+0.160 (pockets the checks missed), ``rowprec`` 1.97e-2, ``hubrows-100`` 1.35e-2 (1.04e-2
+at the hour's end, 3,728 s). Not adopted.
 """
 
 from __future__ import annotations
