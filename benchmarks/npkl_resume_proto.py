@@ -155,8 +155,8 @@ def install_step(cg) -> None:
 
 
 def install_variant_step(variant: str) -> None:
-    """``rows-κ`` or ``rowprec``'s step, looked up at each step (so that a log's wrapper of
-    it is seen)."""
+    """The variant's step or round (``rows-κ``, ``rowprec``, ``rowmask-k``, ``hubrows-k``),
+    the step looked up at each call (so that a log's wrapper of it is seen)."""
     rows = [p for p in variant.split("+") if p.startswith("rows-")]
     if rows:
         kappa = float(rows[0].split("-")[1])
@@ -214,6 +214,18 @@ def run_variant(f, args) -> dict:
     }
 
 
+def _known_variant(v: str) -> bool:
+    """``plain``, ``rowprec``, or NAME-NUMBER for the numbered variants."""
+    name, _, number = v.partition("-")
+    if not number:
+        return v in ("plain", "rowprec")
+    try:
+        float(number)
+    except ValueError:
+        return False
+    return name in ("newton", "stagnate", "rows", "rowmask", "hubrows")
+
+
 def parse(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--n", type=int, default=3000)
@@ -230,6 +242,9 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument("--log-steps", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress line per check")
     args = p.parse_args(argv)
+    unknown = [v for v in args.variant.split("+") if not _known_variant(v)]
+    if unknown:  # a misspelt variant would otherwise run (and be measured as) the plain loop
+        p.error(f"unknown variant {', '.join(unknown)} (see --help)")
     if args.dump_at is not None and args.resume is not None:
         p.error("give at most one of --dump-at (with --state) and --resume")
     if args.dump_at is not None and not args.state:

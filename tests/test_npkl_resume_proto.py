@@ -61,6 +61,13 @@ def test_a_step_variant_resumes_in_its_own_steps_and_certifies(proto, restored, 
     assert out["status"] == "Termination.OPTIMAL" and out["certified_gap"] <= 1e-3
 
 
+def test_a_misspelt_variant_is_refused_not_run_as_the_plain_loop(proto, capsys):
+    with pytest.raises(SystemExit) as e:
+        proto.parse(["--variant", "hubrow-100"])
+    assert e.value.code == 2 and "unknown variant hubrow-100" in capsys.readouterr().err
+    assert proto.parse(["--variant", "hubrows-100+newton-8"]).variant == "hubrows-100+newton-8"
+
+
 def test_the_stagnation_rule_fires_once_the_spread_checks_stop_falling(proto):
     run = SimpleNamespace(localised=False)
     loop = proto.Loop.__new__(proto.Loop)
