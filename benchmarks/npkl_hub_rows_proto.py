@@ -78,15 +78,10 @@ def hub_rows(prob, pt, beta: np.ndarray, rho: float, k: int) -> tuple[np.ndarray
 def _pair_terms(prob, w, pairs, beta, rho):
     """(Σ e_p(w_p), β̃_p, β̃'_p) for the given pairs (β̃' by :mod:`.alm_newton`'s difference)."""
     t, b = prob.t[pairs], beta[pairs]
-
-    def env(x):
-        zs = prob.loss.prox(x + b / rho, t, prob.C, rho)
-        d = x - zs
-        return prob.loss.value(zs, t, prob.C) + b * d + 0.5 * rho * d * d, b + rho * d
-
-    val, bt = env(w)
+    val, bt = prob.envelope_terms(w, b, rho, t)
     h = alm_newton.SLOPE_STEP * (1.0 + np.abs(w))
-    return float(val.sum()), bt, (env(w + h)[1] - env(w - h)[1]) / (2.0 * h)
+    up, down = (prob.envelope_terms(w + e, b, rho, t)[1] for e in (h, -h))
+    return float(val.sum()), bt, (up - down) / (2.0 * h)
 
 
 def solve_row(prob, X, i: int, beta, rho: float, mu: float) -> int:

@@ -29,13 +29,6 @@ from kernelsdp.solvers import alm_newton
 TOP_ROWS, TOP_NODES = 100, 10
 
 
-def envelope_terms(prob, w: np.ndarray, beta: np.ndarray, rho: float) -> np.ndarray:
-    """e_p(w_p) for every pair (:meth:`.ScaledNPKL.envelope`'s terms, not summed)."""
-    zs = prob.loss.prox(w + beta / rho, prob.t, prob.C, rho)
-    d = w - zs
-    return prob.loss.value(zs, prob.t, prob.C) + beta * d + 0.5 * rho * d * d
-
-
 def step_shape(eta: np.ndarray) -> dict:
     """η's length, its head's share over TOP_ROWS rows and its rows' participation ratio."""
     e = np.einsum("ij,ij->i", eta[:-1], eta[:-1], dtype=np.float64)
@@ -53,8 +46,8 @@ def kink_error(nt, x, w_trial: np.ndarray) -> dict:
     p = nt.prob
     dw = np.asarray(w_trial, dtype=np.float64) - x.w
     err = (
-        envelope_terms(p, x.w + dw, nt.beta, nt.rho)
-        - envelope_terms(p, x.w, nt.beta, nt.rho)
+        p.envelope_terms(x.w + dw, nt.beta, nt.rho)[0]
+        - p.envelope_terms(x.w, nt.beta, nt.rho)[0]
         - x.bt * dw
         - 0.5 * (x.slope / p.B) * dw * dw
     )

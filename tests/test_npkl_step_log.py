@@ -36,7 +36,7 @@ def test_the_kink_error_vanishes_within_each_piece_and_is_the_excess_across_one(
     w = x.w.copy()
     w[q] += 50.0
     out = log.kink_error(nt, x, w)
-    e = log.envelope_terms(p, w, nt.beta, nt.rho) - log.envelope_terms(p, x.w, nt.beta, nt.rho)
+    e = p.envelope_terms(w, nt.beta, nt.rho)[0] - p.envelope_terms(x.w, nt.beta, nt.rho)[0]
     model = x.bt[q] * 50.0 + 0.5 * x.slope[q] / p.B * 50.0**2
     assert out["kink_error"] == pytest.approx((e[q] - model) / p.scale, rel=1e-12)
     assert out["kink_error"] < 0  # the envelope grows linearly past the band, not quadratically

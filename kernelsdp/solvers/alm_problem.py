@@ -183,10 +183,18 @@ class ScaledNPKL:
 
     def envelope(self, w: np.ndarray, beta: np.ndarray, rho: float) -> tuple[float, np.ndarray]:
         """Σ_p e_p(w_p) and β̃ = ∇e (module docstring), w = K_p in K's units."""
-        zs = self.loss.prox(w + beta / rho, self.t, self.C, rho)
+        val, bt = self.envelope_terms(w, beta, rho)
+        return float(np.sum(val)), bt
+
+    def envelope_terms(
+        self, w: np.ndarray, beta: np.ndarray, rho: float, t: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each pair's e_p(w_p) and β̃_p; ``t``: the targets of the pairs that w and β hold
+        (all of them unless given)."""
+        t = self.t if t is None else t
+        zs = self.loss.prox(w + beta / rho, t, self.C, rho)
         d = w - zs
-        val = self.loss.value(zs, self.t, self.C) + beta * d + 0.5 * rho * d * d
-        return float(np.sum(val)), beta + rho * d
+        return self.loss.value(zs, t, self.C) + beta * d + 0.5 * rho * d * d, beta + rho * d
 
     def loss_value(self, w: np.ndarray) -> float:
         return float(np.sum(self.loss.value(w, self.t, self.C)))
