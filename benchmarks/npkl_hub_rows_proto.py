@@ -111,7 +111,10 @@ def solve_row(prob, X, i: int, beta, rho: float, mu: float) -> int:
         if gn <= ROW_TOL * max(g0, 1e-300):
             break
         H = 2 * q * np.eye(v.size) + (B * B / S) * (U.T * slope) @ U
-        d = -np.linalg.solve(H, g)
+        try:
+            d = -np.linalg.solve(H, g)
+        except np.linalg.LinAlgError:  # H = 0: a row off the graph (L_ii = 0) inside the
+            d = -g  # ball (μ = 0) whose pairs all sit at the box's ends; the line search holds
         step = 1.0
         for _ in range(HALVINGS):
             f_new, bt_new, slope_new = psi(v + step * d)
@@ -127,11 +130,12 @@ def solve_row(prob, X, i: int, beta, rho: float, mu: float) -> int:
 
 
 def newton_without_hubs(
-    prob, pt, beta, rho, delta, max_steps, tol, deadline=None, budget=None, step=None,
+    prob, pt, beta, rho, delta, max_steps, tol, deadline=None, budget=None,
     keep_scratch=False, k=100,
 ):  # fmt: skip
-    """``hubrows-k``: :func:`kernelsdp.solvers.alm_newton.newton`'s round after the row
-    pass on the k hubs' rows, those rows nearly frozen in its steps (module docstring)."""
+    """``hubrows-k``: :func:`kernelsdp.solvers.alm_newton.newton`'s round (its arguments up
+    to ``budget``; the step is this round's own) after the row pass on the k hubs' rows,
+    those rows nearly frozen in its steps (module docstring)."""
     n = pt.X.shape[0]
     if pt.X.shape[1] == 0 or n <= k:
         return alm_newton.newton(
