@@ -22,7 +22,10 @@ Variants (``+`` joins them):
   (``npkl_step_proto``'s ``rowprec``);
 - ``rowmask-k``: the same with the k rows of largest gradient nearly frozen (weight 1e-4);
 - ``hubrows-k``: those k rows minimised row by row before each round's steps
-  (``npkl_hub_rows_proto``), then frozen in them.
+  (``npkl_hub_rows_proto``), then frozen in them;
+- ``fista``: every round FISTA's (``inner="fista"``), not the hybrid's Newton steps;
+- ``kinkrows-k``: a failing step's rows frozen where its model error sits (at most k), and
+  the step tried again at the same radius (``npkl_kink_rows_proto``).
 
 ``--log-steps`` prints each Newton step: the radius, CG iterations, whether it reached the
 boundary, the model's decrease, the value's and their ratio, and where the model failed
@@ -54,6 +57,7 @@ import sys
 import time
 
 import npkl_hub_rows_proto
+import npkl_kink_rows_proto
 import npkl_region_proto
 import npkl_step_log
 import npkl_step_proto
@@ -73,6 +77,8 @@ RUN_FIELDS = (
 MIX_FIELDS = ("values", "residuals", "last_fy", "resets", "capped")
 #: ``stagnate-K``: the spread checks' FW gap must fall below this share of its best
 STAGNATION = 0.9
+#: ``kinkrows-k``'s counts (its retries, the rows they froze, the failures it declined)
+KINK_STATS: dict = {}
 
 
 class Loop:
@@ -171,6 +177,9 @@ def install_variant_step(variant: str) -> None:
             return npkl_hub_rows_proto.newton_without_hubs(*args, keep_scratch=keep_scratch, k=k)
 
         alm_outer.newton = newton
+    kinks = [p for p in variant.split("+") if p.startswith("kinkrows-")]
+    if kinks:
+        npkl_kink_rows_proto.install(int(kinks[0].split("-")[1]), KINK_STATS)
     masks = [p for p in variant.split("+") if p.startswith("rowmask-")]
     if masks:
         k = int(masks[0].split("-")[1])
@@ -185,7 +194,10 @@ def run_variant(f, args) -> dict:
         alm_outer.NEWTON_STEPS = int(steps[0].split("-")[1])
     install_variant_step(args.variant)
     o = LowRankALMOptions(
-        gap_tol=1e-3, time_limit=args.time_limit, inner="hybrid", progress=args.progress
+        gap_tol=1e-3,
+        time_limit=args.time_limit,
+        inner="fista" if "fista" in args.variant.split("+") else "hybrid",
+        progress=args.progress,
     )
     with threadpool_limits(limits=1, user_api="blas"):
         run = _Run(f, o, _rank_cap(f, o))
@@ -211,19 +223,20 @@ def run_variant(f, args) -> dict:
         "certified_gap": None if iv is None else iv.width,
         "lower_label": None if iv is None else iv.lower_label,
         "answer_check": run.answer_check,
+        **KINK_STATS,
     }
 
 
 def _known_variant(v: str) -> bool:
-    """``plain``, ``rowprec``, or NAME-NUMBER for the numbered variants."""
+    """``plain``, ``rowprec``, ``fista``, or NAME-NUMBER for the numbered variants."""
     name, _, number = v.partition("-")
     if not number:
-        return v in ("plain", "rowprec")
+        return v in ("plain", "rowprec", "fista")
     try:
         float(number)
     except ValueError:
         return False
-    return name in ("newton", "stagnate", "rows", "rowmask", "hubrows")
+    return name in ("newton", "stagnate", "rows", "rowmask", "hubrows", "kinkrows")
 
 
 def parse(argv=None) -> argparse.Namespace:
@@ -236,7 +249,8 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument(
         "--variant",
         default="plain",
-        help="plain, newton-S, stagnate-K, rows-κ, rowprec, rowmask-k, hubrows-k (join by +)",
+        help="plain, fista, newton-S, stagnate-K, rows-κ, rowprec, rowmask-k, hubrows-k, "
+        "kinkrows-k (join by +)",
     )
     p.add_argument("--time-limit", type=float, default=600.0)
     p.add_argument("--log-steps", action="store_true")

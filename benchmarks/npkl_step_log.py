@@ -41,8 +41,9 @@ def step_shape(eta: np.ndarray) -> dict:
     }
 
 
-def kink_error(nt, x, w_trial: np.ndarray) -> dict:
-    """The pair part of the model's error at the trial point (module docstring)."""
+def pair_errors(nt, x, w_trial: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's part of the model's error at the trial point, S times the module
+    docstring's terms, and the pair values' change Δw."""
     p = nt.prob
     dw = np.asarray(w_trial, dtype=np.float64) - x.w
     err = (
@@ -51,7 +52,19 @@ def kink_error(nt, x, w_trial: np.ndarray) -> dict:
         - x.bt * dw
         - 0.5 * (x.slope / p.B) * dw * dw
     )
-    nodes = np.bincount(p.i, np.abs(err), p.n) + np.bincount(p.j, np.abs(err), p.n)
+    return err, dw
+
+
+def node_errors(p, err: np.ndarray) -> np.ndarray:
+    """Σ_{p ∋ i} |err_p| at each node i."""
+    return np.bincount(p.i, np.abs(err), p.n) + np.bincount(p.j, np.abs(err), p.n)
+
+
+def kink_error(nt, x, w_trial: np.ndarray) -> dict:
+    """The pair part of the model's error at the trial point (module docstring)."""
+    p = nt.prob
+    err, dw = pair_errors(nt, x, w_trial)
+    nodes = node_errors(p, err)
     return {
         "kink_error": float(err.sum() / p.scale),
         "max_dw": float(np.abs(dw).max(initial=0.0)),

@@ -303,6 +303,7 @@ def newton(
     budget: int | None = None,
     step=None,
     keep_scratch: bool = False,
+    retry=None,
 ) -> tuple[Point, float, dict]:
     """Trust-region steps from ``pt`` (module docstring): at most ``max_steps``, until the
     Riemannian gradient's norm is at most ``tol``, a step rejected within the rounding
@@ -313,7 +314,11 @@ def newton(
     max_iter)`` returns (η, the model's decrease, whether η reached the boundary, η's length
     in the region's norm): :func:`truncated_cg` in the Frobenius ball by default, another
     region's CG for the #30 prototypes (benchmarks/npkl_step_proto.py, npkl_region_proto.py).
-    ``keep_scratch``: the round keeps its scratch arrays (:meth:`_Newton.work`)."""
+    ``keep_scratch``: the round keeps its scratch arrays (:meth:`_Newton.work`).
+    ``retry(nt, x, known, model)``, called on a step that the ratio test would shrink the
+    radius for (``known``: the trial's φ, L·X and w): True when it has changed ``step``'s
+    region so that the same radius is tried again (a #30 prototype,
+    benchmarks/npkl_kink_rows_proto.py)."""
     n, r = pt.X.shape
     if r == 0:
         return pt, delta, {"iterations": 0, "steps": 0, "hessians": 0, "accepted": 0}
@@ -349,14 +354,15 @@ def newton(
         reg = 1e3 * np.finfo(float).eps * max(1.0, abs(x.value)) + _rounding(x, prob.dtype)
         ratio = (x.value - known[0] + reg) / (max(model, 0.0) + reg)
         before = delta
-        if ratio < SHRINK_BELOW:
+        retried = ratio < SHRINK_BELOW and retry is not None and retry(nt, x, known, model)
+        if ratio < SHRINK_BELOW and not retried:
             # below the step taken, not the radius: an interior step would come back the same
             delta = min(delta, length) / 4.0
         elif ratio > GROW_ABOVE and boundary:
             delta = min(2.0 * delta, DELTA_MAX)
         if ratio > ACCEPT and known[0] <= x.value:
             x, accepted = nt.at(eta, known, trial), accepted + 1
-        elif delta == before:
+        elif delta == before and not retried:
             # rejected by the value alone, its decrease within the rounding allowance: the
             # same point and radius would give this step again (n = 20,000: 11 such repeats)
             break
