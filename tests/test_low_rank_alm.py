@@ -327,6 +327,30 @@ def test_scratch_arrays_are_kept_only_where_their_formula_fits(monkeypatch):
     assert {k for w, k in decisions if w == cap} == {False}
 
 
+def test_fista_s_kept_arrays_give_the_fresh_arrays_iterates_and_leave_the_start_alone():
+    """apg with its candidates and row gathers in arrays kept for the call (the solver's
+    rounds) takes the same iterates as with fresh ones, float for float, over enough
+    iterations that both candidate slots are reused, and does not write into the point it
+    started from."""
+    prob = ScaledNPKL(uci_trace_npkl("wine", 60, "hinge"), np.float32)
+    beta = prob.loss.project(np.zeros(prob.m), prob.t, prob.C)
+    V = np.random.default_rng(5).standard_normal((prob.n, 4)).astype(np.float32)
+    V *= 0.5 / np.linalg.norm(V)
+    start = alm_inner.evaluate(prob, V, beta, 1.0)
+    X0, LX0 = start.X.copy(), start.LX.copy()
+    runs = [
+        alm_inner.apg(prob, start, beta, 1.0, 1.0, 12, tol=0.0, keep_scratch=keep)
+        for keep in (False, True)
+    ]
+    (fresh, ell0, info0), (kept, ell1, info1) = runs
+    assert info0 == info1 and info0["iterations"] == 12 and ell0 == ell1
+    np.testing.assert_array_equal(fresh.X, kept.X)
+    np.testing.assert_array_equal(fresh.LX, kept.LX)
+    assert fresh.value == kept.value and fresh.value < start.value
+    np.testing.assert_array_equal(start.X, X0)
+    np.testing.assert_array_equal(start.LX, LX0)
+
+
 def test_hybrid_inner_steps_take_both_kinds_of_round_and_meet_newton_s_interval(monkeypatch):
     """n = 3,000 (two classes, 1.2 pairs a point, hinge, tr K ≤ n): ``inner="hybrid"``
     takes FISTA's rounds after the checks whose vertex is a hub's pocket (fewer than

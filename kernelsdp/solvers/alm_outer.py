@@ -322,7 +322,15 @@ def _inner_round(run: _Run, pt, tol: float):
         return pt, pt.X.shape[1] > 0 and info["steps"] == 0
     budget = min(o.inner_iterations, o.max_iter - run.iterations)
     pt, run.ell, info = apg(
-        run.prob, pt, run.beta, run.rho, run.ell, budget, tol=tol, deadline=run.deadline
+        run.prob,
+        pt,
+        run.beta,
+        run.rho,
+        run.ell,
+        budget,
+        tol=tol,
+        deadline=run.deadline,
+        keep_scratch=True,
     )
     run.iterations += info["iterations"]
     # at width 0 there is nothing for the gradient steps to do: not a stall, or the
