@@ -47,11 +47,12 @@ def test_a_resumed_run_ends_where_the_uninterrupted_one_does(proto, restored, tm
     assert r.info["relative_gap"] == whole["certified_gap"]
 
 
-@pytest.mark.parametrize("variant", ["rowprec", "hubrows-20"])
+@pytest.mark.parametrize("variant", ["rowprec", "hubrows-20", "kinkrows-20"])
 def test_a_step_variant_resumes_in_its_own_steps_and_certifies(proto, restored, tmp_path, variant):
-    """The twenty-third pass's steps (the row weights; the hubs' row pass with the frozen
-    rows) replace the solver's round and certify from the same state (the row cap's and the
-    frozen rows' CG are tested in their prototypes' files)."""
+    """The twenty-third and twenty-fourth passes' steps (the row weights; the hubs' row pass
+    with the frozen rows; the failing steps' rows frozen) replace the solver's round and
+    certify from the same state (the row cap's and the frozen rows' CG are tested in their
+    prototypes' files)."""
     f = load_benchmark("npkl_scale").instance(3000)
     state = str(tmp_path / "state.pkl")
     proto.run_variant(f, _args(proto, "--dump-at", "6", "--state", state))
@@ -66,6 +67,7 @@ def test_a_misspelt_variant_is_refused_not_run_as_the_plain_loop(proto, capsys):
         proto.parse(["--variant", "hubrow-100"])
     assert e.value.code == 2 and "unknown variant hubrow-100" in capsys.readouterr().err
     assert proto.parse(["--variant", "hubrows-100+newton-8"]).variant == "hubrows-100+newton-8"
+    assert proto.parse(["--variant", "fista+kinkrows-50"]).variant == "fista+kinkrows-50"
 
 
 def test_the_stagnation_rule_fires_once_the_spread_checks_stop_falling(proto):

@@ -306,19 +306,15 @@ def newton(
     retry=None,
 ) -> tuple[Point, float, dict]:
     """Trust-region steps from ``pt`` (module docstring): at most ``max_steps``, until the
-    Riemannian gradient's norm is at most ``tol``, a step rejected within the rounding
-    allowance, the deadline, or ``budget`` iterations;
-    the trust radius Δ is carried between calls.  Returns (the last point, Δ, counts);
-    ``iterations`` counts the steps and the Hessian products together (what the solver's
-    ``max_iter`` counts, as :func:`.alm_inner.apg`'s iterations).  ``step(nt, x, grad, Δ,
-    max_iter)`` returns (η, the model's decrease, whether η reached the boundary, η's length
-    in the region's norm): :func:`truncated_cg` in the Frobenius ball by default, another
-    region's CG for the #30 prototypes (benchmarks/npkl_step_proto.py, npkl_region_proto.py).
-    ``keep_scratch``: the round keeps its scratch arrays (:meth:`_Newton.work`).
-    ``retry(nt, x, known, model)``, called on a step that the ratio test would shrink the
-    radius for (``known``: the trial's φ, L·X and w): True when it has changed ``step``'s
-    region so that the same radius is tried again (a #30 prototype,
-    benchmarks/npkl_kink_rows_proto.py)."""
+    Riemannian gradient's norm is ≤ ``tol``, a step rejected within the rounding allowance,
+    the deadline or ``budget`` iterations (steps and Hessian products, as the solver's
+    ``max_iter``); Δ is carried between calls.  Returns (the last point, Δ, counts).
+    ``step(nt, x, grad, Δ, max_iter)`` → (η, the model's decrease, whether η reached the
+    boundary, η's length in the region's norm): :func:`truncated_cg` in the Frobenius ball
+    by default; the #30 prototypes' (benchmarks/npkl_*_proto.py) give other regions, and
+    ``retry(nt, x, known, model)``, called where the ratio test would shrink Δ (``known``:
+    the trial's φ, L·X, w): True when it changed ``step``'s region, so Δ is tried again.
+    ``keep_scratch``: the round keeps its scratch arrays (:meth:`_Newton.work`)."""
     n, r = pt.X.shape
     if r == 0:
         return pt, delta, {"iterations": 0, "steps": 0, "hessians": 0, "accepted": 0}
@@ -341,8 +337,7 @@ def newton(
         grad[:-1] = x.G
         grad = _tangent(x, grad)
         if math.sqrt(_dot(grad, grad)) <= tol:
-            # stationary: the gradient just computed counts as the round's one iteration
-            # (max_iter bounds a run whose every round stops here at once)
+            # stationary: this gradient is the round's one iteration (max_iter bounds it)
             rest = 1 if steps == 0 else 0
             break
         steps += 1
