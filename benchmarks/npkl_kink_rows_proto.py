@@ -21,8 +21,17 @@ radius instead of a quarter of it; at most ``RETRIES`` times a round.  Any other
 shrinks the radius as the solver does.  A round without a failing step is the solver's,
 product for product.
 
-    python benchmarks/npkl_kink_rows_proto.py --sizes 3000 20000 --seeds 0 1 2
+    python benchmarks/npkl_kink_rows_proto.py --instance inst3000.pkl --k 100 --seed 1
+    python benchmarks/npkl_kink_rows_proto.py --instance inst100000.pkl --k 100 --radius
     python benchmarks/npkl_resume_proto.py --n 1000000 --resume st.pkl --variant kinkrows-100
+
+(``--instance``: ``npkl_scale.instance(n)`` pickled; without ``--k`` the plain round.)
+
+Measured (docs/measurements.md, "Twenty-fourth pass"; products to the certified 1e-3):
+``kinkrows-100`` 1,627 / 2,393 / 2,188 at 3,000 (seeds 0–2; plain 1,591 / 1,570 / 1,673),
+2,249 at 20,000 (2,287), **4,900** at 100,000 (3,467); ``kinkradius-100`` 1,769 / 1,740 /
+1,541 and **4,247**.  At 10⁶ from check 44, ten minutes: 2.04e-2 (plain 1.98e-2).  Not
+adopted: at 100,000 the radius cut is what the tail needs.
 """
 
 from __future__ import annotations
