@@ -94,6 +94,17 @@ def uci_trace_npkl(name: str, n: int, loss: str) -> NPKL:
     )
 
 
+def scaled_hinge_state(r: int, scale: float):
+    """The #30 row prototypes' fixture: the scaled hinge problem on 30 wine points (double),
+    multipliers drawn in the box, a random n×r factor of entries about ``scale``, ρ = 2."""
+    from kernelsdp.solvers.alm_problem import ScaledNPKL
+
+    prob = ScaledNPKL(uci_trace_npkl("wine", 30, "hinge"), np.float64)
+    beta = np.random.default_rng(3).uniform(0.0, 1.0, prob.m) * prob.t
+    V = np.random.default_rng(4).standard_normal((prob.n, r)) * scale
+    return prob, beta, 2.0, V
+
+
 def traced_peak(run):
     """(run(), the peak bytes tracemalloc saw while it ran)."""
     tracemalloc.start()

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import load_benchmark, uci_trace_npkl
+from conftest import load_benchmark, scaled_hinge_state
 
 from kernelsdp.solvers.alm_inner import evaluate
-from kernelsdp.solvers.alm_problem import ScaledNPKL
 
 
 @pytest.fixture(scope="module")
@@ -18,10 +17,7 @@ def proto():
 
 
 def _state(r: int = 3, scale: float = 0.1):
-    prob = ScaledNPKL(uci_trace_npkl("wine", 30, "hinge"), np.float64)
-    beta = np.random.default_rng(3).uniform(0.0, 1.0, prob.m) * prob.t
-    V = np.random.default_rng(4).standard_normal((prob.n, r)) * scale
-    return prob, beta, 2.0, V
+    return scaled_hinge_state(r, scale)
 
 
 def test_the_pair_index_lists_every_pair_at_each_row(proto):

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import load_benchmark, uci_trace_npkl
+from conftest import load_benchmark, scaled_hinge_state
 
 from kernelsdp.solvers import alm_newton
 from kernelsdp.solvers.alm_inner import evaluate
-from kernelsdp.solvers.alm_problem import ScaledNPKL
 
 
 @pytest.fixture(scope="module")
@@ -19,10 +18,7 @@ def proto():
 
 
 def _state(r: int = 3, scale: float = 0.05):
-    prob = ScaledNPKL(uci_trace_npkl("wine", 30, "hinge"), np.float64)
-    beta = np.random.default_rng(3).uniform(0.0, 1.0, prob.m) * prob.t
-    V = np.random.default_rng(4).standard_normal((prob.n, r)) * scale
-    return prob, beta, 2.0, V
+    return scaled_hinge_state(r, scale)
 
 
 def _at(prob, beta, rho, V):
