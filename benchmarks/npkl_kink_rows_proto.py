@@ -61,7 +61,8 @@ class KinkRows:
     """One round's frozen rows: its step (:meth:`step`) and the round's ``retry`` hook.
     ``memory`` (``kinkradius-k``): a dict that carries the rows' weights from round to
     round, each round's start relaxing them by ``RELAX`` (at most 1); a failing step's
-    rows are then multiplied by ``cut`` rather than frozen."""
+    rows are then multiplied by ``cut`` rather than frozen.  A row already frozen may be
+    picked again (its weight is multiplied once more); the measured runs kept it so."""
 
     def __init__(self, k: int, stats: dict | None = None, memory: dict | None = None,
                  cut: float = npkl_step_proto.MASKED):  # fmt: skip

@@ -92,3 +92,24 @@ def test_a_round_with_failing_steps_retries_and_lowers_phi(proto):
     assert out.value <= pt.value and info["steps"] > 0
     assert stats.get("retries", 0) + stats.get("declined", 0) > 0
     assert stats.get("retries", 0) <= proto.RETRIES
+
+
+def test_kinkradius_cuts_the_rows_radius_and_relaxes_it_round_by_round(proto):
+    """``kinkradius-k``: a failing step's rows get the weight CUT (their radius a quarter),
+    carried to the next round through ``memory``, and each round's start relaxes every
+    weight by RELAX until it is 1 again and the round is the solver's own."""
+    prob, beta, rho, V = _state()
+    nt, x = _at(prob, beta, rho, V)
+    h = _hub(prob)
+    Y = V.copy()
+    Y[h] *= 40.0
+    known = nt.value(Y)
+    memory: dict = {}
+    hook = proto.KinkRows(10, None, memory, proto.CUT)
+    assert hook.retry(nt, x, known, _explained(proto, nt, x, known))
+    assert memory["weights"][h, 0] == pytest.approx(proto.CUT)
+    assert memory["weights"][-1, 0] == 1.0  # the slack row is never cut
+    relaxed = proto.KinkRows(10, None, memory, proto.CUT).weights
+    assert relaxed[h, 0] == pytest.approx(proto.CUT * proto.RELAX)
+    assert proto.KinkRows(10, None, memory, proto.CUT).weights is None  # back at 1
+    assert memory["weights"] is None
