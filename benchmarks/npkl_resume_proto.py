@@ -25,7 +25,9 @@ Variants (``+`` joins them):
   (``npkl_hub_rows_proto``), then frozen in them;
 - ``fista``: every round FISTA's (``inner="fista"``), not the hybrid's Newton steps;
 - ``kinkrows-k``: a failing step's rows frozen where its model error sits (at most k), and
-  the step tried again at the same radius (``npkl_kink_rows_proto``).
+  the step tried again at the same radius (``npkl_kink_rows_proto``);
+- ``checkit-N``: N LOBPCG iterations a Frank–Wolfe check (the solver's
+  ``alm_inner.CHECK_ITERATIONS``, 6).
 
 ``--log-steps`` prints each Newton step: the radius, CG iterations, whether it reached the
 boundary, the model's decrease, the value's and their ratio, and where the model failed
@@ -45,6 +47,11 @@ failing steps sat on 16–52 rows (``--log-steps``); ``rows-64`` 0.218 and ``row
 0.160 (pockets the checks missed), ``rowprec`` 1.97e-2, ``hubrows-100`` 1.35e-2 (1.04e-2
 at the hour's end, 3,728 s). Not adopted.  Twenty-fourth pass: ``kinkrows-100`` 2.04e-2,
 ``fista`` 1.99e-2 (no pocket after check 45, but FW fell only from 1.1e-2 to 9.5e-3).
+Twenty-fifth pass: at 10⁶ the check's six LOBPCG iterations are far from converged (at check
+47 of the plain path λ −0.444 where 24 iterations find a hub's pocket at −0.481, and 1 of
+the block's 8 values below V's level where 24 find 4); ``checkit-24`` finds the pockets a
+check earlier and seeds 4–6 spread directions a check (width 90 → 122 in ten minutes), but
+the spread checks' FW gap stays at 1.1–1.3e-2 without an update: 2.08e-2. Not adopted.
 """
 
 from __future__ import annotations
@@ -66,7 +73,7 @@ from npkl_local_proto import install_check_threads
 from npkl_scale import _alm_progress, instance
 from threadpoolctl import threadpool_limits
 
-from kernelsdp.solvers import alm_newton, alm_outer
+from kernelsdp.solvers import alm_inner, alm_newton, alm_outer
 from kernelsdp.solvers.alm_outer import Schedule, _Run, _stop, evaluate, fw_step, shrink
 from kernelsdp.solvers.low_rank_alm import LowRankALMOptions, _rank_cap
 
@@ -194,6 +201,9 @@ def run_variant(f, args) -> dict:
     if steps:
         alm_outer.NEWTON_STEPS = int(steps[0].split("-")[1])
     install_variant_step(args.variant)
+    iters = [p for p in args.variant.split("+") if p.startswith("checkit-")]
+    if iters:
+        alm_inner.CHECK_ITERATIONS = int(iters[0].split("-")[1])
     o = LowRankALMOptions(
         gap_tol=1e-3,
         time_limit=args.time_limit,
@@ -237,7 +247,7 @@ def _known_variant(v: str) -> bool:
         float(number)
     except ValueError:
         return False
-    return name in ("newton", "stagnate", "rows", "rowmask", "hubrows", "kinkrows")
+    return name in ("newton", "stagnate", "rows", "rowmask", "hubrows", "kinkrows", "checkit")
 
 
 def parse(argv=None) -> argparse.Namespace:
@@ -251,7 +261,7 @@ def parse(argv=None) -> argparse.Namespace:
         "--variant",
         default="plain",
         help="plain, fista, newton-S, stagnate-K, rows-κ, rowprec, rowmask-k, hubrows-k, "
-        "kinkrows-k (join by +)",
+        "kinkrows-k, checkit-N (join by +)",
     )
     p.add_argument("--time-limit", type=float, default=600.0)
     p.add_argument("--log-steps", action="store_true")

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 from conftest import load_benchmark
 
+import kernelsdp.solvers.alm_inner as alm_inner
 import kernelsdp.solvers.alm_outer as alm_outer
 from kernelsdp.solvers import solve
 
@@ -24,6 +25,7 @@ def restored(monkeypatch):
     """The check's thread patch and the steps a round come back after the test."""
     for name in ("fw_check", "NEWTON_STEPS", "newton"):
         monkeypatch.setattr(alm_outer, name, getattr(alm_outer, name))
+    monkeypatch.setattr(alm_inner, "CHECK_ITERATIONS", alm_inner.CHECK_ITERATIONS)
 
 
 def _args(proto, *argv):
@@ -62,12 +64,29 @@ def test_a_step_variant_resumes_in_its_own_steps_and_certifies(proto, restored, 
     assert out["status"] == "Termination.OPTIMAL" and out["certified_gap"] <= 1e-3
 
 
+def test_checkit_runs_the_checks_longer_from_the_same_state(proto, restored, tmp_path):
+    """``checkit-N`` (twenty-fifth pass) gives every check N LOBPCG iterations: from the
+    same state its run is not the plain one (the checks' counts differ), and it certifies."""
+    f = load_benchmark("npkl_scale").instance(3000)
+    state = str(tmp_path / "state.pkl")
+    proto.run_variant(f, _args(proto, "--dump-at", "6", "--state", state))
+    plain = proto.run_variant(f, _args(proto, "--resume", state))
+    counted = []
+    check = alm_outer.fw_check
+    alm_outer.fw_check = lambda *a: counted.append(alm_inner.CHECK_ITERATIONS) or check(*a)
+    longer = proto.run_variant(f, _args(proto, "--resume", state, "--variant", "checkit-24"))
+    assert counted and set(counted) == {24}
+    assert longer["status"] == "Termination.OPTIMAL" and longer["certified_gap"] <= 1e-3
+    assert (longer["products"], longer["checks"]) != (plain["products"], plain["checks"])
+
+
 def test_a_misspelt_variant_is_refused_not_run_as_the_plain_loop(proto, capsys):
     with pytest.raises(SystemExit) as e:
         proto.parse(["--variant", "hubrow-100"])
     assert e.value.code == 2 and "unknown variant hubrow-100" in capsys.readouterr().err
     assert proto.parse(["--variant", "hubrows-100+newton-8"]).variant == "hubrows-100+newton-8"
     assert proto.parse(["--variant", "fista+kinkrows-50"]).variant == "fista+kinkrows-50"
+    assert proto.parse(["--variant", "checkit-24"]).variant == "checkit-24"
 
 
 def test_the_stagnation_rule_fires_once_the_spread_checks_stop_falling(proto):
