@@ -27,7 +27,10 @@ Variants (``+`` joins them):
 - ``kinkrows-k``: a failing step's rows frozen where its model error sits (at most k), and
   the step tried again at the same radius (``npkl_kink_rows_proto``);
 - ``checkit-N``: N LOBPCG iterations a Frank–Wolfe check (the solver's
-  ``alm_inner.CHECK_ITERATIONS``, 6).
+  ``alm_inner.CHECK_ITERATIONS``, 6);
+- ``multifw``: the seventeenth pass's Frank–Wolfe step over the vertex and every block
+  vector below V's level, weighted at the minimum of φ over the capped simplex
+  (``npkl_round_proto.multi_fw_step``; its counts ``steps`` and ``vertices`` in the summary).
 
 ``--log-steps`` prints each Newton step: the radius, CG iterations, whether it reached the
 boundary, the model's decrease, the value's and their ratio, and where the model failed
@@ -67,6 +70,7 @@ import time
 import npkl_hub_rows_proto
 import npkl_kink_rows_proto
 import npkl_region_proto
+import npkl_round_proto
 import npkl_step_log
 import npkl_step_proto
 from npkl_local_proto import install_check_threads
@@ -74,7 +78,7 @@ from npkl_scale import _alm_progress, instance
 from threadpoolctl import threadpool_limits
 
 from kernelsdp.solvers import alm_inner, alm_newton, alm_outer
-from kernelsdp.solvers.alm_outer import Schedule, _Run, _stop, evaluate, fw_step, shrink
+from kernelsdp.solvers.alm_outer import Schedule, _Run, _stop, evaluate, shrink
 from kernelsdp.solvers.low_rank_alm import LowRankALMOptions, _rank_cap
 
 #: the run's attributes a state carries (the problem is rebuilt from the instance)
@@ -85,8 +89,9 @@ RUN_FIELDS = (
 MIX_FIELDS = ("values", "residuals", "last_fy", "resets", "capped")
 #: ``stagnate-K``: the spread checks' FW gap must fall below this share of its best
 STAGNATION = 0.9
-#: ``kinkrows-k``'s counts (its retries, the rows they froze, the failures it declined)
-KINK_STATS: dict = {}
+#: the variants' counts (``kinkrows-k``: its retries, the rows they froze, the failures it
+#: declined; ``multifw``: its steps and the vertices they weighted)
+VARIANT_STATS: dict = {}
 
 
 class Loop:
@@ -147,7 +152,8 @@ class Loop:
                 self.fy_last = chk.fy_gap
                 pt = evaluate(prob, pt.X, run.beta, run.rho, pt.LX)
             else:
-                X = shrink(fw_step(prob, pt, chk, run.beta, run.rho), run.cap)
+                # looked up at each call: ``multifw`` replaces the solver's step
+                X = shrink(alm_outer.fw_step(prob, pt, chk, run.beta, run.rho), run.cap)
                 pt = evaluate(prob, X, run.beta, run.rho)
             pt, self.stalled = alm_outer._inner_round(run, pt, 0.1 * sched.fw_share * chk.fy_gap)
             status = run.out_of_budget()
@@ -187,7 +193,7 @@ def install_variant_step(variant: str) -> None:
         alm_outer.newton = newton
     kinks = [p for p in variant.split("+") if p.startswith("kinkrows-")]
     if kinks:
-        npkl_kink_rows_proto.install(int(kinks[0].split("-")[1]), KINK_STATS)
+        npkl_kink_rows_proto.install(int(kinks[0].split("-")[1]), VARIANT_STATS)
     masks = [p for p in variant.split("+") if p.startswith("rowmask-")]
     if masks:
         k = int(masks[0].split("-")[1])
@@ -204,6 +210,8 @@ def run_variant(f, args) -> dict:
     iters = [p for p in args.variant.split("+") if p.startswith("checkit-")]
     if iters:
         alm_inner.CHECK_ITERATIONS = int(iters[0].split("-")[1])
+    if "multifw" in args.variant.split("+"):
+        npkl_round_proto.install("multi-fw", VARIANT_STATS)
     o = LowRankALMOptions(
         gap_tol=1e-3,
         time_limit=args.time_limit,
@@ -234,7 +242,7 @@ def run_variant(f, args) -> dict:
         "certified_gap": None if iv is None else iv.width,
         "lower_label": None if iv is None else iv.lower_label,
         "answer_check": run.answer_check,
-        **KINK_STATS,
+        **VARIANT_STATS,
     }
 
 
@@ -242,7 +250,7 @@ def _known_variant(v: str) -> bool:
     """``plain``, ``rowprec``, ``fista``, or NAME-NUMBER for the numbered variants."""
     name, _, number = v.partition("-")
     if not number:
-        return v in ("plain", "rowprec", "fista")
+        return v in ("plain", "rowprec", "fista", "multifw")
     try:
         float(number)
     except ValueError:
@@ -261,7 +269,7 @@ def parse(argv=None) -> argparse.Namespace:
         "--variant",
         default="plain",
         help="plain, fista, newton-S, stagnate-K, rows-κ, rowprec, rowmask-k, hubrows-k, "
-        "kinkrows-k, checkit-N (join by +)",
+        "kinkrows-k, checkit-N, multifw (join by +)",
     )
     p.add_argument("--time-limit", type=float, default=600.0)
     p.add_argument("--log-steps", action="store_true")

@@ -23,7 +23,7 @@ def proto():
 @pytest.fixture()
 def restored(monkeypatch):
     """The check's thread patch and the steps a round come back after the test."""
-    for name in ("fw_check", "NEWTON_STEPS", "newton"):
+    for name in ("fw_check", "fw_step", "NEWTON_STEPS", "newton"):
         monkeypatch.setattr(alm_outer, name, getattr(alm_outer, name))
     monkeypatch.setattr(alm_inner, "CHECK_ITERATIONS", alm_inner.CHECK_ITERATIONS)
 
@@ -80,13 +80,25 @@ def test_checkit_runs_the_checks_longer_from_the_same_state(proto, restored, tmp
     assert (longer["products"], longer["checks"]) != (plain["products"], plain["checks"])
 
 
+def test_multifw_takes_the_seventeenth_pass_step_from_the_same_state(proto, restored, tmp_path):
+    """``multifw`` replaces the solver's Frank–Wolfe step in the resumed loop (looked up
+    at each call) and certifies."""
+    f = load_benchmark("npkl_scale").instance(3000)
+    state = str(tmp_path / "state.pkl")
+    proto.run_variant(f, _args(proto, "--dump-at", "6", "--state", state))
+    before = proto.VARIANT_STATS.get("steps", 0)
+    out = proto.run_variant(f, _args(proto, "--resume", state, "--variant", "checkit-24+multifw"))
+    assert out["status"] == "Termination.OPTIMAL" and out["certified_gap"] <= 1e-3
+    assert proto.VARIANT_STATS["steps"] > before
+
+
 def test_a_misspelt_variant_is_refused_not_run_as_the_plain_loop(proto, capsys):
     with pytest.raises(SystemExit) as e:
         proto.parse(["--variant", "hubrow-100"])
     assert e.value.code == 2 and "unknown variant hubrow-100" in capsys.readouterr().err
     assert proto.parse(["--variant", "hubrows-100+newton-8"]).variant == "hubrows-100+newton-8"
     assert proto.parse(["--variant", "fista+kinkrows-50"]).variant == "fista+kinkrows-50"
-    assert proto.parse(["--variant", "checkit-24"]).variant == "checkit-24"
+    assert proto.parse(["--variant", "checkit-24+multifw"]).variant == "checkit-24+multifw"
 
 
 def test_the_stagnation_rule_fires_once_the_spread_checks_stop_falling(proto):
