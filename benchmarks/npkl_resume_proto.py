@@ -51,7 +51,7 @@ failing steps sat on 16–52 rows (``--log-steps``); ``rows-64`` 0.218 and ``row
 at the hour's end, 3,728 s). Not adopted.  Twenty-fourth pass: ``kinkrows-100`` 2.04e-2,
 ``fista`` 1.99e-2 (no pocket after check 45, but FW fell only from 1.1e-2 to 9.5e-3).
 Twenty-fifth pass: at 10⁶ the check's six LOBPCG iterations are far from converged (at check
-47 of the plain path λ −0.444 where 24 iterations find a hub's pocket at −0.481, and 1 of
+48 of the plain path λ −0.444 where 24 iterations find a hub's pocket at −0.481, and 1 of
 the block's 8 values below V's level where 24 find 4); ``checkit-24`` finds the pockets a
 check earlier and seeds 4–6 spread directions a check (width 90 → 122 in ten minutes), but
 the spread checks' FW gap stays at 1.1–1.3e-2 without an update: 2.08e-2. Not adopted.
@@ -247,10 +247,13 @@ def run_variant(f, args) -> dict:
 
 
 def _known_variant(v: str) -> bool:
-    """``plain``, ``rowprec``, ``fista``, or NAME-NUMBER for the numbered variants."""
+    """``plain``, ``rowprec``, ``fista``, ``multifw``, or NAME-NUMBER for the numbered
+    variants (``checkit``'s a whole number of iterations)."""
     name, _, number = v.partition("-")
     if not number:
         return v in ("plain", "rowprec", "fista", "multifw")
+    if name == "checkit":
+        return number.isdigit() and int(number) > 0
     try:
         float(number)
     except ValueError:

@@ -99,6 +99,8 @@ def test_a_misspelt_variant_is_refused_not_run_as_the_plain_loop(proto, capsys):
     assert proto.parse(["--variant", "hubrows-100+newton-8"]).variant == "hubrows-100+newton-8"
     assert proto.parse(["--variant", "fista+kinkrows-50"]).variant == "fista+kinkrows-50"
     assert proto.parse(["--variant", "checkit-24+multifw"]).variant == "checkit-24+multifw"
+    with pytest.raises(SystemExit):
+        proto.parse(["--variant", "checkit-2.5"])
 
 
 def test_the_stagnation_rule_fires_once_the_spread_checks_stop_falling(proto):
