@@ -54,7 +54,9 @@ Twenty-fifth pass: at 10⁶ the check's six LOBPCG iterations are far from conve
 48 of the plain path λ −0.444 where 24 iterations find a hub's pocket at −0.481, and 1 of
 the block's 8 values below V's level where 24 find 4); ``checkit-24`` finds the pockets a
 check earlier and seeds 4–6 spread directions a check (width 90 → 122 in ten minutes), but
-the spread checks' FW gap stays at 1.1–1.3e-2 without an update: 2.08e-2. Not adopted.
+the spread checks' FW gap stays at 1.1–1.3e-2 without an update: 2.08e-2.
+``checkit-24+multifw`` 1.99e-2; in twenty minutes its FW gap came below FY at check 56 (one
+update) and the limit certified 1.53e-2 (``stagnate-3``: 1.31e-2). Not adopted.
 """
 
 from __future__ import annotations
