@@ -56,7 +56,8 @@ the block's 8 values below V's level where 24 find 4); ``checkit-24`` finds the 
 check earlier and seeds 4–6 spread directions a check (width 90 → 122 in ten minutes), but
 the spread checks' FW gap stays at 1.1–1.3e-2 without an update: 2.08e-2.
 ``checkit-24+multifw`` 1.99e-2; in twenty minutes its FW gap came below FY at check 56 (one
-update) and the limit certified 1.53e-2 (``stagnate-3``: 1.31e-2). Not adopted.
+update) and the limit certified 1.53e-2 (``stagnate-3``: 1.31e-2); in thirty minutes (3,242 s
+into the run, two updates) 1.12e-2 (``hubrows-100``: 1.04e-2 at 3,728 s). Not adopted.
 """
 
 from __future__ import annotations
@@ -176,42 +177,48 @@ def install_step(cg) -> None:
     alm_outer.newton = newton
 
 
+def numbered(variant: str, name: str) -> str | None:
+    """The number of the variant's part NAME-NUMBER (the first one), or None."""
+    parts = [p for p in variant.split("+") if p.startswith(name + "-")]
+    return parts[0].split("-")[1] if parts else None
+
+
 def install_variant_step(variant: str) -> None:
     """The variant's step or round (``rows-κ``, ``rowprec``, ``rowmask-k``, ``hubrows-k``),
     the step looked up at each call (so that a log's wrapper of it is seen)."""
-    rows = [p for p in variant.split("+") if p.startswith("rows-")]
-    if rows:
-        kappa = float(rows[0].split("-")[1])
+    rows = numbered(variant, "rows")
+    if rows is not None:
+        kappa = float(rows)
         install_step(lambda *a: npkl_region_proto.region_cg(*a, kappa))
     if "rowprec" in variant.split("+"):
         install_step(lambda *a: npkl_step_proto.preconditioned_cg(*a, rows=True))
-    hubs = [p for p in variant.split("+") if p.startswith("hubrows-")]
-    if hubs:
-        k = int(hubs[0].split("-")[1])
+    hubs = numbered(variant, "hubrows")
+    if hubs is not None:
+        k = int(hubs)
 
         def newton(*args, keep_scratch=False):
             return npkl_hub_rows_proto.newton_without_hubs(*args, keep_scratch=keep_scratch, k=k)
 
         alm_outer.newton = newton
-    kinks = [p for p in variant.split("+") if p.startswith("kinkrows-")]
-    if kinks:
-        npkl_kink_rows_proto.install(int(kinks[0].split("-")[1]), VARIANT_STATS)
-    masks = [p for p in variant.split("+") if p.startswith("rowmask-")]
-    if masks:
-        k = int(masks[0].split("-")[1])
+    kinks = numbered(variant, "kinkrows")
+    if kinks is not None:
+        npkl_kink_rows_proto.install(int(kinks), VARIANT_STATS)
+    masks = numbered(variant, "rowmask")
+    if masks is not None:
+        k = int(masks)
         install_step(lambda *a: npkl_step_proto.preconditioned_cg(*a, mask=k))
 
 
 def run_variant(f, args) -> dict:
     """One run from the start, to ``--dump-at`` (saved), or from ``--resume``: its summary."""
     install_check_threads()
-    steps = [p for p in args.variant.split("+") if p.startswith("newton-")]
-    if steps:
-        alm_outer.NEWTON_STEPS = int(steps[0].split("-")[1])
+    steps = numbered(args.variant, "newton")
+    if steps is not None:
+        alm_outer.NEWTON_STEPS = int(steps)
     install_variant_step(args.variant)
-    iters = [p for p in args.variant.split("+") if p.startswith("checkit-")]
-    if iters:
-        alm_inner.CHECK_ITERATIONS = int(iters[0].split("-")[1])
+    iters = numbered(args.variant, "checkit")
+    if iters is not None:
+        alm_inner.CHECK_ITERATIONS = int(iters)
     if "multifw" in args.variant.split("+"):
         npkl_round_proto.install("multi-fw", VARIANT_STATS)
     o = LowRankALMOptions(
