@@ -26,8 +26,9 @@ Variants (``+`` joins them):
 - ``fista``: every round FISTA's (``inner="fista"``), not the hybrid's Newton steps;
 - ``kinkrows-k``: a failing step's rows frozen where its model error sits (at most k), and
   the step tried again at the same radius (``npkl_kink_rows_proto``);
-- ``checkit-N``: N LOBPCG iterations a Frank–Wolfe check (the solver's
-  ``alm_inner.CHECK_ITERATIONS``, 6);
+- ``checkit-N``: N LOBPCG iterations a Frank–Wolfe check at every size (the solver's
+  ``alm_inner.check_iterations(n)``: 6 up to n = 20,000, 12 at 100,000, 21 at 10⁶ since
+  the twenty-sixth pass);
 - ``multifw``: the seventeenth pass's Frank–Wolfe step over the vertex and every block
   vector below V's level, weighted at the minimum of φ over the capped simplex
   (``npkl_round_proto.multi_fw_step``; its counts ``steps`` and ``vertices`` in the summary).
@@ -217,8 +218,8 @@ def run_variant(f, args) -> dict:
         alm_outer.NEWTON_STEPS = int(steps)
     install_variant_step(args.variant)
     iters = numbered(args.variant, "checkit")
-    if iters is not None:
-        alm_inner.CHECK_ITERATIONS = int(iters)
+    if iters is not None:  # N at every size (the solver's grow with n above 20,000)
+        alm_inner.check_iterations = lambda n, N=int(iters): N
     if "multifw" in args.variant.split("+"):
         npkl_round_proto.install("multi-fw", VARIANT_STATS)
     o = LowRankALMOptions(

@@ -207,6 +207,27 @@ def test_the_check_retries_lobpcg_from_a_fresh_start_off_span_x(monkeypatch):
     assert theta[0] <= -0.9
 
 
+def test_the_check_s_lobpcg_iterations_grow_with_log_n_above_twenty_thousand(monkeypatch):
+    """Six iterations up to n = 20,000, as many again per factor five of n (twenty-sixth
+    pass): 12 at 100,000, 21 at 10⁶; LOBPCG is given the count for the block's n."""
+    counts = {n: alm_inner.check_iterations(n) for n in (60, 3_000, 20_000, 100_000, 10**6)}
+    assert counts == {60: 6, 3_000: 6, 20_000: 6, 100_000: 12, 10**6: 21}
+    sizes = np.geomspace(20_000, 10**7, 40).astype(int)
+    assert np.all(np.diff([alm_inner.check_iterations(int(n)) for n in sizes]) >= 0)
+    seen = []
+
+    def lobpcg(op, W0, Y, largest, maxiter, tol):
+        seen.append((W0.shape[0], maxiter))
+        return np.zeros(W0.shape[1]), W0
+
+    monkeypatch.setattr(alm_inner.spla, "lobpcg", lobpcg)
+    monkeypatch.setattr(alm_inner, "check_iterations", lambda n: n // 100)
+    M = sp.diags(np.linspace(-1.0, 1.0, 600)).tocsr()
+    W0 = np.random.default_rng(0).standard_normal((600, 4))
+    _, _, products = alm_inner._complement(M, W0, np.zeros((600, 0)))
+    assert seen == [(600, 6)] and products == 4 * (6 + 1)
+
+
 def test_reordering_is_undone_on_the_way_out():
     """RCM renumbers the points inside; the factor returned is in the caller's order."""
     f = _fixture("iris", 40, "hinge")

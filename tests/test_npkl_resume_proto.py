@@ -25,7 +25,7 @@ def restored(monkeypatch):
     """The check's thread patch and the steps a round come back after the test."""
     for name in ("fw_check", "fw_step", "NEWTON_STEPS", "newton"):
         monkeypatch.setattr(alm_outer, name, getattr(alm_outer, name))
-    monkeypatch.setattr(alm_inner, "CHECK_ITERATIONS", alm_inner.CHECK_ITERATIONS)
+    monkeypatch.setattr(alm_inner, "check_iterations", alm_inner.check_iterations)
 
 
 def _args(proto, *argv):
@@ -73,7 +73,7 @@ def test_checkit_runs_the_checks_longer_from_the_same_state(proto, restored, tmp
     plain = proto.run_variant(f, _args(proto, "--resume", state))
     counted = []
     check = alm_outer.fw_check
-    alm_outer.fw_check = lambda *a: counted.append(alm_inner.CHECK_ITERATIONS) or check(*a)
+    alm_outer.fw_check = lambda *a: counted.append(alm_inner.check_iterations(3000)) or check(*a)
     longer = proto.run_variant(f, _args(proto, "--resume", state, "--variant", "checkit-24"))
     assert counted and set(counted) == {24}
     assert longer["status"] == "Termination.OPTIMAL" and longer["certified_gap"] <= 1e-3

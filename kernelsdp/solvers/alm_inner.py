@@ -12,7 +12,8 @@ spectraplex tr K ≤ B of :mod:`.alm_problem`), after HALLaR's hybrid low-rank m
   with the pairs (at Y, for the gradient), plus the row gathers of the pair entries;
 - **the Frank–Wolfe check** (:func:`fw_check`): the bottom of the spectrum of
   G = M(β̃) = ∇_K Φ outside the factor's span (LOBPCG, block ``BLOCK``, constrained
-  orthogonal to V and warm-started from the last call's block), then Rayleigh–Ritz on
+  orthogonal to V and warm-started from the last call's block, :func:`check_iterations`
+  iterations: more as n grows), then Rayleigh–Ritz on
   [V, W]: the FW vertex v, the Ritz value λ ≈ λ_min(G), the FW gap
   a·(⟨V, GV⟩ − min(λ, 0)) of the convex subproblem in K, and the dual estimate;
 - **the Frank–Wolfe step** (:func:`fw_step`): K ← (1 − t)K + t·vvᵀ (scaled: the vertex is
@@ -54,8 +55,15 @@ ELL_NOISE = 1e4
 BLOCK = 8
 #: at or below this n the check is dense LAPACK on the projected M
 DENSE_CHECK_N = 400
-#: LOBPCG iterations of one check, and its tolerance (directions only)
+#: LOBPCG iterations of one check up to n = ``CHECK_GROWTH_FROM``, and its tolerance
+#: (directions only); above that size :func:`check_iterations` adds as many again for each
+#: factor ``CHECK_GROWTH_FACTOR`` of n (docs/npkl.md §7, twenty-sixth pass: a hub's pocket
+#: on w nodes overlaps a start block that does not hold it by about √(w/n), and LOBPCG must
+#: amplify that; six iterations were accurate at the tail of n = 3,000 and 20,000 and far
+#: from it at 10⁶, and twelve at n = 100,000 took 13 % / 4 % / 1 % fewer products)
 CHECK_ITERATIONS = 6
+CHECK_GROWTH_FROM = 20_000
+CHECK_GROWTH_FACTOR = 5.0
 CHECK_TOL = 1e-3
 #: the extra columns of a Frank–Wolfe step carry this share of ‖V‖² between them
 SEED_WEIGHT = 1e-3
@@ -275,7 +283,16 @@ def _complement(M, W0: np.ndarray, X: np.ndarray, op=None) -> tuple[np.ndarray, 
         W0 = np.random.default_rng(n).standard_normal((n, k))
         theta, W = _lobpcg(M if op is None else op, W0, range_basis(X))
     order = np.argsort(theta)
-    return W[:, order], theta[order], k * (CHECK_ITERATIONS + 1)
+    return W[:, order], theta[order], k * (check_iterations(n) + 1)
+
+
+def check_iterations(n: int) -> int:
+    """LOBPCG iterations of one check at size n: ``CHECK_ITERATIONS`` up to
+    ``CHECK_GROWTH_FROM``, then as many again per factor ``CHECK_GROWTH_FACTOR`` of n
+    (12 at n = 100,000, 21 at 10⁶): the iterations needed to find a localised direction
+    grow with log n."""
+    growth = math.log(max(n, CHECK_GROWTH_FROM) / CHECK_GROWTH_FROM) / math.log(CHECK_GROWTH_FACTOR)
+    return round(CHECK_ITERATIONS * (1.0 + growth))
 
 
 def _lobpcg(op, W0: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -286,7 +303,7 @@ def _lobpcg(op, W0: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             W0,
             Y=Y if Y.shape[1] else None,
             largest=False,
-            maxiter=CHECK_ITERATIONS,
+            maxiter=check_iterations(W0.shape[0]),
             tol=CHECK_TOL,
         )
 
