@@ -220,7 +220,7 @@ def run_variant(f, args) -> dict:
         alm_outer.NEWTON_STEPS = int(steps)
     install_variant_step(args.variant)
     iters = numbered(args.variant, "checkit")
-    if iters is not None:  # N at every size (the solver's grow with n above 20,000)
+    if iters is not None:  # N at every size (the solver's own count grows above 20,000)
         alm_inner.check_iterations = lambda n, N=int(iters): N
     if "multifw" in args.variant.split("+"):
         npkl_round_proto.install("multi-fw", VARIANT_STATS)

@@ -73,7 +73,7 @@ def test_checkit_runs_the_checks_longer_from_the_same_state(proto, restored, tmp
     plain = proto.run_variant(f, _args(proto, "--resume", state))
     counted = []
     check = alm_outer.fw_check
-    alm_outer.fw_check = lambda *a: counted.append(alm_inner.check_iterations(3000)) or check(*a)
+    alm_outer.fw_check = lambda *a: counted.append(alm_inner.check_iterations(10**6)) or check(*a)
     longer = proto.run_variant(f, _args(proto, "--resume", state, "--variant", "checkit-24"))
     assert counted and set(counted) == {24}
     assert longer["status"] == "Termination.OPTIMAL" and longer["certified_gap"] <= 1e-3
