@@ -61,6 +61,9 @@ update) and the limit certified 1.53e-2 (``stagnate-3``: 1.31e-2); in thirty min
 into the run, two updates) 1.12e-2 (``hubrows-100``: 1.04e-2 at 3,728 s). Not adopted.
 Twenty-sixth pass: the solver's check iterations now grow with log n (21 at 10⁶), and
 ``plain`` from the start for the hour (``--time-limit 3300``) certified 6.86e-3.
+Twenty-seventh pass, from the start for the hour with the rule: ``hubrows-100+multifw``
+certified 8.92e-3 (ahead of ``plain`` to 2,100 s, 7.1e-3 against 9.7e-3, and no pocket after
+check 18; then ρ doubled and the spread checks' FW gap rested at 4-6e-3). Not adopted.
 """
 
 from __future__ import annotations
