@@ -42,25 +42,17 @@ from __future__ import annotations
 import npkl_step_proto
 import numpy as np
 
-from kernelsdp.solvers import alm_newton
+from kernelsdp.solvers import alm_newton, alm_rows
 from kernelsdp.solvers.alm_inner import evaluate
-
-#: each row's semismooth Newton: iterations at most, the gradient's tolerance relative to
-#: its first, Armijo's constant and halvings at most
-ROW_ITERATIONS, ROW_TOL, ARMIJO, HALVINGS = 20, 1e-8, 1e-4, 30
 
 
 def pair_index(prob) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(pointer, pair, partner): the pairs at row i are pair[pointer[i]:pointer[i + 1]],
-    their other rows partner[...] (built once, kept on the problem)."""
+    """(pointer, pair, partner) of :class:`kernelsdp.solvers.alm_rows.PairIndex` (the
+    solver's since the twenty-eighth pass), built once and kept on the problem."""
     if getattr(prob, "_hub_rows_index", None) is None:
-        ends = np.concatenate([prob.i, prob.j])
-        order = np.argsort(ends, kind="stable")
-        pairs = np.concatenate([np.arange(prob.m), np.arange(prob.m)])[order]
-        partner = np.concatenate([prob.j, prob.i])[order]
-        pointer = np.searchsorted(ends[order], np.arange(prob.n + 1))
-        prob._hub_rows_index = (pointer, pairs, partner)
-    return prob._hub_rows_index
+        prob._hub_rows_index = alm_rows.PairIndex(prob)
+    index = prob._hub_rows_index
+    return index.pointer, index.pair, index.partner
 
 
 def hub_rows(prob, pt, beta: np.ndarray, rho: float, k: int) -> tuple[np.ndarray, float]:
@@ -75,58 +67,11 @@ def hub_rows(prob, pt, beta: np.ndarray, rho: float, k: int) -> tuple[np.ndarray
     return rows[np.argsort(-g[rows])], float(np.einsum("ij,ij->", pt.X, G, dtype=np.float64))
 
 
-def _pair_terms(prob, w, pairs, beta, rho):
-    """(Σ e_p(w_p), β̃_p, β̃'_p) for the given pairs (β̃' by :mod:`.alm_newton`'s difference)."""
-    t, b = prob.t[pairs], beta[pairs]
-    val, bt = prob.envelope_terms(w, b, rho, t)
-    h = alm_newton.SLOPE_STEP * (1.0 + np.abs(w))
-    up, down = (prob.envelope_terms(w + e, b, rho, t)[1] for e in (h, -h))
-    return float(val.sum()), bt, (up - down) / (2.0 * h)
-
-
-def solve_row(prob, X, i: int, beta, rho: float, mu: float) -> int:
-    """Row i of X (double) minimising ψ_i (module docstring) in place; returns iterations."""
-    pointer, pair, partner = pair_index(prob)
-    sl = slice(pointer[i], pointer[i + 1])
-    pairs, U = pair[sl], X[partner[sl]]
-    lo, hi = prob.L.indptr[i], prob.L.indptr[i + 1]
-    cols, vals = prob.L.indices[lo:hi], prob.L.data[lo:hi].astype(np.float64)
-    lii = float(vals[cols == i].sum())
-    off = cols != i
-    c = vals[off] @ X[cols[off]]
-    a, B, S, q = prob.a, prob.B, prob.scale, prob.a * lii - mu
-
-    def psi(v):
-        e, bt, sl_ = _pair_terms(prob, B * (U @ v), pairs, beta, rho)
-        return q * (v @ v) + 2 * a * (v @ c) + e / S, bt, sl_
-
-    v = X[i].copy()
-    f, bt, slope = psi(v)
-    g0, iterations = None, 0
-    while iterations < ROW_ITERATIONS:
-        iterations += 1
-        g = 2 * q * v + 2 * a * c + (B / S) * (U.T @ bt)
-        gn = float(np.linalg.norm(g))
-        g0 = gn if g0 is None else g0
-        if gn <= ROW_TOL * max(g0, 1e-300):
-            break
-        H = 2 * q * np.eye(v.size) + (B * B / S) * (U.T * slope) @ U
-        try:
-            d = -np.linalg.solve(H, g)
-        except np.linalg.LinAlgError:  # H = 0: a row off the graph (L_ii = 0) inside the
-            d = -g  # ball (μ = 0) whose pairs all sit at the box's ends; the line search holds
-        step = 1.0
-        for _ in range(HALVINGS):
-            f_new, bt_new, slope_new = psi(v + step * d)
-            if f_new <= f + ARMIJO * step * (g @ d):
-                break
-            step /= 2
-        else:
-            break
-        v += step * d
-        f, bt, slope = f_new, bt_new, slope_new
-    X[i] = v
-    return iterations
+def solve_row(prob, X, i: int, beta, rho: float, mu: float) -> None:
+    """Row i of X (double) minimising ψ_i (module docstring), in place: the solver's row
+    minimiser (:mod:`kernelsdp.solvers.alm_rows`, its ν = −μ)."""
+    pair_index(prob)
+    X[i] = alm_rows.row_minimiser(prob, X, i, beta, rho, -mu, prob._hub_rows_index)
 
 
 def newton_without_hubs(

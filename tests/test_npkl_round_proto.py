@@ -64,7 +64,14 @@ def test_the_multi_vertex_step_is_no_worse_than_the_plain_step(proto, small, res
         ("budget12", lambda log: log["steps"] > 4 * log["rounds"]),
     ],
 )
-def test_a_variant_run_certifies_and_meets_the_plain_interval(proto, small, restored, method, took):
+def test_a_variant_run_certifies_and_meets_the_plain_interval(
+    proto, small, restored, method, took, monkeypatch
+):
+    if method == "phase":
+        # since the pockets' rows are swept (twenty-eighth pass) every vertex of this run
+        # is carried by fewer than LOCALISED = 200 nodes (9-187): 100 splits its checks
+        # into both of the variant's shapes
+        monkeypatch.setattr(alm_outer, "LOCALISED", 100)
     plain = solve(small, "low-rank-alm")
     log: dict = {}
     proto.install(method, log)

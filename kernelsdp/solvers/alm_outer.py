@@ -18,6 +18,7 @@ from .alm_certificate import certificate, interval
 from .alm_inner import apg, below_level, evaluate, fw_check, fw_step, participation, shrink
 from .alm_newton import DELTA_MAX, newton
 from .alm_problem import ScaledNPKL
+from .alm_rows import PairIndex, pocket_rows, sweep_rows
 from .low_rank_alm import (
     CERTIFY_AT,
     FW_SHARE,
@@ -115,6 +116,10 @@ class _Run:
         self.answer_check: int | None = None  # the check whose point answers (None: a polish)
         self.polished, self.newton_steps, self.krylov = False, 0, 0
         self.localised = False  # the last check's vertex: a hub's pocket (``inner="hybrid"``)
+        # the rows that carried the pockets so far, swept before each Newton round
+        # (:mod:`.alm_rows`), and the pairs at each row (built at the first pocket)
+        self.hub_rows = np.empty(0, dtype=np.int64)
+        self.pair_index: PairIndex | None = None
 
     def _warm(self, start: Start) -> None:
         """The start in the scaled problem's terms (the factor onto ‖V‖_F ≤ 1)."""
@@ -162,6 +167,8 @@ class _Run:
             "trust_radius": self.delta,  # the Newton steps' Δ, as the round before left it
         }
         self.localised = rec["vertex_participation"] < LOCALISED and chk.lam < min(chk.level, 0.0)
+        if self.localised:
+            self.hub_rows = np.union1d(self.hub_rows, pocket_rows(chk.vertex))
         self.history.append(rec)
         # a coarse level (estimate_only) is never certified: nothing to keep there
         if not self.estimate_only and (self.kept is None or gap < self.kept.estimate):
@@ -306,6 +313,10 @@ def _inner_round(run: _Run, pt, tol: float):
     point, whether the steps stalled)."""
     o = run.o
     if o.inner == "newton" or (o.inner == "hybrid" and not run.localised):
+        if run.hub_rows.size:
+            if run.pair_index is None:
+                run.pair_index = PairIndex(run.prob)
+            pt = sweep_rows(run.prob, pt, run.beta, run.rho, run.hub_rows, run.pair_index)
         pt, run.delta, info = newton(
             run.prob,
             pt,
