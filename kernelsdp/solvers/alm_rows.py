@@ -90,18 +90,21 @@ def ball_multiplier(prob: ScaledNPKL, pt: Point, beta: np.ndarray, rho: float) -
 def sweep_rows(
     prob: ScaledNPKL, pt: Point, beta: np.ndarray, rho: float, rows: np.ndarray, index: PairIndex
 ) -> Point:
-    """One Gauss–Seidel sweep over ``rows`` (module docstring): the new point, V scaled back
-    into the ball, L·V updated on the rows' neighbours only (L is symmetric)."""
+    """One Gauss–Seidel sweep over ``rows`` (module docstring), in the point's own arrays:
+    V's rows set, V scaled back into the ball, L·V updated on the rows' neighbours only (L
+    is symmetric); the returned point holds them with their pair values and φ.  In place,
+    so that no second n×s point lives through the round that follows (the caller still
+    holds this one)."""
     if rows.size == 0 or pt.X.shape[1] == 0:
         return pt
     nu = ball_multiplier(prob, pt, beta, rho)
-    X = pt.X.copy()
+    X, LX = pt.X, pt.LX
     old = X[rows].astype(np.float64)
     for i in rows:
         X[i] = row_minimiser(prob, X, int(i), beta, rho, nu, index)
-    Lt = sp.csr_matrix(prob.L[rows], dtype=np.float64).T.tocsr()
-    near = np.unique(prob.L[rows].indices)
-    LX = pt.LX.copy()
+    L_rows = prob.L[rows]
+    near = np.unique(L_rows.indices)
+    Lt = sp.csr_matrix(L_rows, dtype=np.float64).T.tocsr()
     LX[near] += (Lt[near] @ (X[rows].astype(np.float64) - old)).astype(LX.dtype)
     norm2 = _dot(X, X)
     if norm2 > 1.0:

@@ -33,12 +33,13 @@ width was 2.7e-2, where ``"newton"`` left 1.5 after 3,859 s).  Not the default: 
 n ≤ 100,000 it takes about as long with up to 2× the products.
 
 **The pockets' rows** (:mod:`.alm_rows`, docs/npkl.md §7, twenty-eighth pass).  The run
-keeps the rows that carried each hub's pocket (at most ``POCKET_ROWS`` a pocket) and,
-before every round of Newton steps, sets each of them to its exact minimiser with the
-other rows fixed: one Gauss–Seidel sweep, no product with L or the pairs.  The Newton
-steps no longer drain a hub the Frank–Wolfe step filled, so its pocket does not come back
-check after check: at n = 100,000 (seed 4) 41 checks instead of 59, half the eigensolver's
-products, 2,861 products instead of 3,466.
+keeps the rows that carried each hub's pocket (the fewest that hold ``POCKET_SHARE`` of
+its vertex, if at most ``POCKET_ROWS`` do) and, before every round of Newton steps, sets
+each of them to its exact minimiser with the other rows fixed: one Gauss–Seidel sweep in
+the point's arrays, no product with L or the pairs.  The Newton steps no longer drain a
+hub the Frank–Wolfe step filled, so its pocket does not come back check after check: at
+n = 100,000 (seed 4) 41 checks instead of 59, 8,509 eigensolver products instead of
+14,061, 2,861 products instead of 3,466, 197.5 s instead of 356 s.
 
 **The inner tolerance is tied to the Frank–Wolfe gap.**  At every check the gap splits
 exactly as P(K) − D(β̃) = FW + FY: the subproblem's Frank–Wolfe gap
@@ -284,8 +285,8 @@ def memory_bytes_for(
         steps += 8 * SCRATCH_DOUBLE * n * s if keep_scratch and word == 4 else 0
         loop = max(loop, steps) if inner == "hybrid" else steps
         stays += 12 * nnz_L if word == 4 else 0  # L's double copy for the ratio test
-        # the pocket rows' pair index (alm_rows.PairIndex, int64); a sweep's copies of V
-        # and L·V and its point's gathers are fewer than the round's arrays that follow it
+        # the pocket rows' pair index (alm_rows.PairIndex, int64); a sweep works in the
+        # point's arrays, and its pair values' gathers are fewer than the round's
         stays += 32 * m + 8 * (n + 1)
     check = 8 * ((CHECK_ARRAYS + (word == 4)) * n * s + 14 * n * k)
     rows, pairs = min(n, CERT_CHUNK), min(m, CERT_CHUNK)
