@@ -46,12 +46,18 @@ from kernelsdp.solvers import alm_newton, alm_rows
 from kernelsdp.solvers.alm_inner import evaluate
 
 
-def pair_index(prob) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(pointer, pair, partner) of :class:`kernelsdp.solvers.alm_rows.PairIndex` (the
-    solver's since the twenty-eighth pass), built once and kept on the problem."""
+def _index(prob) -> alm_rows.PairIndex:
+    """The solver's :class:`kernelsdp.solvers.alm_rows.PairIndex` of the problem (since the
+    twenty-eighth pass), built once and kept on it."""
     if getattr(prob, "_hub_rows_index", None) is None:
         prob._hub_rows_index = alm_rows.PairIndex(prob)
-    index = prob._hub_rows_index
+    return prob._hub_rows_index
+
+
+def pair_index(prob) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(pointer, pair, partner): the pairs at row i are pair[pointer[i]:pointer[i + 1]],
+    their other rows partner[...]."""
+    index = _index(prob)
     return index.pointer, index.pair, index.partner
 
 
@@ -70,8 +76,7 @@ def hub_rows(prob, pt, beta: np.ndarray, rho: float, k: int) -> tuple[np.ndarray
 def solve_row(prob, X, i: int, beta, rho: float, mu: float) -> None:
     """Row i of X (double) minimising ψ_i (module docstring), in place: the solver's row
     minimiser (:mod:`kernelsdp.solvers.alm_rows`, its ν = −μ)."""
-    pair_index(prob)
-    X[i] = alm_rows.row_minimiser(prob, X, i, beta, rho, -mu, prob._hub_rows_index)
+    X[i] = alm_rows.row_minimiser(prob, X, i, beta, rho, -mu, _index(prob))
 
 
 def newton_without_hubs(
