@@ -17,9 +17,9 @@ c − λ_min(A), so with probability at least 1 − δ
 The bound's distance below the true λ_min is at most (c − λ_min)·ε/(1 − ε): it tightens as
 1/k², whatever the spectrum's clustering near λ_min (a cluster of K's rank at an NPKL
 optimum, docs/npkl.md §3, which is what defeats a Ritz value's residual bound).
-:func:`randomized_min_eig` runs the plain three-term recurrence (O(n) memory: no basis is
-kept) in chunks of ``CHUNK`` steps until the bound is within ``target`` of the Ritz value,
-or ``max_steps``.
+:func:`randomized_min_eig` runs the plain three-term recurrence (:mod:`.lanczos`, O(n)
+memory: no basis is kept) in chunks of ``CHUNK`` steps until the bound is within ``target``
+of the Ritz value, or ``max_steps``.
 
 **What it is not.** The theorem is about exact arithmetic and a truly uniform start (here
 a Gaussian vector from NumPy's generator, normalised).  In floating point the recurrence
@@ -35,8 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import eigvalsh_tridiagonal
 
+from .lanczos import Lanczos
 from .rounding import UNIT_ROUNDOFF, abs_row_sum_max, up
 
 #: the constant of Kuczyński–Woźniakowski's Theorem 4.2
@@ -89,46 +89,6 @@ def upper_shift(A) -> float:
     return up(abs_row_sum_max(A) * (1 + 4 * UNIT_ROUNDOFF)) + np.finfo(float).tiny
 
 
-class _Lanczos:
-    """The three-term recurrence on P = cI − A, kept as (α, β) only."""
-
-    def __init__(self, A, c: float, rng: np.random.Generator):
-        self.A, self.c = A, c
-        n = A.shape[0]
-        v = rng.standard_normal(n)
-        self.v, self.v_prev = v / np.linalg.norm(v), np.zeros(n)
-        self.alpha: list[float] = []
-        self.beta: list[float] = []
-        self.broke = False
-
-    def run(self, steps: int) -> None:
-        A, c = self.A, self.c
-        for _ in range(steps):
-            w = c * self.v - A @ self.v
-            a = float(self.v @ w)
-            w -= a * self.v
-            if self.beta:
-                w -= self.beta[-1] * self.v_prev
-            self.alpha.append(a)
-            b = float(np.linalg.norm(w))
-            if b <= 1e-14 * max(abs(c), 1.0):  # an invariant subspace: θ is exact on it
-                self.broke = True
-                return
-            self.beta.append(b)
-            self.v_prev, self.v = self.v, w / b
-
-    def theta(self) -> float:
-        k = len(self.alpha)
-        return float(
-            eigvalsh_tridiagonal(
-                np.array(self.alpha),
-                np.array(self.beta[: k - 1]),
-                select="i",
-                select_range=(k - 1, k - 1),
-            )[0]
-        )
-
-
 def randomized_min_eig(
     A,
     target: float = 0.0,
@@ -146,7 +106,7 @@ def randomized_min_eig(
     if not 0.0 < failure_probability < 1.0:
         raise ValueError("failure_probability must lie in (0, 1)")
     c = upper_shift(A) if shift is None else float(shift)
-    lan = _Lanczos(A, c, np.random.default_rng(seed))
+    lan = Lanczos(A, c, np.random.default_rng(seed).standard_normal(n))
     while True:
         todo = min(max(min_steps - len(lan.alpha), CHUNK), max_steps - len(lan.alpha))
         lan.run(max(todo, 0))
