@@ -14,8 +14,10 @@ spectraplex tr K ≤ B of :mod:`.alm_problem`), after HALLaR's hybrid low-rank m
   G = M(β̃) = ∇_K Φ outside the factor's span (LOBPCG, block ``BLOCK``, constrained
   orthogonal to V and warm-started from the last call's block, :func:`check_iterations`
   iterations: more as n grows), then Rayleigh–Ritz on
-  [V, W]: the FW vertex v, the Ritz value λ ≈ λ_min(G), the FW gap
-  a·(⟨V, GV⟩ − min(λ, 0)) of the convex subproblem in K, and the dual estimate;
+  [V, W], the lowest pair refined by the Lanczos recurrence from it (:mod:`.alm_vertex`:
+  the coupling of V and W that the constrained block does not see): the FW vertex v, the
+  Ritz value λ ≈ λ_min(G), the FW gap a·(⟨V, GV⟩ − min(λ, 0)) of the convex subproblem in
+  K, and the dual estimate;
 - **the Frank–Wolfe step** (:func:`fw_step`): K ← (1 − t)K + t·vvᵀ (scaled: the vertex is
   B·vvᵀ when λ < 0, else 0) with an exact line search on the convex scalar function
   φ((1 − t)K + t·vvᵀ) (each value O(m)); the width grows by one, plus the block's other
@@ -38,6 +40,7 @@ import scipy.sparse.linalg as spla
 from scipy.optimize import minimize_scalar
 
 from ..linalg.row_blocks import on_threads
+from . import alm_vertex
 from .alm_problem import ScaledNPKL
 
 #: the step's curvature estimate ℓ is multiplied by this before each iteration's test
@@ -222,6 +225,12 @@ def fw_check(
     v = Q @ C[:, 0]
     v /= np.linalg.norm(v)
     lam = float(ev[0])
+    a, s = prob.a, prob.scale
+    primal = a * _dot(X, pt.LX) + prob.loss_value(pt.w) / s
+    if n >= max(alm_vertex.REFINE_FROM, DENSE_CHECK_N + 1):  # V, W coupled: .alm_vertex
+        tol = alm_vertex.RTOL * max(abs(primal), 1e-300) / a
+        lam, v, refine = alm_vertex.refined_vertex(prob.dual_operator(), v, lam, tol)
+        products += refine
     vv = _dot(X64, X64)
     # ⟨V, G·V⟩ by BLAS over contiguous copies, as before; G·V's columns (a strided slice)
     # are copied into Q's own memory, which is not read again, where ravel made a fresh
@@ -229,8 +238,6 @@ def fw_check(
     GX_flat = Q.reshape(-1)[: GX.size].reshape(GX.shape)
     np.copyto(GX_flat, GX)
     vgv = _dot(X64, GX_flat)
-    a, s = prob.a, prob.scale
-    primal = a * _dot(X, pt.LX) + prob.loss_value(pt.w) / s
     dual = a * min(lam, 0.0) - prob.conjugate_sum(bt) / s
     fw = a * (vgv - min(lam, 0.0))
     fy = prob.fenchel_young(pt.w, bt) / s
