@@ -32,8 +32,9 @@ from ..linalg.lanczos import Lanczos
 
 #: the check refines its vertex at this n and above: at n ≤ 100,000 the labelled interval
 #: exceeded the estimate by the randomised bound's own slack alone (1.0e-4 at seeds 0-4),
-#: and refining there cost 25-60 % more eigensolver products and moved the products to the
-#: certified 1e-3 by -15 % to +12 % (seeds 3 and 4); at 10⁶ the estimate read 2.4e-3 low
+#: and refining there (100,000, seeds 0-4) cost 13-92 % more eigensolver products and moved
+#: the products to the certified 1e-3 by -15 % to +15 % (+4 % summed); at 10⁶ the estimate
+#: read 2.4e-3 low
 REFINE_FROM = 300_000
 #: Lanczos steps between two looks at the Ritz value
 CHUNK = 20
