@@ -8,7 +8,7 @@ solved exactly); while it is not, the coupling (I − Π_V)·G·V mixes V with i
 and the bottom of G can lie below anything [V, W] holds.  At n = 10⁶ (the solver's hour,
 the point before check 31) the check's Ritz value was −0.442373 where G's bottom, by 3,000
 random-start Lanczos steps, is −0.443129: a spread vector (on 217,000 nodes, 26 % of it in
-span V), so the estimated gap read 2.5e-3 low and the Frank–Wolfe step went elsewhere.  The
+span V), so the estimated gap read 2.4e-3 low and the Frank–Wolfe step went elsewhere.  The
 labelled interval was never affected (its λ is the randomised bound's); the estimate and
 the step were.  Twelve Davidson expansions of [V, W] by residual blocks of four reached
 −0.442585 (48 products); the recurrence started at the check's own vertex reached
