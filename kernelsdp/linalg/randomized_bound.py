@@ -108,9 +108,9 @@ def randomized_min_eig(
     c = upper_shift(A) if shift is None else float(shift)
     lan = Lanczos(A, c, np.random.default_rng(seed).standard_normal(n))
     while True:
-        todo = min(max(min_steps - len(lan.alpha), CHUNK), max_steps - len(lan.alpha))
+        todo = min(max(min_steps - lan.steps, CHUNK), max_steps - lan.steps)
         lan.run(max(todo, 0))
-        k = len(lan.alpha)
+        k = lan.steps
         theta = lan.theta()
         eps = kw_epsilon(n, k, failure_probability)
         # ghosts and rounding: θ exceeds λ_max(P) by at most O(u·k·‖P‖) (Paige)
