@@ -91,3 +91,33 @@ def test_the_solver_checks_vertex_is_never_above_its_rayleigh_ritz_vertex(monkey
         # Gram matrix carries a 1e-14·tr regularisation (1.5e-9 off its quotient here)
         assert quotient == pytest.approx(lam, abs=1e-8)
     assert max(rr - lam for lam, rr, _ in seen) > 1e-3
+
+
+def test_the_refinement_s_peak_is_within_the_memory_formula_s_term():
+    """n = 6,000 on the solver's own operator M(β), 200 steps and the second pass: the
+    peak tracemalloc sees is within MEMORY_FORMULA_RTOL of the ``REFINE_VECTORS``
+    n-vectors that ``memory_bytes_for`` adds to the check's phase at n ≥ ``REFINE_FROM``,
+    and that term is in the formula there and not below."""
+    from conftest import traced_peak, two_class_npkl
+    from test_low_rank_alm import MEMORY_FORMULA_RTOL
+
+    from kernelsdp.solvers.alm_problem import ScaledNPKL
+    from kernelsdp.solvers.low_rank_alm import memory_bytes_for
+
+    n = 6000
+    f = two_class_npkl(n, 1.2, "hinge", "trace", B=float(n))
+    prob = ScaledNPKL(f, np.float32, True)
+    prob.dual_matrix(np.random.default_rng(0).uniform(-0.5, 0.5, f.pairs.m))
+    op = prob.dual_operator()
+    v = np.random.default_rng(1).standard_normal(n)
+    v /= np.linalg.norm(v)
+    # tol = 0: every chunk counts as a move, so the recurrence runs to MAX_STEPS; a λ above
+    # any Ritz value makes the second pass run too
+    (_, _, products), peak = traced_peak(lambda: refined_vertex(op, v, np.inf, 0.0))
+    assert products == 2 * alm_vertex.MAX_STEPS - 1
+    term = 8 * alm_vertex.REFINE_VECTORS * n
+    assert (1 - MEMORY_FORMULA_RTOL) * term <= peak <= term
+    big = alm_vertex.REFINE_FROM  # the check's phase is the largest at rank 1, so the
+    # formula's difference across the threshold is the term (scaled to n)
+    gain = memory_bytes_for(big, 0, 0, 1) - memory_bytes_for(big - 1, 0, 0, 1)
+    assert gain >= 8 * alm_vertex.REFINE_VECTORS * (big - 1)

@@ -36,6 +36,11 @@ from ..linalg.lanczos import Lanczos
 #: the products to the certified 1e-3 by -15 % to +15 % (+4 % summed); at 10⁶ the estimate
 #: read 2.4e-3 low
 REFINE_FROM = 300_000
+#: the refinement's peak in n-vectors of doubles, at most (the recurrence's three, its start,
+#: a product's temporaries, the second pass's sum; tracemalloc at n = 6,000 and 20,000,
+#: m = 1.2n to 8n: 9.1-9.4, not depending on m), counted in the check's phase of
+#: :func:`.low_rank_alm.memory_bytes_for` at n >= ``REFINE_FROM``
+REFINE_VECTORS = 10
 #: Lanczos steps between two looks at the Ritz value
 CHUNK = 20
 #: the recurrence's step cap (n = 10⁶: 150 steps came within 4.4e-5 of the bottom)

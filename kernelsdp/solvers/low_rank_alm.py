@@ -91,7 +91,8 @@ the answer is certified from scratch as ever.  The multilevel start of :mod:`.al
 **Memory** (:func:`memory_bytes_for`), in words of the iterate (w bytes) for a factor of
 width s (at most ``rank`` plus the check's block k) over n points and m pairs: the
 gradient loop holds ``APG_ARRAYS`` n×s arrays and two m×s row gathers; the check holds
-``CHECK_ARRAYS`` n×(s + k) arrays in double plus LOBPCG's blocks; the certificate the
+``CHECK_ARRAYS`` n×(s + k) arrays in double plus LOBPCG's blocks (at n ≥ 300,000 also
+the vertex's refinement, ``REFINE_VECTORS`` n-vectors, :mod:`.alm_vertex`); the certificate the
 factor in double and row chunks; all along, the kept point (a copy of the factor and
 its check's multipliers), L and the pair pattern in the iterate's
 precision and M(β)'s fixed pattern in double (24 + w bytes per entry with its sum and the
@@ -113,6 +114,7 @@ from ..result import Result
 from .admm.factor_steps import default_rank
 from .alm_certificate import CHUNK as CERT_CHUNK
 from .alm_inner import BLOCK
+from .alm_vertex import REFINE_FROM, REFINE_VECTORS
 from .base import Solver
 
 #: trust-region Newton steps between two Frank–Wolfe checks (``inner="newton"``): measured
@@ -274,8 +276,9 @@ def memory_bytes_for(
     block and vertex, L and the pair pattern, M(β)'s pattern in double, the pair indices
     in two orders, the multipliers and Anderson's history) plus the largest phase (the
     gradient loop or the Newton steps, by ``inner``; the check, the certificate, Anderson's
-    update; a dense verified λ_min below ``verify_max_n``; the Newton polish when asked:
-    double n×s arrays, kink-pair gathers, S and the kink pattern); ``keep_scratch``: the
+    update; the vertex's refinement at n ≥ ``REFINE_FROM``; a dense verified λ_min below
+    ``verify_max_n``; the Newton polish when asked: double n×s arrays, kink-pair gathers,
+    S and the kink pattern); ``keep_scratch``: the
     Newton rounds keep their scratch arrays (``SCRATCH_ARRAYS``, ``SCRATCH_DOUBLE``)."""
     from .alm_anderson import vectors
 
@@ -296,6 +299,7 @@ def memory_bytes_for(
         # point's arrays, and its pair values' gathers are fewer than the round's
         stays += 32 * m + 8 * (n + 1)
     check = 8 * ((CHECK_ARRAYS + (word == 4)) * n * s + 14 * n * k)
+    check += 8 * REFINE_VECTORS * n if n >= REFINE_FROM else 0  # the vertex's Lanczos refinement
     rows, pairs = min(n, CERT_CHUNK), min(m, CERT_CHUNK)
     cert = 8 * (2 * n * s + 2 * rows * s + 3 * pairs * s + 8 * n) + 12 * (nnz_L + 2 * m)
     dense = 4 * 8 * n * n if n <= verify_max_n else 0
