@@ -227,7 +227,7 @@ def fw_check(
     lam = float(ev[0])
     a, s = prob.a, prob.scale
     primal = a * _dot(X, pt.LX) + prob.loss_value(pt.w) / s
-    if n >= max(alm_vertex.REFINE_FROM, DENSE_CHECK_N + 1):  # V, W coupled: .alm_vertex
+    if refines_vertex(n):  # V, W coupled: .alm_vertex
         tol = alm_vertex.RTOL * max(abs(primal), 1e-300) / a
         lam, v, refine = alm_vertex.refined_vertex(prob.dual_operator(), v, lam, tol)
         products += refine
@@ -254,6 +254,12 @@ def fw_check(
         fy,
         products + X.shape[1] + k,
     )
+
+
+def refines_vertex(n: int) -> bool:
+    """Whether the check at this n refines its vertex (:mod:`.alm_vertex`): from
+    ``REFINE_FROM`` on, and never where the check is dense (its pair is exact there)."""
+    return n >= max(alm_vertex.REFINE_FROM, DENSE_CHECK_N + 1)
 
 
 def _start_block(n: int, k: int, warm: np.ndarray | None, seed: int) -> np.ndarray:

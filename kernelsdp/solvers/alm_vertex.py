@@ -39,7 +39,8 @@ REFINE_FROM = 300_000
 #: the refinement's peak in n-vectors of doubles, at most (the recurrence's three, its start,
 #: a product's temporaries, the second pass's sum; tracemalloc at n = 6,000 and 20,000,
 #: m = 1.2n to 8n: 9.1-9.4, not depending on m), counted in the check's phase of
-#: :func:`.low_rank_alm.memory_bytes_for` at n >= ``REFINE_FROM``
+#: :func:`.low_rank_alm.memory_bytes_for` where the check refines
+#: (:func:`.alm_inner.refines_vertex`)
 REFINE_VECTORS = 10
 #: Lanczos steps between two looks at the Ritz value
 CHUNK = 20

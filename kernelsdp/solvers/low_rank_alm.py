@@ -113,8 +113,8 @@ from ..linalg.randomized_bound import FAILURE_PROBABILITY
 from ..result import Result
 from .admm.factor_steps import default_rank
 from .alm_certificate import CHUNK as CERT_CHUNK
-from .alm_inner import BLOCK
-from .alm_vertex import REFINE_FROM, REFINE_VECTORS
+from .alm_inner import BLOCK, refines_vertex
+from .alm_vertex import REFINE_VECTORS
 from .base import Solver
 
 #: trust-region Newton steps between two Frank–Wolfe checks (``inner="newton"``): measured
@@ -276,7 +276,7 @@ def memory_bytes_for(
     block and vertex, L and the pair pattern, M(β)'s pattern in double, the pair indices
     in two orders, the multipliers and Anderson's history) plus the largest phase (the
     gradient loop or the Newton steps, by ``inner``; the check, the certificate, Anderson's
-    update; the vertex's refinement at n ≥ ``REFINE_FROM``; a dense verified λ_min below
+    update; the vertex's refinement where the check makes it; a dense verified λ_min below
     ``verify_max_n``; the Newton polish when asked: double n×s arrays, kink-pair gathers,
     S and the kink pattern); ``keep_scratch``: the
     Newton rounds keep their scratch arrays (``SCRATCH_ARRAYS``, ``SCRATCH_DOUBLE``)."""
@@ -299,7 +299,7 @@ def memory_bytes_for(
         # point's arrays, and its pair values' gathers are fewer than the round's
         stays += 32 * m + 8 * (n + 1)
     check = 8 * ((CHECK_ARRAYS + (word == 4)) * n * s + 14 * n * k)
-    check += 8 * REFINE_VECTORS * n if n >= REFINE_FROM else 0  # the vertex's Lanczos refinement
+    check += 8 * REFINE_VECTORS * n if refines_vertex(n) else 0  # the vertex's Lanczos refinement
     rows, pairs = min(n, CERT_CHUNK), min(m, CERT_CHUNK)
     cert = 8 * (2 * n * s + 2 * rows * s + 3 * pairs * s + 8 * n) + 12 * (nnz_L + 2 * m)
     dense = 4 * 8 * n * n if n <= verify_max_n else 0
