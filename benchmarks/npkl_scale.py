@@ -19,13 +19,16 @@ lower end, the width certified from scratch, rank, and the child's peak RSS afte
 of issue #30, each as measured in this run: products within 2× across n, n = 20,000 at
 least 5× faster than ADMM, n = 100,000 certified to 1e-3 in ≤ 10 minutes and ≤ 3 GiB, graph
 included; and the ALM's gap against time per n (the curve the issue asks for when a bar is
-missed).  The machine is shared: compare the ratios, not the absolute times.
+missed), which ``--plot FIG.png`` draws for every run, against time and against products
+(:mod:`gap_curves`, which also draws it from the progress lines of a log).  The machine is
+shared: compare the ratios, not the absolute times.
 
     python benchmarks/npkl_scale.py --quick                 # 3,000 and 20,000, both solvers
     python benchmarks/npkl_scale.py                         # and 100,000
     python benchmarks/npkl_scale.py --n 100000 --solvers low-rank-alm --time-limit 600
     KERNELSDP_MEMORY_GIB=19 python benchmarks/npkl_scale.py --n 1000000 --solvers low-rank-alm
     python benchmarks/npkl_scale.py --quick --solvers admm,low-rank-alm:fista,low-rank-alm:newton
+    python benchmarks/npkl_scale.py --quick --plot gap.png  # every run's curve, drawn
 
 (``low-rank-alm:fista`` and ``low-rank-alm:newton`` pick the ALM's inner steps, FISTA or
 trust-region Newton; each variant gets its own bars.)
@@ -62,6 +65,7 @@ import subprocess
 import sys
 import time
 
+import gap_curves
 from simplenpkl_speed import gaussian_mixture, peak_rss_gib
 
 from kernelsdp.data import PairwiseConstraints, knn_laplacian
@@ -199,13 +203,20 @@ def measure(solver: str, n: int, time_limit: float | None, seed: int = 0) -> dic
         }
     times["certificate from scratch"] = time.perf_counter() - t
     own = r.info.get("certificate")
-    gap_key = "certified_gap" if name == "low-rank-alm" else "relative_gap"
-    curve = [(h["time_s"], h[gap_key]) for h in r.history if gap_key in h]
-    if name == "low-rank-alm":
-        curve = [(h["time_s"], h["estimated_gap"]) for h in r.history if "estimated_gap" in h]
+    if name == "low-rank-alm":  # (time, gap, products so far) at each check
+        curve = [
+            (h["time_s"], h["estimated_gap"], h["products"])
+            for h in r.history
+            if "estimated_gap" in h and "products" in h
+        ]
         products, eig = r.info["products"], r.info["checks"]
-    else:
-        products, eig = 2 * r.iterations, sum(1 for h in r.history if "relative_gap" in h)
+    else:  # ADMM's own gap at its checks; two products an iteration
+        curve = [
+            (h["time_s"], h["relative_gap"], 2 * h["iteration"])
+            for h in r.history
+            if "relative_gap" in h
+        ]
+        products, eig = 2 * r.iterations, len(curve)
     return {
         "solver": solver,
         "n": n,
@@ -256,9 +267,10 @@ def _child(solver: str, n: int, time_limit: float | None, seed: int = 0) -> dict
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def side_by_side(sizes, solvers, time_limit: float | None, seeds=(0,)) -> int:
+def side_by_side(sizes, solvers, time_limit: float | None, seeds=(0,), plot=None) -> int:
     """Each (seed, n, solver) in its own child, one after the other; the table, the bars
-    (for each seed, then over all of them), the ALM's gap against time."""
+    (for each seed, then over all of them), the ALM's gap against time (and, with ``plot``
+    a PNG path, every run's gap against time and products drawn there)."""
     rows = []
     print(
         f"{'n':>9} {'solver':<19} {'seed':>4} {'status':<16} {'iter':>6} {'products':>9} "
@@ -288,7 +300,20 @@ def side_by_side(sizes, solvers, time_limit: float | None, seeds=(0,)) -> int:
                 f"{bar}: met at {sum(met)} of {len(met)} seeds -> "
                 f"{'met' if all(met) and len(met) == len(seeds) else 'missed'}"
             )
+    if plot:
+        _plot(ok, plot, len(seeds) > 1)
     return 0
+
+
+def _plot(rows: list[dict], path: str, with_seed: bool) -> None:
+    """Every run's curve in one figure (:mod:`gap_curves`)."""
+    curves = {
+        f"{r['solver']} n = {r['n']:,}" + (f" seed {r['seed']}" if with_seed else ""): r["curve"]
+        for r in rows
+    }
+    title = "NPKL hinge, tr K <= n: the gap at each check (ALM: estimated; ADMM: its own)"
+    gap_curves.plot(curves, path, title)
+    print(f"gap against time and products: {path}")
 
 
 def _print_row(row: dict) -> None:
@@ -358,7 +383,7 @@ def _variant_bars(variant: str, alm: dict, admm: dict) -> list[tuple[str, bool]]
         )
     for n, r in alm.items():
         pts = r["curve"][:: max(1, len(r["curve"]) // 12)] + r["curve"][-1:]
-        gaps = "  ".join(f"{t:.0f}s:{g:.1e}" for t, g in pts)
+        gaps = "  ".join(f"{p[0]:.0f}s:{p[1]:.1e}" for p in pts)
         print(f"{variant} gap against time, n = {n:,}: {gaps}")
     return out
 
@@ -417,6 +442,9 @@ def main() -> int:
         help="ADMM's starting width (default 32; profile at the final width with it)",
     )
     ap.add_argument("--rank", type=int, default=None, metavar="R", help="ADMM's width cap")
+    ap.add_argument(
+        "--plot", metavar="FIG.png", help="side by side: every run's gap curve drawn here"
+    )
     a = ap.parse_args()
     if a.child:
         _cap_memory()
@@ -427,13 +455,17 @@ def main() -> int:
             return 2
         print(json.dumps(row), flush=True)
         return 0
+    if a.plot and not os.path.isdir(os.path.dirname(os.path.abspath(a.plot))):
+        # refused now, not after the runs (minutes to hours) have been measured
+        print(f"npkl_scale: --plot {a.plot!r}: its folder does not exist")
+        return 2
     if not a.stages:
         sizes = [a.n] if a.n else (QUICK_SIZES if a.quick else SIZES)
         seeds = _seeds(a.seeds)
         if seeds is None:
             print(f"npkl_scale: --seeds takes integers >= 0 (e.g. 0,1,2), not {a.seeds!r}")
             return 2
-        return side_by_side(sizes, a.solvers.split(","), a.time_limit, seeds)
+        return side_by_side(sizes, a.solvers.split(","), a.time_limit, seeds, a.plot)
     admm = {k: v for k, v in (("rank_start", a.rank_start), ("rank", a.rank)) if v is not None}
     n = a.n or (20_000 if a.quick else 100_000)
     prof = None if a.no_profile else cProfile.Profile()

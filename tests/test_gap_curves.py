@@ -1,0 +1,100 @@
+"""benchmarks/gap_curves.py: issue #30's gap-against-time curve, drawn from the ALM's own
+progress lines (the 10⁶ hours are kept as logs) and from npkl_scale.py's side-by-side rows."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import load_benchmark
+
+from kernelsdp.errors import KernelSDPError
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def curves():
+    return load_benchmark("gap_curves")
+
+
+@pytest.fixture(scope="module")
+def scale():
+    return load_benchmark("npkl_scale")
+
+
+def test_a_log_of_progress_lines_gives_back_each_check_s_time_gap_and_products(
+    curves, scale, capsys, tmp_path
+):
+    """The parser reads the lines the benchmark's own progress function prints (not a copy
+    of their format), and skips every other line of the log."""
+    from kernelsdp.solvers import solve
+
+    r = solve(scale.instance(300), "low-rank-alm", progress=scale._alm_progress)
+    log = tmp_path / "run.log"
+    log.write_text("loading the instance\n" + capsys.readouterr().err + '{"status": "optimal"}\n')
+    checks = [h for h in r.history if "fw_gap" in h]
+    pts = curves.read_log(str(log))
+    assert [p[2] for p in pts] == [h["products"] for h in checks]
+    for (t, gap, _), h in zip(pts, checks):
+        assert t == pytest.approx(h["time_s"], abs=0.051)  # printed to 0.1 s
+        assert gap == pytest.approx(h["estimated_gap"], rel=0.051)  # printed to 2 digits
+
+
+def test_a_log_without_progress_lines_is_refused(curves, tmp_path):
+    log = tmp_path / "empty.log"
+    log.write_text("nothing here\n")
+    with pytest.raises(KernelSDPError, match="no progress line"):
+        curves.read_log(str(log))
+
+
+def test_the_command_line_draws_a_png_and_refuses_bad_input_with_exit_code_2(
+    curves, tmp_path, capsys
+):
+    log = tmp_path / "a.log"
+    log.write_text(
+        "  check    1     1.0 s  products      1  rank 0  estimated gap 1.1e+00  FW 1.1e+00\n"
+        "  check    2     2.5 s  products     40  rank 3  estimated gap 2.0e-03  FW 1.0e-03\n"
+    )
+    out = tmp_path / "fig.png"
+    assert curves.main([str(log), "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == PNG_MAGIC
+    assert curves.main([str(log), "--out", str(out), "--labels", "a,b"]) == 2
+    assert curves.main([str(tmp_path / "missing.log"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "2 labels for 1 logs" in err and "missing.log" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.log", "fig.png"]  # no leftovers
+
+
+def test_the_side_by_side_run_draws_every_run_s_curve(scale, monkeypatch, tmp_path, capsys):
+    def row(n):
+        return {
+            "solver": "low-rank-alm",
+            "n": n,
+            "seed": 0,
+            "status": "optimal",
+            "iterations": 10,
+            "products": 10,
+            "eigensolves": 2,
+            "graph_s": 0.1,
+            "solve_s": 1.0,
+            "total_s": 1.1,
+            "own_gap": 5e-4,
+            "own_lower": "proof",
+            "scratch_width": 5e-4,
+            "rank": 3,
+            "peak_rss_gib": 0.1,
+            "certificate_rss_gib": 0.1,
+            "curve": [(0.5, 1e-1, 5), (1.0, 5e-4, 10)],
+        }
+
+    monkeypatch.setattr(scale, "_child", lambda solver, n, limit, seed: row(n))
+    fig = tmp_path / "gap.png"
+    assert scale.side_by_side((3000, 20000), ["low-rank-alm"], None, (0,), str(fig)) == 0
+    assert fig.read_bytes()[:8] == PNG_MAGIC
+    assert f"gap against time and products: {fig}" in capsys.readouterr().out
+
+
+def test_a_plot_into_a_missing_folder_is_refused_before_any_run(scale, monkeypatch, capsys):
+    monkeypatch.setattr(scale, "_child", lambda *a: pytest.fail("a run started"))
+    monkeypatch.setattr("sys.argv", ["npkl_scale.py", "--quick", "--plot", "/no/such/dir/g.png"])
+    assert scale.main() == 2
+    assert "its folder does not exist" in capsys.readouterr().out
