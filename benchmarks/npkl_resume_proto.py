@@ -95,7 +95,7 @@ from npkl_scale import _alm_progress, instance
 from threadpoolctl import threadpool_limits
 
 from kernelsdp.solvers import alm_inner, alm_newton, alm_outer
-from kernelsdp.solvers.alm_outer import Schedule, _Run, _stop, evaluate, shrink
+from kernelsdp.solvers.alm_outer import Schedule, _Run, _stop, evaluate
 from kernelsdp.solvers.low_rank_alm import LowRankALMOptions, _rank_cap
 
 #: the run's attributes a state carries (the problem is rebuilt from the instance)
@@ -170,9 +170,9 @@ class Loop:
                 self.fy_last = chk.fy_gap
                 pt = evaluate(prob, pt.X, run.beta, run.rho, pt.LX)
             else:
-                # looked up at each call: ``multifw`` replaces the solver's step
-                X = shrink(alm_outer.fw_step(prob, pt, chk, run.beta, run.rho), run.cap)
-                pt = evaluate(prob, X, run.beta, run.rho)
+                # the solver's step and pockets; alm_outer.fw_step is looked up at each
+                # call (``multifw`` replaces it)
+                pt = evaluate(prob, alm_outer.frank_wolfe(run, pt, chk), run.beta, run.rho)
             pt, self.stalled = alm_outer._inner_round(run, pt, 0.1 * sched.fw_share * chk.fy_gap)
             status = run.out_of_budget()
             if status is not None:
@@ -240,6 +240,7 @@ def run_variant(f, args) -> dict:
         gap_tol=1e-3,
         time_limit=args.time_limit,
         inner="fista" if "fista" in args.variant.split("+") else "hybrid",
+        pockets="pockets" in args.variant.split("+"),
         progress=args.progress,
     )
     with threadpool_limits(limits=1, user_api="blas"):
@@ -275,7 +276,7 @@ def _known_variant(v: str) -> bool:
     variants (``checkit``'s a whole number of iterations)."""
     name, _, number = v.partition("-")
     if not number:
-        return v in ("plain", "rowprec", "fista", "multifw")
+        return v in ("plain", "rowprec", "fista", "multifw", "pockets")
     if name == "checkit":
         return number.isdigit() and int(number) > 0
     try:
@@ -296,7 +297,7 @@ def parse(argv=None) -> argparse.Namespace:
         "--variant",
         default="plain",
         help="plain, fista, newton-S, stagnate-K, rows-κ, rowprec, rowmask-k, hubrows-k, "
-        "kinkrows-k, checkit-N, multifw (join by +)",
+        "kinkrows-k, checkit-N, multifw, pockets (join by +)",
     )
     p.add_argument("--time-limit", type=float, default=600.0)
     p.add_argument("--log-steps", action="store_true")

@@ -17,6 +17,7 @@ from .alm_anderson import AndersonMultipliers
 from .alm_certificate import certificate, interval
 from .alm_inner import apg, below_level, evaluate, fw_check, fw_step, participation, shrink
 from .alm_newton import DELTA_MAX, newton
+from .alm_pockets import take_pockets
 from .alm_problem import ScaledNPKL
 from .alm_rows import PairIndex, pocket_rows, sweep_rows
 from .low_rank_alm import (
@@ -120,6 +121,8 @@ class _Run:
         # (:mod:`.alm_rows`), and the pairs at each row (built at the first pocket)
         self.hub_rows = np.empty(0, dtype=np.int64)
         self.pair_index: PairIndex | None = None
+        self.pockets = 0  # hubs' pockets line-searched in after the Frank–Wolfe steps
+        self.pockets_s = 0.0  # and the time their search and steps took
 
     def _warm(self, start: Start) -> None:
         """The start in the scaled problem's terms (the factor onto ‖V‖_F ≤ 1)."""
@@ -295,14 +298,25 @@ def iterate(run: _Run, schedule: Schedule | None = None):
             fy_last = chk.fy_gap
             pt = evaluate(prob, pt.X, run.beta, run.rho, pt.LX)
         else:
-            X = shrink(fw_step(prob, pt, chk, run.beta, run.rho), run.cap)
-            pt = evaluate(prob, X, run.beta, run.rho)
+            pt = evaluate(prob, frank_wolfe(run, pt, chk), run.beta, run.rho)
         pt, stalled = _inner_round(run, pt, 0.1 * sched.fw_share * chk.fy_gap)
         status = run.out_of_budget()
         if status is not None:  # the last point, certified: OPTIMAL if that suffices
             chk, rec = run.check(pt)
             status = _stop(run, pt, chk, rec, final=True) or run.certify_kept() or status
     return pt, status
+
+
+def frank_wolfe(run: _Run, pt, chk) -> np.ndarray:
+    """The factor after the check's Frank–Wolfe step (:func:`.alm_inner.fw_step`), then,
+    with ``o.pockets``, the hubs' pockets below V's level taken in bulk
+    (:func:`.alm_pockets.take_pockets`), then shrunk to the width cap."""
+    X = fw_step(run.prob, pt, chk, run.beta, run.rho)
+    if run.o.pockets:
+        t = time.perf_counter()
+        X, found = take_pockets(run.prob, X, chk.level, run.beta, run.rho)
+        run.pockets, run.pockets_s = run.pockets + found, run.pockets_s + time.perf_counter() - t
+    return shrink(X, run.cap)
 
 
 def _inner_round(run: _Run, pt, tol: float):
@@ -479,5 +493,7 @@ def _result(name: str, run: _Run, pt, status: Termination) -> Result:
             "final_rho": run.rho,
             "newton_steps": run.newton_steps,
             "krylov_iterations": run.krylov,
+            "pockets": run.pockets,
+            "pockets_s": run.pockets_s,
         },
     )

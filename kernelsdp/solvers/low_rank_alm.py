@@ -257,6 +257,11 @@ class LowRankALMOptions:
         help="hinge only: from this estimated gap on, primal-dual active-set Newton "
         "steps (alm_polish), each certified; 0: never",
     )
+    pockets: bool = option(
+        False,
+        help="after each FW step, the hubs' pockets below V's level found by local "
+        "eigenproblems and line-searched in, packed into a few columns (alm_pockets)",
+    )
     progress: Callable[[dict], None] | None = option(None, help="called at every FW check")
 
 
