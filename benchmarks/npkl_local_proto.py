@@ -10,13 +10,15 @@ in that pattern, the lowest eigenpair (λ_N, v_N) of the principal block M[N, N]
 vector of R^n (v_N on N, 0 elsewhere) whose Rayleigh quotient is exactly λ_N ≥ λ_min(M)
 (Cauchy interlacing): a direction of negative curvature wherever λ_N is below V's own
 level −μ.  Candidates h are the nodes whose star quotient d_h − ‖M[h, ≠h]‖₂ is within
-``--margin`` of the level (at most ``CANDIDATES``, the lowest first); each node already in
-a found support is skipped.
+``--margin`` of the level (at most ``alm_pockets.CANDIDATES``, the lowest first); each
+node already in a found support is skipped.  Since the thirty-first pass these local
+eigenproblems, the packing and the line search are the solver's own
+(:mod:`kernelsdp.solvers.alm_pockets`, the option ``pockets``), which this prototype calls.
 
 **Packing.**  Two such vectors whose supports are disjoint and joined by no entry of M's
 pattern can share one column u = v₁ + v₂: K = uuᵀ differs from v₁v₁ᵀ + v₂v₂ᵀ only off the
 pattern, where neither tr(LK), tr K nor a pair entry reads it.  The found vectors are
-packed greedily into at most ``COLUMNS`` columns (each column's supports kept one step
+packed greedily into at most ``alm_pockets.COLUMNS`` columns (each column's supports kept one step
 apart), so that the factor's width grows by at most that many whatever their number.
 
 **The variants** (each replaces :func:`kernelsdp.solvers.alm_outer.fw_step` in the child
@@ -91,7 +93,6 @@ import numpy as np
 import scipy.sparse as sp
 from npkl_polish_proto import alm_row, plain_row, run_child, side_by_side_arguments
 from npkl_scale import instance
-from scipy.optimize import minimize_scalar
 from threadpoolctl import threadpool_limits
 
 import kernelsdp.solvers.alm_newton as alm_newton
@@ -100,6 +101,13 @@ import kernelsdp.solvers.alm_problem as alm_problem
 from kernelsdp.linalg.row_blocks import available_cores
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.alm_inner import SEED_WEIGHT, _dot, _project, participation
+from kernelsdp.solvers.alm_pockets import (
+    SUPPORT_RTOL,
+    line_searched,
+    neighbourhood,
+    pocket_columns,
+)
+from kernelsdp.solvers.alm_pockets import lowest_pair as local_pair
 from kernelsdp.solvers.low_rank_alm import LOCALISED  # a vertex on fewer nodes is localised
 
 METHODS = (
@@ -121,98 +129,18 @@ OWN_STEPS = ("hybrid", "threads", "hybrid-threads")
 VARIANT_NAMES = r"(hub)?floor-[0-9.eE+-]+|rowcap-[0-9.]+(@[0-9]+)?|pairrho-(inv|sqrt|sqrthub)"
 #: a row of the factor with at least this many times the mean norm² is heavy (``rowcap-F``)
 HEAVY = 4.0
-#: candidate centres per step, the lowest star quotients first
-CANDIDATES = 3000
-#: packed columns a step may add
-COLUMNS = 4
 #: localised vertices ``refill`` keeps
 KEPT = 64
 #: a node with at least this many pairs is a hub (``hubfloor-G``)
 HUB = 6
-#: a local eigenvector's entries below this share of its largest are dropped
-SUPPORT_RTOL = 1e-3
 
 
-def neighbourhood(M: sp.csr_matrix, nodes: np.ndarray, hops: int) -> np.ndarray:
-    """The nodes within ``hops`` steps of ``nodes`` in M's pattern (sorted)."""
-    ip, ix = M.indptr, M.indices
-    for _ in range(hops):
-        nodes = np.unique(np.concatenate([ix[ip[k] : ip[k + 1]] for k in nodes]))
-    return nodes
-
-
-def local_pair(M: sp.csr_matrix, N: np.ndarray) -> tuple[float, np.ndarray]:
-    """The lowest eigenpair of the principal block M[N, N] (dense LAPACK)."""
-    w, Q = np.linalg.eigh(M[N][:, N].toarray())
-    return float(w[0]), Q[:, 0]
-
-
-def star_quotients(M: sp.csr_matrix) -> np.ndarray:
-    """d_h − ‖M[h, ≠h]‖₂ for every node: a cheap guess at how low a direction around h goes."""
-    d = M.diagonal()
-    sq = np.add.reduceat(M.data * M.data, M.indptr[:-1])
-    return d - np.sqrt(np.maximum(sq - d * d, 0.0))
-
-
-def local_directions(M: sp.csr_matrix, below: float, margin: float, hops: int = 2):
+def local_directions(M: sp.csr_matrix, below: float, margin: float):
     """(columns, stats): the 2-hop local directions with λ_N < ``below``, packed into at
-    most ``COLUMNS`` unit columns (module docstring)."""
-    n = M.shape[0]
-    q = star_quotients(M)
-    cand = np.flatnonzero(q < below + margin)
-    cand = cand[np.argsort(q[cand])][:CANDIDATES]
-    used, blocked = np.zeros(n, bool), np.zeros((n, COLUMNS), bool)
-    cols, count, lams = np.zeros((n, COLUMNS)), np.zeros(COLUMNS, int), []
-    for h in cand:
-        if used[h]:
-            continue
-        N = neighbourhood(M, np.array([h]), hops)
-        lam, v = local_pair(M, N)
-        if not lam < below:
-            continue
-        keep = np.abs(v) > SUPPORT_RTOL * np.abs(v).max()
-        supp = N[keep]
-        used[supp] = True
-        free = np.flatnonzero(~blocked[supp].any(axis=0))
-        if len(free):
-            blocked[neighbourhood(M, supp, 1), free[0]] = True
-            cols[supp, free[0]] = v[keep] / np.linalg.norm(v[keep])
-            count[free[0]] += 1
-            lams.append(lam)
-    S = cols[:, count > 0]
-    S /= np.maximum(np.linalg.norm(S, axis=0), 1e-300)
-    return S, {"candidates": len(cand), "found": len(lams), "best": min(lams, default=0.0)}
-
-
-def line_searched(prob, V: np.ndarray, S: np.ndarray, beta, rho) -> tuple[np.ndarray, list]:
-    """V after a Frank–Wolfe step with exact line search towards B·uuᵀ for each column u of
-    S in turn (``local-ls``); returns (V, the steps t).  The steps need only the pair
-    entries and ⟨V, LV⟩ (one product), and V is rebuilt once, in its own precision."""
-    a, s = prob.a, prob.scale
-    w = prob.B * prob.pair_entries(V)
-    lap = _dot(V, prob.times_L(V, np.empty_like(V)))
-    L = prob.L.astype(np.float64)
-    steps = []
-    for u in S.T:
-        wu, lu = prob.B * prob.outer_entries(u), float(u @ (L @ u))
-
-        def phi(t: float, w=w, lap=lap, wu=wu, lu=lu) -> float:
-            env, _ = prob.envelope((1 - t) * w + t * wu, beta, rho)
-            return a * ((1 - t) * lap + t * lu) + env / s
-
-        t = float(minimize_scalar(phi, bounds=(0, 1), method="bounded", options={"xatol": 1e-10}).x)
-        t = t if phi(t) < phi(0.0) else 0.0
-        steps.append(t)
-        w, lap = (1 - t) * w + t * wu, (1 - t) * lap + t * lu
-    kept = [k for k, t in enumerate(steps) if t > 0]
-    if not kept:
-        return V, steps
-    shrink = np.cumprod([math.sqrt(1 - t) for t in steps][::-1])[::-1]  # Π_{j ≥ k} √(1 − t_j)
-    after = np.append(shrink[1:], 1.0)  # Π_{j > k}
-    cols = [S[:, k : k + 1] * (math.sqrt(steps[k]) * after[k]) for k in kept]
-    return np.hstack(
-        [V * np.asarray(shrink[0], V.dtype), *(c.astype(V.dtype) for c in cols)]
-    ), steps
+    most ``alm_pockets.COLUMNS`` unit columns (module docstring; the solver's
+    :func:`kernelsdp.solvers.alm_pockets.pocket_columns` since the thirty-first pass)."""
+    S, found = pocket_columns(M, below, margin)
+    return S, {"found": found}
 
 
 def install(method: str, args, log: list) -> None:

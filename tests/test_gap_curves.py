@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import load_benchmark
+from test_npkl_scale_bench import _row
 
 from kernelsdp.errors import KernelSDPError
 
@@ -65,26 +66,8 @@ def test_the_command_line_draws_a_png_and_refuses_bad_input_with_exit_code_2(
 
 
 def test_the_side_by_side_run_draws_every_run_s_curve(scale, monkeypatch, tmp_path, capsys):
-    def row(n):
-        return {
-            "solver": "low-rank-alm",
-            "n": n,
-            "seed": 0,
-            "status": "optimal",
-            "iterations": 10,
-            "products": 10,
-            "eigensolves": 2,
-            "graph_s": 0.1,
-            "solve_s": 1.0,
-            "total_s": 1.1,
-            "own_gap": 5e-4,
-            "own_lower": "proof",
-            "scratch_width": 5e-4,
-            "rank": 3,
-            "peak_rss_gib": 0.1,
-            "certificate_rss_gib": 0.1,
-            "curve": [(0.5, 1e-1, 5), (1.0, 5e-4, 10)],
-        }
+    def row(n):  # the side-by-side test's row, its curve with products
+        return {**_row(n, 0, 10), "curve": [(0.5, 1e-1, 5), (1.0, 5e-4, 10)]}
 
     monkeypatch.setattr(scale, "_child", lambda solver, n, limit, seed: row(n))
     fig = tmp_path / "gap.png"

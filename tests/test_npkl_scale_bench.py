@@ -31,7 +31,7 @@ def _row(n: int, seed: int, products: int, status: str = "optimal") -> dict:
         "rank": 10,
         "peak_rss_gib": 0.1,
         "certificate_rss_gib": 0.1,
-        "curve": [(0.5, 1e-2), (1.0, 5e-4)],
+        "curve": [(0.5, 1e-2, 500), (1.0, 5e-4, products)],  # (time, gap, products)
     }
 
 

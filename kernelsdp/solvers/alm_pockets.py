@@ -90,13 +90,15 @@ def lowest_pair(M: sp.csr_matrix, N: np.ndarray) -> tuple[float, np.ndarray]:
     return float(w[0]), Q[:, 0]
 
 
-def pocket_columns(M: sp.csr_matrix, below: float) -> tuple[np.ndarray, int]:
-    """(S, found): the local directions with λ_N < ``below``, packed into at most
-    ``COLUMNS`` unit columns S (n × k, k ≤ COLUMNS), and how many were found (module
-    docstring)."""
+def pocket_columns(
+    M: sp.csr_matrix, below: float, margin: float = MARGIN
+) -> tuple[np.ndarray, int]:
+    """(S, found): the local directions with λ_N < ``below`` around the centres whose star
+    quotient is below ``below + margin``, packed into at most ``COLUMNS`` unit columns S
+    (n × k, k ≤ COLUMNS), and how many were found (module docstring)."""
     n = M.shape[0]
     q = star_quotients(M)
-    centres = np.flatnonzero(q < below + MARGIN)
+    centres = np.flatnonzero(q < below + margin)
     centres = centres[np.argsort(q[centres], kind="stable")][:CANDIDATES]
     used, blocked = np.zeros(n, bool), np.zeros((n, COLUMNS), bool)
     S, found = np.zeros((n, COLUMNS)), 0
