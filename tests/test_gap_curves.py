@@ -81,3 +81,19 @@ def test_a_plot_into_a_missing_folder_is_refused_before_any_run(scale, monkeypat
     monkeypatch.setattr("sys.argv", ["npkl_scale.py", "--quick", "--plot", "/no/such/dir/g.png"])
     assert scale.main() == 2
     assert "its folder does not exist" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("log", "checks", "products", "gap"),
+    [("28-rows-swept.log", 48, 4915, 1.4e-3), ("30-refined.log", 42, 3422, 5.4e-3)],
+)
+def test_the_kept_hours_read_back_as_the_measurements_report_them(
+    curves, log, checks, products, gap
+):
+    """benchmarks/data/npkl_1m/: the 10⁶ hours' logs give the checks, products and last
+    estimate that docs/measurements.md quotes."""
+    from conftest import BENCH
+
+    pts = curves.read_log(str(BENCH / "data" / "npkl_1m" / log))
+    assert len(pts) == checks
+    assert pts[-1][2] == products and pts[-1][1] == pytest.approx(gap)
