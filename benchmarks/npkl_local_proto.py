@@ -139,8 +139,8 @@ def local_directions(M: sp.csr_matrix, below: float, margin: float):
     """(columns, stats): the 2-hop local directions with λ_N < ``below``, packed into at
     most ``alm_pockets.COLUMNS`` unit columns (module docstring; the solver's
     :func:`kernelsdp.solvers.alm_pockets.pocket_columns` since the thirty-first pass)."""
-    S, found = pocket_columns(M, below, margin)
-    return S, {"found": found}
+    S, pieces = pocket_columns(M, below, margin)
+    return S, {"found": int(pieces.sum())}
 
 
 def install(method: str, args, log: list) -> None:

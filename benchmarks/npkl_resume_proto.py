@@ -102,7 +102,7 @@ from kernelsdp.solvers.low_rank_alm import LowRankALMOptions, _rank_cap
 RUN_FIELDS = (
     "beta", "rho", "ell", "delta", "iterations", "checks", "eig_products", "updates",
     "history", "warm", "next_certify", "best", "kept", "answer_check", "localised",
-    "hub_rows",
+    "hub_rows", "pockets", "pockets_s",
 )  # fmt: skip
 MIX_FIELDS = ("values", "residuals", "last_fy", "resets", "capped")
 #: ``stagnate-K``: the spread checks' FW gap must fall below this share of its best
@@ -132,8 +132,8 @@ class Loop:
 
     def restore(self, st: dict, limit: float) -> object:
         run = self.run
-        for k in RUN_FIELDS:
-            setattr(run, k, st[k])
+        for k in RUN_FIELDS:  # a state saved before a field existed keeps the run's own
+            setattr(run, k, st.get(k, getattr(run, k)))
         run.prob.products = st["products"]
         run.t0 = time.perf_counter() - st["elapsed"]
         run.deadline = time.perf_counter() + limit
@@ -267,6 +267,8 @@ def run_variant(f, args) -> dict:
         "certified_gap": None if iv is None else iv.width,
         "lower_label": None if iv is None else iv.lower_label,
         "answer_check": run.answer_check,
+        "pockets": run.pockets,
+        "pockets_s": round(run.pockets_s, 1),
         **VARIANT_STATS,
     }
 

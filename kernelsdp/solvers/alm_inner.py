@@ -350,9 +350,7 @@ def fw_step(prob: ScaledNPKL, pt: Point, chk: Check, beta: np.ndarray, rho: floa
         env, _ = prob.envelope((1 - t) * pt.w + t * wv, beta, rho)
         return a * ((1 - t) * lap_x + t * lap_v) + env / s
 
-    t = float(minimize_scalar(phi, bounds=(0.0, 1.0), method="bounded", options={"xatol": 1e-8}).x)
-    if phi(t) > phi(0.0):
-        t = 0.0
+    t = exact_step(phi, 1e-8)
     cols = [math.sqrt(1.0 - t) * np.asarray(X, dtype=np.float64)]
     if t > 0 and chk.lam < 0:
         cols.append(math.sqrt(t) * v[:, None])
@@ -362,6 +360,13 @@ def fw_step(prob: ScaledNPKL, pt: Point, chk: Check, beta: np.ndarray, rho: floa
         cols.append(seeds * math.sqrt(SEED_WEIGHT * total / seeds.shape[1]))
     V = np.hstack(cols)
     return _project(V).astype(prob.dtype)
+
+
+def exact_step(phi, xatol: float) -> float:
+    """The Frank–Wolfe step's exact line search: t in [0, 1] minimising ``phi`` (bounded
+    Brent, to ``xatol``), or 0 where that t raises phi above phi(0)."""
+    t = float(minimize_scalar(phi, bounds=(0.0, 1.0), method="bounded", options={"xatol": xatol}).x)
+    return 0.0 if phi(t) > phi(0.0) else t
 
 
 def below_level(chk: Check) -> np.ndarray:

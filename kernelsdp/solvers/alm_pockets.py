@@ -12,10 +12,12 @@ bulk, each by a small eigenproblem of its own.
 **Local eigenproblems.**  For a node h and its ``HOPS``-hop neighbourhood N in M's pattern
 (L's and the pairs' entries), the lowest eigenpair (λ_N, v_N) of the principal block
 M[N, N], padded with zeros, is a unit vector whose Rayleigh quotient under M is exactly λ_N,
-so λ_N ≥ λ_min(M) (Cauchy interlacing).  Where λ_N lies below V's own level (the check's
-``level``) and below 0 the vector is a direction of descent for the subproblem.  Centres are
-the nodes whose star quotient d_h − ‖M[h, ≠h]‖₂ is within ``MARGIN`` of the level, at most
-``CANDIDATES`` of them, the lowest first; a node already in a found support is no centre.
+so λ_N ≥ λ_min(M) (Cauchy interlacing).  Its entries below ``SUPPORT_RTOL`` of the largest
+are dropped, so the quotient of the vector taken is λ_N up to a term of their size.  Where
+λ_N lies below V's own level (the check's ``level``) and below 0 the vector is a direction
+of descent for the subproblem.  Centres are the nodes whose star quotient
+d_h − ‖M[h, ≠h]‖₂ is within ``MARGIN`` of the level, at most ``CANDIDATES`` of them, the
+lowest first; a node already in a found support is no centre.
 
 **Packing.**  Two such vectors whose supports are disjoint and joined by no entry of M's
 pattern can share one column u = v₁ + v₂: uuᵀ and v₁v₁ᵀ + v₂v₂ᵀ then differ only off the
@@ -47,9 +49,8 @@ import math
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-from scipy.optimize import minimize_scalar
 
-from .alm_inner import _dot, _project
+from .alm_inner import _dot, _project, exact_step
 
 #: the local eigenproblems' neighbourhoods, in steps of M's pattern (the eleventh pass: the
 #: 2-hop blocks, 52-98 nodes at n = 100,000, found each localised vertex's λ within 0.03
@@ -65,14 +66,20 @@ CANDIDATES = 3000
 COLUMNS = 4
 #: a local eigenvector's entries below this share of its largest are dropped
 SUPPORT_RTOL = 1e-3
+#: the line search's tolerance in t (the Frank–Wolfe step's is 1e-8): a pocket's step moves
+#: a few nodes' share of tr K, so it is small; the prototype's value, which its measurements
+#: carry
+XATOL = 1e-10
 
 
 def star_quotients(M: sp.csr_matrix) -> np.ndarray:
-    """d_h − ‖M[h, ≠h]‖₂ for every node h: the lowest quotient of a two-entry vector on h and
-    its row's direction, a cheap guess at how low a pocket around h goes."""
+    """d_h − ‖M[h, ≠h]‖₂ for every node h (a Gershgorin-type estimate in the 2-norm): a
+    cheap guess at how low a pocket around h goes, to rank the centres."""
     d = M.diagonal()
-    sq = np.add.reduceat(M.data * M.data, M.indptr[:-1]) if M.nnz else np.zeros(M.shape[0])
-    sq[np.diff(M.indptr) == 0] = 0.0  # reduceat repeats the next row's entry on an empty row
+    filled = np.diff(M.indptr) > 0  # reduceat misreads empty rows, so they are left out
+    sq = np.zeros(M.shape[0])
+    if M.nnz:
+        sq[filled] = np.add.reduceat(M.data * M.data, M.indptr[:-1][filled])
     return d - np.sqrt(np.maximum(sq - d * d, 0.0))
 
 
@@ -84,29 +91,44 @@ def neighbourhood(M: sp.csr_matrix, nodes: np.ndarray, hops: int) -> np.ndarray:
     return nodes
 
 
-def lowest_pair(M: sp.csr_matrix, N: np.ndarray) -> tuple[float, np.ndarray]:
-    """The lowest eigenpair of the principal block M[N, N] (dense LAPACK, one pair)."""
-    w, Q = sla.eigh(M[N][:, N].toarray(), subset_by_index=[0, 0])
+def lowest_pair(
+    M: sp.csr_matrix, N: np.ndarray, position: np.ndarray | None = None
+) -> tuple[float, np.ndarray]:
+    """The lowest eigenpair of the principal block M[N, N] (dense LAPACK, one pair).
+    ``position``: an n-vector of −1 to reuse, so that the block costs O(its rows' entries),
+    not O(n) as SciPy's column indexing does (returned to −1)."""
+    if position is None:
+        position = np.full(M.shape[0], -1, dtype=np.int64)
+    position[N] = np.arange(len(N))
+    rows = M[N]
+    cols = position[rows.indices]
+    inside = cols >= 0
+    block = np.zeros((len(N), len(N)))
+    row_of = np.repeat(np.arange(len(N)), np.diff(rows.indptr))
+    block[row_of[inside], cols[inside]] = rows.data[inside]
+    position[N] = -1
+    w, Q = sla.eigh(block, subset_by_index=[0, 0])
     return float(w[0]), Q[:, 0]
 
 
 def pocket_columns(
     M: sp.csr_matrix, below: float, margin: float = MARGIN
-) -> tuple[np.ndarray, int]:
-    """(S, found): the local directions with λ_N < ``below`` around the centres whose star
+) -> tuple[np.ndarray, np.ndarray]:
+    """(S, pieces): the local directions with λ_N < ``below`` around the centres whose star
     quotient is below ``below + margin``, packed into at most ``COLUMNS`` unit columns S
-    (n × k, k ≤ COLUMNS), and how many were found (module docstring)."""
+    (n × k, k ≤ COLUMNS), and how many directions each column holds (module docstring)."""
     n = M.shape[0]
     q = star_quotients(M)
     centres = np.flatnonzero(q < below + margin)
     centres = centres[np.argsort(q[centres], kind="stable")][:CANDIDATES]
     used, blocked = np.zeros(n, bool), np.zeros((n, COLUMNS), bool)
-    S, found = np.zeros((n, COLUMNS)), 0
+    S, pieces = np.zeros((n, COLUMNS)), np.zeros(COLUMNS, dtype=np.int64)
+    position = np.full(n, -1, dtype=np.int64)
     for h in centres:
         if used[h]:
             continue
         N = neighbourhood(M, np.array([h]), HOPS)
-        lam, v = lowest_pair(M, N)
+        lam, v = lowest_pair(M, N, position)
         if not lam < below:
             continue
         keep = np.abs(v) > SUPPORT_RTOL * np.abs(v).max()
@@ -116,9 +138,10 @@ def pocket_columns(
         if len(free):  # this column's supports stay one step apart
             blocked[neighbourhood(M, support, 1), free[0]] = True
             S[support, free[0]] = v[keep] / np.linalg.norm(v[keep])
-            found += 1
-    S = S[:, np.linalg.norm(S, axis=0) > 0]
-    return S / np.maximum(np.linalg.norm(S, axis=0), 1e-300), found
+            pieces[free[0]] += 1
+    filled = pieces > 0
+    S = S[:, filled]
+    return S / np.linalg.norm(S, axis=0), pieces[filled]
 
 
 def line_searched(prob, V: np.ndarray, S: np.ndarray, beta, rho) -> tuple[np.ndarray, list]:
@@ -136,8 +159,7 @@ def line_searched(prob, V: np.ndarray, S: np.ndarray, beta, rho) -> tuple[np.nda
             env, _ = prob.envelope((1 - t) * w + t * wu, beta, rho)
             return a * ((1 - t) * lap + t * lu) + env / s
 
-        t = float(minimize_scalar(phi, bounds=(0, 1), method="bounded", options={"xatol": 1e-10}).x)
-        t = t if phi(t) < phi(0.0) else 0.0
+        t = exact_step(phi, XATOL)
         steps.append(t)
         w, lap = (1 - t) * w + t * wu, (1 - t) * lap + t * lu
     kept = [k for k, t in enumerate(steps) if t > 0]
@@ -150,11 +172,13 @@ def line_searched(prob, V: np.ndarray, S: np.ndarray, beta, rho) -> tuple[np.nda
 
 
 def take_pockets(prob, V: np.ndarray, level: float, beta, rho) -> tuple[np.ndarray, int]:
-    """(V, found): the factor after the pockets below ``min(level, 0)`` were line-searched
-    in (:func:`pocket_columns`, :func:`line_searched`), on M(β̃) as the last check left it
-    (``prob.M``)."""
-    S, found = pocket_columns(prob.M, min(level, 0.0))
+    """(V, taken): the factor after the pockets below ``min(level, 0)`` were line-searched
+    in (:func:`pocket_columns`, :func:`line_searched`), and how many of them came in with
+    a step t > 0.  On M(β̃) as the last check left it (``prob.M``: only the check writes it,
+    and nothing between the check and the Frank–Wolfe step does)."""
+    S, pieces = pocket_columns(prob.M, min(level, 0.0))
     if S.shape[1] == 0:
         return V, 0
-    V, _ = line_searched(prob, V, S, beta, rho)
-    return _project(V), found  # a convex combination: only rounding can leave the ball
+    V, steps = line_searched(prob, V, S, beta, rho)
+    taken = int(sum(p for p, t in zip(pieces, steps) if t > 0))
+    return _project(V), taken  # a convex combination: only rounding can leave the ball
