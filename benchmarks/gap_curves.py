@@ -78,8 +78,19 @@ def plot(curves: dict[str, list], path: str, title: str, gap_tol: float = LOW_RA
     by_time.legend(fontsize=8)
     fig.suptitle(title)
     fig.tight_layout()
-    write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=120, format="png"), suffix=".png")
-    plt.close(fig)
+    try:
+        write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=120, format="png"), suffix=".png")
+    finally:
+        plt.close(fig)
+
+
+def output_problem(path: str) -> str | None:
+    """Why a figure cannot be written at ``path`` (None: it can), checked before any work."""
+    if os.path.isdir(path):
+        return f"--out {path!r} is a folder; name the figure's file"
+    if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        return f"--out {path!r}: its folder does not exist"
+    return None
 
 
 def main(argv=None) -> int:
@@ -90,8 +101,13 @@ def main(argv=None) -> int:
     ap.add_argument("--title", default="low-rank-alm: estimated gap at each check")
     a = ap.parse_args(argv)
     labels = a.labels.split(",") if a.labels else [os.path.basename(p) for p in a.logs]
+    problem = output_problem(a.out)
     if len(labels) != len(a.logs):
-        print(f"gap_curves: {len(labels)} labels for {len(a.logs)} logs", file=sys.stderr)
+        problem = f"{len(labels)} labels for {len(a.logs)} logs"
+    elif len(set(labels)) != len(labels):  # one curve would silently replace another
+        problem = f"two logs under one label ({', '.join(labels)}): give --labels"
+    if problem:
+        print(f"gap_curves: {problem}", file=sys.stderr)
         return 2
     try:
         curves = {lab: read_log(p) for lab, p in zip(labels, a.logs)}

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib.util
 import io
 import json
 import os
@@ -455,10 +456,15 @@ def main() -> int:
             return 2
         print(json.dumps(row), flush=True)
         return 0
-    if a.plot and not os.path.isdir(os.path.dirname(os.path.abspath(a.plot))):
-        # refused now, not after the runs (minutes to hours) have been measured
-        print(f"npkl_scale: --plot {a.plot!r}: its folder does not exist")
-        return 2
+    if a.plot:  # refused now, not after the runs (minutes to hours) have been measured
+        problem = gap_curves.output_problem(a.plot)
+        if a.stages:
+            problem = "--plot draws the side-by-side runs, not --stages"
+        elif importlib.util.find_spec("matplotlib") is None:
+            problem = "--plot needs matplotlib (pip install matplotlib)"
+        if problem:
+            print(f"npkl_scale: {problem.replace('--out', '--plot')}")
+            return 2
     if not a.stages:
         sizes = [a.n] if a.n else (QUICK_SIZES if a.quick else SIZES)
         seeds = _seeds(a.seeds)

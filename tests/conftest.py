@@ -113,3 +113,27 @@ def traced_peak(run):
         return value, tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def scale_row(n: int, seed: int, products: int, status: str = "optimal") -> dict:
+    """A row of benchmarks/npkl_scale.py's side-by-side run (its child's JSON), for the tests
+    that drive the parent with stubbed children."""
+    return {
+        "solver": "low-rank-alm",
+        "n": n,
+        "seed": seed,
+        "status": status,
+        "iterations": products,
+        "products": products,
+        "eigensolves": 10,
+        "graph_s": 0.1,
+        "solve_s": 1.0,
+        "total_s": 1.1,
+        "own_gap": 5e-4,
+        "own_lower": "proof",
+        "scratch_width": 5e-4,
+        "rank": 10,
+        "peak_rss_gib": 0.1,
+        "certificate_rss_gib": 0.1,
+        "curve": [(0.5, 1e-2, 500), (1.0, 5e-4, products)],  # (time, gap, products)
+    }

@@ -4,8 +4,7 @@ progress lines (the 10⁶ hours are kept as logs) and from npkl_scale.py's side-
 from __future__ import annotations
 
 import pytest
-from conftest import load_benchmark
-from test_npkl_scale_bench import _row
+from conftest import load_benchmark, scale_row
 
 from kernelsdp.errors import KernelSDPError
 
@@ -58,16 +57,23 @@ def test_the_command_line_draws_a_png_and_refuses_bad_input_with_exit_code_2(
     out = tmp_path / "fig.png"
     assert curves.main([str(log), "--out", str(out)]) == 0
     assert out.read_bytes()[:8] == PNG_MAGIC
-    assert curves.main([str(log), "--out", str(out), "--labels", "a,b"]) == 2
-    assert curves.main([str(tmp_path / "missing.log"), "--out", str(out)]) == 2
-    err = capsys.readouterr().err
-    assert "2 labels for 1 logs" in err and "missing.log" in err
+    capsys.readouterr()
+    bad = {
+        "2 labels for 1 logs": [str(log), "--out", str(out), "--labels", "a,b"],
+        "missing.log": [str(tmp_path / "missing.log"), "--out", str(out)],
+        "two logs under one label": [str(log), str(log), "--out", str(out)],
+        "is a folder": [str(log), "--out", str(tmp_path)],
+        "its folder does not exist": [str(log), "--out", str(tmp_path / "no" / "f.png")],
+    }
+    for message, argv in bad.items():
+        assert curves.main(argv) == 2
+        assert message in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.log", "fig.png"]  # no leftovers
 
 
 def test_the_side_by_side_run_draws_every_run_s_curve(scale, monkeypatch, tmp_path, capsys):
     def row(n):  # the side-by-side test's row, its curve with products
-        return {**_row(n, 0, 10), "curve": [(0.5, 1e-1, 5), (1.0, 5e-4, 10)]}
+        return {**scale_row(n, 0, 10), "curve": [(0.5, 1e-1, 5), (1.0, 5e-4, 10)]}
 
     monkeypatch.setattr(scale, "_child", lambda solver, n, limit, seed: row(n))
     fig = tmp_path / "gap.png"
@@ -76,11 +82,22 @@ def test_the_side_by_side_run_draws_every_run_s_curve(scale, monkeypatch, tmp_pa
     assert f"gap against time and products: {fig}" in capsys.readouterr().out
 
 
-def test_a_plot_into_a_missing_folder_is_refused_before_any_run(scale, monkeypatch, capsys):
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--plot", "/no/such/dir/g.png"], "its folder does not exist"),
+        (["--plot", "/tmp"], "is a folder"),
+        (["--stages", "--plot", "/tmp/g.png"], "not --stages"),
+    ],
+)
+def test_a_plot_that_cannot_be_drawn_is_refused_before_any_run(
+    scale, monkeypatch, capsys, extra, message
+):
     monkeypatch.setattr(scale, "_child", lambda *a: pytest.fail("a run started"))
-    monkeypatch.setattr("sys.argv", ["npkl_scale.py", "--quick", "--plot", "/no/such/dir/g.png"])
+    monkeypatch.setattr(scale, "stages", lambda *a, **k: pytest.fail("a run started"))
+    monkeypatch.setattr("sys.argv", ["npkl_scale.py", "--quick", *extra])
     assert scale.main() == 2
-    assert "its folder does not exist" in capsys.readouterr().out
+    assert message in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

@@ -5,34 +5,12 @@ where seeds 1 and 2 gave 2.94× and 2.60×."""
 from __future__ import annotations
 
 import pytest
-from conftest import load_benchmark
+from conftest import load_benchmark, scale_row
 
 
 @pytest.fixture(scope="module")
 def bench():
     return load_benchmark("npkl_scale")
-
-
-def _row(n: int, seed: int, products: int, status: str = "optimal") -> dict:
-    return {
-        "solver": "low-rank-alm",
-        "n": n,
-        "seed": seed,
-        "status": status,
-        "iterations": products,
-        "products": products,
-        "eigensolves": 10,
-        "graph_s": 0.1,
-        "solve_s": 1.0,
-        "total_s": 1.1,
-        "own_gap": 5e-4,
-        "own_lower": "proof",
-        "scratch_width": 5e-4,
-        "rank": 10,
-        "peak_rss_gib": 0.1,
-        "certificate_rss_gib": 0.1,
-        "curve": [(0.5, 1e-2, 500), (1.0, 5e-4, products)],  # (time, gap, products)
-    }
 
 
 @pytest.mark.parametrize(
@@ -46,7 +24,9 @@ def test_the_products_bar_is_met_only_when_every_seed_meets_it(
     bench, monkeypatch, capsys, products, verdict
 ):
     rows = {
-        (n, s): _row(n, s, p[i]) for s, p in products.items() for i, n in enumerate((3000, 20000))
+        (n, s): scale_row(n, s, p[i])
+        for s, p in products.items()
+        for i, n in enumerate((3000, 20000))
     }
     monkeypatch.setattr(bench, "_child", lambda solver, n, limit, seed: rows[(n, seed)])
     assert bench.side_by_side((3000, 20000), ["low-rank-alm"], None, (0, 1)) == 0
@@ -56,8 +36,8 @@ def test_the_products_bar_is_met_only_when_every_seed_meets_it(
 
 
 def test_a_size_that_did_not_certify_fails_the_products_bar(bench, monkeypatch, capsys):
-    rows = {3000: _row(3000, 0, 1000), 20000: _row(20000, 0, 1500, "time_limit")}
-    rows[100000] = _row(100000, 0, 1800)
+    rows = {3000: scale_row(3000, 0, 1000), 20000: scale_row(20000, 0, 1500, "time_limit")}
+    rows[100000] = scale_row(100000, 0, 1800)
     monkeypatch.setattr(bench, "_child", lambda solver, n, limit, seed: rows[n])
     bench.side_by_side((3000, 20000, 100000), ["low-rank-alm"], None, (0,))
     assert "3,000, 100,000: 1.80x -> missed" in capsys.readouterr().out
