@@ -35,7 +35,9 @@ round sees the new point.
 seeds 0-4): 3 % fewer at n = 3,000, 4 % fewer at 20,000, 2 % more at 100,000 (the spread
 over seeds narrower: 2,927-3,187 against 2,632-3,324), so the products across n are not
 closer than without it (worst seed 2.12× against 2.11×), and a 100,000 solve takes longer
-(more checks; the local eigenproblems themselves 30 s of 390 s).  Hence off by default.
+(more checks; the local eigenproblems themselves 30 s of 390 s).  At n = 10⁶ the hour
+with it certified 7.16e-3 against the solver's 6.24e-3 (its last pocket at check 26
+instead of 34, but no faster a tail).  Hence off by default.
 
 The step's own arrays (star quotients, the packed columns, V widened and its L·V, the
 pairs' values) peak at a fifth of the check's phase of

@@ -48,6 +48,13 @@ bottom of M(β̃), a spread vector, and the estimated gap read 2.4e-3 low.  The 
 recurrence from the check's vertex (two passes, O(n) memory) finds that bottom in a few
 hundred products; the labelled interval never depended on the check's λ.
 
+**The hubs' pockets in bulk** (option ``pockets``, off by default; :mod:`.alm_pockets`,
+docs/npkl.md §7, thirty-first pass).  After each Frank–Wolfe step, local eigenproblems of
+M(β̃) on the 2-hop neighbourhoods of the nodes near V's level find the pockets below it,
+packed into at most four columns and line-searched in.  Over five seeds it moved the
+products to the certified 1e-3 by −3 %, −4 % and +2 % at n = 3,000, 20,000 and 100,000,
+and a 100,000 solve took longer.
+
 **The inner tolerance is tied to the Frank–Wolfe gap.**  At every check the gap splits
 exactly as P(K) − D(β̃) = FW + FY: the subproblem's Frank–Wolfe gap
 FW = tr(M(β̃)K) − B·min(0, λ_min) and the Fenchel–Young gap FY = Σ h(K_p) + h*(β̃_p) −
