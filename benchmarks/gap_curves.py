@@ -14,6 +14,9 @@ Two sources:
 
       python benchmarks/gap_curves.py 1m.log 1m-long.log --out gap-1m.png
 
+Beside the figure it prints each run's products to an estimated gap of 1e-2 and 3e-3 and at
+its last check (:func:`phases`): where a count grows with n, the body or the tail.
+
 The estimate is the check's P − D with the Ritz value for λ_min (docs/npkl.md §7); the
 certified interval at the end can be wider (the twenty-eighth pass's 10⁶ hour: 3.5×), so the
 figure's title says which gap it draws.  The figure is written whole or not at all
@@ -50,6 +53,32 @@ def read_log(path: str) -> list[tuple[float, float, int]]:
     if not points:
         raise KernelSDPError(f"{path}: no progress line ('check N T s products P ... gap G')")
     return points
+
+
+#: the estimated gaps at which a run's products are read off (:func:`phases`): a run's body is
+#: its work down to the last of them, its tail the rest, down to the certified gap the bars ask
+#: for.  Issue #30's thirty-second pass, seeds 0–4: to 1e-2, 839–1,040 products at n = 3,000,
+#: 1,821–1,916 at 100,000 and 2,211–2,729 in the 10⁶ hours; from there to the certified 1e-3,
+#: 576–733 at 3,000 and 925–1,426 at 100,000, where the seeds part
+MILESTONES = (1e-2, 3e-3)
+
+
+def products_to(curve: list, gap: float) -> int | None:
+    """The products at the first check whose estimated gap is at most ``gap`` (None: none
+    is); ``curve`` as :func:`read_log` gives it."""
+    return next((p[2] for p in curve if p[1] <= gap), None)
+
+
+def phases(curve: list, milestones=MILESTONES) -> list[int | None]:
+    """The products to each milestone, then at the curve's last check."""
+    return [products_to(curve, g) for g in milestones] + [curve[-1][2]]
+
+
+def phases_line(label: str, curve: list) -> str:
+    """One line: a run's products to each estimated milestone and at its last check."""
+    *to, last = phases(curve)
+    marks = ", ".join(f"{g:.0e} {'never' if p is None else p}" for g, p in zip(MILESTONES, to))
+    return f"{label}: products to an estimated gap of {marks}; {last} at the last check"
 
 
 def plot(curves: dict[str, list], path: str, title: str, gap_tol: float = LOW_RANK_ALM_GAP_TOL):
@@ -115,6 +144,8 @@ def main(argv=None) -> int:
         print(f"gap_curves: {exc}", file=sys.stderr)
         return 2
     plot(curves, a.out, a.title)
+    for label, pts in curves.items():
+        print(phases_line(label, pts))
     print(f"gap_curves: {a.out} ({', '.join(f'{k}: {len(v)} checks' for k, v in curves.items())})")
     return 0
 

@@ -356,6 +356,7 @@ def _variant_bars(variant: str, alm: dict, admm: dict) -> list[tuple[str, bool]]
         )
         out.append((bar, max(p) <= SAME_PRODUCTS_WITHIN * min(p) and len(done) == len(alm)))
         print(f"{bar}: {max(p) / min(p):.2f}x -> {'met' if out[-1][1] else 'missed'}")
+        _body_and_tail(variant, done)
     if 20_000 in alm and 20_000 in admm:
         a, b = alm[20_000], admm[20_000]
         ratio = b["solve_s"] / a["solve_s"]
@@ -387,6 +388,21 @@ def _variant_bars(variant: str, alm: dict, admm: dict) -> list[tuple[str, bool]]
         gaps = "  ".join(f"{p[0]:.0f}s:{p[1]:.1e}" for p in pts)
         print(f"{variant} gap against time, n = {n:,}: {gaps}")
     return out
+
+
+def _body_and_tail(variant: str, done: dict) -> None:
+    """Not a bar: the products to an estimated 3e-3 (the body, :data:`gap_curves.MILESTONES`)
+    and from there to the certified gap (the tail) at each n, and the body's ratio across n:
+    which of the two grows with n."""
+    gap = gap_curves.MILESTONES[-1]
+    body = {n: gap_curves.products_to(r["curve"], gap) for n, r in done.items()}
+    parts = "  ".join(
+        f"{n:,}: {b} + {r['products'] - b}" if b is not None else f"{n:,}: never"
+        for (n, r), b in zip(done.items(), body.values())
+    )
+    reached = [b for b in body.values() if b]
+    ratio = f"{max(reached) / min(reached):.2f}x" if len(reached) == len(body) else "n/a"
+    print(f"{variant} products to an estimated {gap:.0e}, then to certified: {parts}; body {ratio}")
 
 
 def _seeds(text: str) -> tuple[int, ...] | None:

@@ -57,7 +57,7 @@ def test_the_command_line_draws_a_png_and_refuses_bad_input_with_exit_code_2(
     out = tmp_path / "fig.png"
     assert curves.main([str(log), "--out", str(out)]) == 0
     assert out.read_bytes()[:8] == PNG_MAGIC
-    capsys.readouterr()
+    assert "a.log: products to an estimated gap of 1e-02 40, 3e-03 40" in capsys.readouterr().out
     bad = {
         "2 labels for 1 logs": [str(log), "--out", str(out), "--labels", "a,b"],
         "missing.log": [str(tmp_path / "missing.log"), "--out", str(out)],
@@ -118,3 +118,39 @@ def test_the_kept_hours_read_back_as_the_measurements_report_them(
     pts = curves.read_log(str(BENCH / "data" / "npkl_1m" / log))
     assert len(pts) == checks
     assert pts[-1][2] == products and pts[-1][1] == pytest.approx(gap)
+
+
+def test_a_run_s_phases_are_the_products_at_the_first_check_below_each_milestone(curves):
+    """A hub's pocket sends the estimate back above a milestone (the spikes of the 10⁶ hours);
+    the milestone counts from the first check below it, and one never reached reads None."""
+    curve = [(1.0, 0.5, 10), (2.0, 8e-3, 200), (3.0, 1.3, 260), (4.0, 2e-3, 500), (5.0, 9e-4, 640)]
+    assert curves.MILESTONES == (1e-2, 3e-3)
+    assert curves.phases(curve) == [200, 500, 640]
+    assert curves.phases(curve[:3]) == [200, None, 260]
+    assert curves.phases(curve, (1e-2, 3e-3, 5e-4)) == [200, 500, None, 640]
+    line = curves.phases_line("run", curve[:3])
+    marks = "1e-02 200, 3e-03 never"
+    assert line == f"run: products to an estimated gap of {marks}; 260 at the last check"
+
+
+def test_the_side_by_side_run_prints_the_body_and_the_tail_across_n(scale, monkeypatch, capsys):
+    """npkl_scale's diagnostic beside the products bar: the products to an estimated 3e-3 and
+    the rest to the certified gap, per n, and the body's ratio across n."""
+    curves = {  # n -> (curve, final products)
+        3000: ([(0.1, 5e-2, 400), (0.2, 2.9e-3, 1200), (0.3, 6e-4, 1500)], 1500),
+        20000: ([(1.0, 5e-2, 700), (2.0, 2e-3, 2400), (3.0, 7e-4, 3300)], 3300),
+    }
+
+    def row(solver, n, limit, seed):
+        curve, products = curves[n]
+        return {**scale_row(n, seed, products), "curve": curve}
+
+    monkeypatch.setattr(scale, "_child", row)
+    assert scale.side_by_side((3000, 20000), ["low-rank-alm"], None, (0,)) == 0
+    out = capsys.readouterr().out
+    assert "2.20x -> missed" in out  # the bar: 3,300 / 1,500
+    parts = "3,000: 1200 + 300  20,000: 2400 + 900"
+    assert f"products to an estimated 3e-03, then to certified: {parts}; body 2.00x" in out
+    curves[20000] = ([(1.0, 5e-2, 700), (3.0, 9e-4, 3300)], 3300)  # one check spans the body
+    assert scale.side_by_side((3000, 20000), ["low-rank-alm"], None, (0,)) == 0
+    assert "20,000: 3300 + 0; body 2.75x" in capsys.readouterr().out
