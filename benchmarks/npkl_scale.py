@@ -400,7 +400,7 @@ def _body_and_tail(variant: str, done: dict) -> None:
         f"{n:,}: {b} + {r['products'] - b}" if b is not None else f"{n:,}: never"
         for (n, r), b in zip(done.items(), body.values())
     )
-    reached = [b for b in body.values() if b]
+    reached = [b for b in body.values() if b is not None]
     ratio = f"{max(reached) / min(reached):.2f}x" if len(reached) == len(body) else "n/a"
     print(f"{variant} products to an estimated {gap:.0e}, then to certified: {parts}; body {ratio}")
 
