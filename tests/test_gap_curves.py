@@ -106,6 +106,7 @@ def test_a_plot_that_cannot_be_drawn_is_refused_before_any_run(
         ("28-rows-swept.log", 48, 4915, 1.4e-3),
         ("30-refined.log", 42, 3422, 5.4e-3),
         ("31-pockets.log", 36, 3293, 6.8e-3),
+        ("32-extended.log", 57, 5743, 2.4e-3),
     ],
 )
 def test_the_kept_hours_read_back_as_the_measurements_report_them(
