@@ -63,6 +63,16 @@ def read_log(path: str) -> list[tuple[float, float, int]]:
 MILESTONES = (1e-2, 3e-3)
 
 
+def history_curve(history: list[dict]) -> list[tuple[float, float, int]]:
+    """The (time in s, estimated gap, products) of each check in a ``low-rank-alm`` result's
+    history, as :func:`read_log` reads them from its progress lines."""
+    return [
+        (h["time_s"], h["estimated_gap"], h["products"])
+        for h in history
+        if "estimated_gap" in h and "products" in h
+    ]
+
+
 def products_to(curve: list, gap: float) -> int | None:
     """The products at the first check whose estimated gap is at most ``gap`` (None: none
     is); ``curve`` as :func:`read_log` gives it."""

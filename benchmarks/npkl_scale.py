@@ -205,11 +205,7 @@ def measure(solver: str, n: int, time_limit: float | None, seed: int = 0) -> dic
     times["certificate from scratch"] = time.perf_counter() - t
     own = r.info.get("certificate")
     if name == "low-rank-alm":  # (time, gap, products so far) at each check
-        curve = [
-            (h["time_s"], h["estimated_gap"], h["products"])
-            for h in r.history
-            if "estimated_gap" in h and "products" in h
-        ]
+        curve = gap_curves.history_curve(r.history)
         products, eig = r.info["products"], r.info["checks"]
     else:  # ADMM's own gap at its checks; two products an iteration
         curve = [

@@ -54,6 +54,7 @@ import os
 import sys
 import time
 
+import gap_curves
 import numpy as np
 from npkl_polish_proto import (
     alm_row,
@@ -198,10 +199,6 @@ class TailSchedule(Schedule):
         self.v, self.stats, self.acc = v, stats, Accelerator(v, run.prob)
         self.fw_share = v["fw_share"]
 
-    def seen(self, rec: dict) -> None:
-        if self.stats["tail_from"] is None and rec["estimated_gap"] <= TAIL_FROM:
-            self.stats["tail_from"] = rec["products"]
-
     def update(self, run: _Run, chk, rec: dict, fy_last: float) -> None:
         _update(run, chk, rec, self.v, self.acc, fy_last, self.stats)
 
@@ -237,6 +234,7 @@ def tail_row(method: str, n: int, args) -> dict:
         pt, status = tail_iterate(run, v, stats)
         r = _result("low-rank-alm", run, pt, status)
     dt = time.perf_counter() - t
+    stats["tail_from"] = gap_curves.products_to(gap_curves.history_curve(r.history), TAIL_FROM)
     return {**alm_row(r, dt), "final_rho": r.info["final_rho"] / f.C, **stats}
 
 
