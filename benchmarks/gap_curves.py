@@ -80,7 +80,8 @@ def products_to(curve: list, gap: float) -> int | None:
 
 
 def phases(curve: list, milestones=MILESTONES) -> list[int | None]:
-    """The products to each milestone, then at the curve's last check."""
+    """The products to each milestone, then at the curve's last check (``curve`` not empty:
+    :func:`read_log` refuses a log without a check)."""
     return [products_to(curve, g) for g in milestones] + [curve[-1][2]]
 
 

@@ -129,6 +129,7 @@ def test_a_run_s_phases_are_the_products_at_the_first_check_below_each_milestone
     assert curves.phases(curve) == [200, 500, 640]
     assert curves.phases(curve[:3]) == [200, None, 260]
     assert curves.phases(curve, (1e-2, 3e-3, 5e-4)) == [200, 500, None, 640]
+    assert curves.phases([(1.0, 1e-2, 7), (2.0, 3e-3, 9)]) == [7, 9, 9]  # "at most": equal counts
     line = curves.phases_line("run", curve[:3])
     marks = "1e-02 200, 3e-03 never"
     assert line == f"run: products to an estimated gap of {marks}; 260 at the last check"
@@ -155,3 +156,6 @@ def test_the_side_by_side_run_prints_the_body_and_the_tail_across_n(scale, monke
     curves[20000] = ([(1.0, 5e-2, 700), (3.0, 9e-4, 3300)], 3300)  # one check spans the body
     assert scale.side_by_side((3000, 20000), ["low-rank-alm"], None, (0,)) == 0
     assert "20,000: 3300 + 0; body 2.75x" in capsys.readouterr().out
+    curves[20000] = ([(1.0, 5e-2, 700), (3.0, 4e-3, 3300)], 3300)  # a curve short of 3e-3
+    assert scale.side_by_side((3000, 20000), ["low-rank-alm"], None, (0,)) == 0
+    assert "3,000: 1200 + 300  20,000: never; body n/a" in capsys.readouterr().out
