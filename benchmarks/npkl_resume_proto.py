@@ -29,9 +29,17 @@ Variants (``+`` joins them):
 - ``checkit-N``: N LOBPCG iterations a Frank–Wolfe check at every size (the solver's
   ``alm_inner.check_iterations(n)``: 6 up to n = 20,000, 12 at 100,000, 21 at 10⁶ since
   the twenty-sixth pass);
+- ``cgmax-N``: Newton steps of at most N conjugate-gradient iterations (the solver's
+  ``alm_newton.CG_MAX``, 12; ``newton-2+cgmax-24`` is the seventeenth pass's ``cg24``);
 - ``multifw``: the seventeenth pass's Frank–Wolfe step over the vertex and every block
   vector below V's level, weighted at the minimum of φ over the capped simplex
   (``npkl_round_proto.multi_fw_step``; its counts ``steps`` and ``vertices`` in the summary).
+
+``--spectrum`` prints, after each check, where the bottom of M(β̃) lies against the factor
+(:func:`spectrum_line`, on stderr; one product with M, not counted): the check's Ritz
+value λ, V's level, the Ritz values of M(β̃) in span V, and the lowest of the block's.
+Where the block's lowest lies above every Ritz value of V's heavy directions, a block
+vector added as a seed is not a descent direction to first order.
 
 ``--log-steps`` prints each Newton step: the radius, CG iterations, whether it reached the
 boundary, the model's decrease, the value's and their ratio, and where the model failed
@@ -71,7 +79,13 @@ check 27).  Twenty-ninth pass: the check's vertex is refined by the Lanczos recu
 itself (``kernelsdp.solvers.alm_vertex``); from the state at check 36 of a 10⁶ hour,
 ``--time-limit 786`` (to 3,300 s in all), the solver with it certified 7.54e-3 at an
 estimate of 6.6e-3 and without it 7.48e-3 at an estimate of 4.8e-3 (44 checks, 4,297–4,298
-products each, one after the other on the same machine).
+products each, one after the other on the same machine).  Thirty-third pass, from the same
+state for the same 786 s: ``newton-2+cgmax-24`` certified 6.33e-3 (44 checks, 4,112
+products; its first round cut FW from 6.0e-3 to 2.5e-3 where the solver's reached 5.3e-3,
+but FY rose from 3.1e-3 to 5.0e-3, ρ doubled and a hub's pocket followed); ``--spectrum``
+over those checks: the block's lowest value 0.97–1.37e-3 above V's heavy directions at
+every check, and V's heavy directions spread over 1.47e-3 at check 37 (20,000 and
+100,000: 1.45e-3 and 1.68e-3 at the same estimate).
 """
 
 from __future__ import annotations
@@ -90,6 +104,7 @@ import npkl_region_proto
 import npkl_round_proto
 import npkl_step_log
 import npkl_step_proto
+import numpy as np
 from npkl_local_proto import install_check_threads
 from npkl_scale import _alm_progress, instance
 from threadpoolctl import threadpool_limits
@@ -107,6 +122,9 @@ RUN_FIELDS = (
 MIX_FIELDS = ("values", "residuals", "last_fy", "resets", "capped")
 #: ``stagnate-K``: the spread checks' FW gap must fall below this share of its best
 STAGNATION = 0.9
+#: ``--spectrum``: V's principal directions whose squared singular value is at least this
+#: share of their mean are its heavy ones (the rest are seeds and columns on their way out)
+HEAVY_SHARE = 1e-3
 #: the variants' counts (``kinkrows-k``: its retries, the rows they froze, the failures it
 #: declined; ``multifw``: its steps and the vertices they weighted)
 VARIANT_STATS: dict = {}
@@ -181,6 +199,45 @@ class Loop:
         return pt, status
 
 
+def spectrum_line(prob, pt, chk) -> str:
+    """Where the bottom of G = M(β̃) lies against the factor at a check (``--spectrum``):
+    λ, V's level, the Ritz values of G in span V (lowest, highest), the highest quotient of
+    V's heavy principal directions (``HEAVY_SHARE``), the block's lowest value, and the
+    room between the last two (positive: every block vector lies above V's heavy ones).
+    One product with G (``dual_times``, not counted in the run's products)."""
+    X = np.asarray(pt.X, dtype=np.float64)
+    if X.shape[1] == 0:
+        return f"spectrum  width 0  lambda {chk.lam:.6f}"
+    ev, Q = np.linalg.eigh(X.T @ X)
+    keep = ev > alm_inner.RANGE_RTOL * ev[-1]
+    ev, Q = ev[keep], Q[:, keep]
+    P = X @ Q  # V's principal directions, P's columns orthogonal with norms² ev
+    H = P.T @ prob.dual_times(P) / np.sqrt(np.outer(ev, ev))
+    ritz = np.linalg.eigvalsh((H + H.T) / 2)
+    heavy = ev >= HEAVY_SHARE * ev.mean()
+    top = float(np.diag(H)[heavy].max())
+    low = float(chk.block_values.min()) if chk.block_values.size else math.nan
+    return (
+        f"spectrum  width {X.shape[1]}  lambda {chk.lam:.6f}  level {chk.level:.6f}  "
+        f"span V [{ritz[0]:.6f}, {ritz[-1]:.6f}]  heavy max {top:.6f}  "
+        f"block lowest {low:.6f}  room {low - top:+.2e}"
+    )
+
+
+def install_spectrum(lines: list) -> None:
+    """``--spectrum``: each check's :func:`spectrum_line` appended to ``lines`` and
+    printed on stderr as it comes."""
+    plain = alm_outer.fw_check
+
+    def check(prob, pt, *a):
+        chk = plain(prob, pt, *a)
+        lines.append(spectrum_line(prob, pt, chk))
+        print(lines[-1], file=sys.stderr, flush=True)
+        return chk
+
+    alm_outer.fw_check = check
+
+
 def install_step(cg) -> None:
     """The solver's Newton round with the step ``cg(nt, x, grad, Δ, max_iter)`` (η, the
     model's decrease, whether η reached the boundary, η's length in the region's norm)."""
@@ -236,6 +293,9 @@ def run_variant(f, args) -> dict:
         alm_inner.check_iterations = lambda n, N=int(iters): N
     if "multifw" in args.variant.split("+"):
         npkl_round_proto.install("multi-fw", VARIANT_STATS)
+    cg = numbered(args.variant, "cgmax")
+    if cg is not None:
+        alm_newton.CG_MAX = int(cg)
     o = LowRankALMOptions(
         gap_tol=1e-3,
         time_limit=args.time_limit,
@@ -279,7 +339,7 @@ def _known_variant(v: str) -> bool:
     name, _, number = v.partition("-")
     if not number:
         return v in ("plain", "rowprec", "fista", "multifw", "pockets")
-    if name == "checkit":
+    if name in ("checkit", "cgmax"):
         return number.isdigit() and int(number) > 0
     try:
         float(number)
@@ -299,10 +359,11 @@ def parse(argv=None) -> argparse.Namespace:
         "--variant",
         default="plain",
         help="plain, fista, newton-S, stagnate-K, rows-κ, rowprec, rowmask-k, hubrows-k, "
-        "kinkrows-k, checkit-N, multifw, pockets (join by +)",
+        "kinkrows-k, checkit-N, cgmax-N, multifw, pockets (join by +)",
     )
     p.add_argument("--time-limit", type=float, default=600.0)
     p.add_argument("--log-steps", action="store_true")
+    p.add_argument("--spectrum", action="store_true", help="each check's spectrum_line")
     p.add_argument("--quiet", action="store_true", help="no progress line per check")
     args = p.parse_args(argv)
     unknown = [v for v in args.variant.split("+") if not _known_variant(v)]
@@ -326,6 +387,8 @@ def main(argv=None) -> int:
     log: list = []
     if args.log_steps:
         npkl_step_log.install(log)
+    if args.spectrum:
+        install_spectrum([])
     out = run_variant(f, args)
     for r in log:
         print(npkl_step_log.step_line(r), file=sys.stderr)

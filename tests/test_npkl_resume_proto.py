@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from conftest import load_benchmark
 
 import kernelsdp.solvers.alm_inner as alm_inner
+import kernelsdp.solvers.alm_newton as alm_newton
 import kernelsdp.solvers.alm_outer as alm_outer
 from kernelsdp.solvers import solve
 
@@ -26,6 +28,7 @@ def restored(monkeypatch):
     for name in ("fw_check", "fw_step", "NEWTON_STEPS", "newton"):
         monkeypatch.setattr(alm_outer, name, getattr(alm_outer, name))
     monkeypatch.setattr(alm_inner, "check_iterations", alm_inner.check_iterations)
+    monkeypatch.setattr(alm_newton, "CG_MAX", alm_newton.CG_MAX)
 
 
 def _args(proto, *argv):
@@ -92,6 +95,55 @@ def test_multifw_takes_the_seventeenth_pass_step_from_the_same_state(proto, rest
     assert proto.VARIANT_STATS["steps"] > before
 
 
+def test_cgmax_gives_the_newton_steps_a_deeper_krylov_space_from_the_same_state(
+    proto, restored, tmp_path
+):
+    """``newton-2+cgmax-24`` (the seventeenth pass's ``cg24``, thirty-third pass at 10⁶)
+    sets the steps' CG cap for the resumed run: its path is not the plain one, and it
+    certifies."""
+    f = load_benchmark("npkl_scale").instance(3000)
+    state = str(tmp_path / "state.pkl")
+    proto.run_variant(f, _args(proto, "--dump-at", "6", "--state", state))
+    plain = proto.run_variant(f, _args(proto, "--resume", state))
+    deeper = proto.run_variant(f, _args(proto, "--resume", state, "--variant", "newton-2+cgmax-24"))
+    assert alm_newton.CG_MAX == 24 and alm_outer.NEWTON_STEPS == 2
+    assert deeper["status"] == "Termination.OPTIMAL" and deeper["certified_gap"] <= 1e-3
+    assert (deeper["products"], deeper["checks"]) != (plain["products"], plain["checks"])
+
+
+def test_the_spectrum_line_reads_the_ritz_values_of_span_v_and_the_room_above_them(proto):
+    """On a diagonal G the Ritz values in span V are V's coordinates' entries, a column
+    carrying 1e-6 of the weight is not heavy, and the room is the block's lowest value
+    less the heavy columns' highest quotient."""
+    d = np.array([-0.5, -0.4, -0.1, 0.3, 0.7])
+    prob = SimpleNamespace(dual_times=lambda Y: d[:, None] * Y)
+    X = np.zeros((5, 3))
+    X[0, 0], X[1, 1], X[2, 2] = 2.0, 1.0, 1e-3  # weights 4, 1, 1e-6: the last is light
+    chk = SimpleNamespace(lam=-0.5, level=-0.48, block_values=np.array([0.7, -0.2]))
+    line = proto.spectrum_line(prob, SimpleNamespace(X=X), chk)
+    assert "width 3" in line and "span V [-0.500000, -0.100000]" in line
+    assert "heavy max -0.400000" in line and "block lowest -0.200000" in line
+    assert "room +2.00e-01" in line
+    empty = proto.spectrum_line(prob, SimpleNamespace(X=np.zeros((5, 0))), chk)
+    assert empty == "spectrum  width 0  lambda -0.500000"
+
+
+def test_spectrum_prints_a_line_a_check_with_lambda_below_span_v(proto, restored):
+    """``--spectrum`` on a 3,000 run: one line per check; the check's λ (Rayleigh–Ritz on
+    [V, W] ⊇ span V) is at most span V's lowest Ritz value, and V's level lies in span V's
+    range."""
+    f = load_benchmark("npkl_scale").instance(3000)
+    lines: list = []
+    proto.install_spectrum(lines)
+    out = proto.run_variant(f, _args(proto))
+    assert out["status"] == "Termination.OPTIMAL" and len(lines) == out["checks"]
+    for line in lines[1:]:  # the first check is at K = 0
+        words = line.replace("[", "").replace(",", "").replace("]", "").split()
+        lam, level = float(words[4]), float(words[6])
+        low, high = float(words[9]), float(words[10])
+        assert lam <= low + 1e-9 and low - 1e-9 <= level <= high + 1e-9, line
+
+
 def test_a_misspelt_variant_is_refused_not_run_as_the_plain_loop(proto, capsys):
     with pytest.raises(SystemExit) as e:
         proto.parse(["--variant", "hubrow-100"])
@@ -99,8 +151,10 @@ def test_a_misspelt_variant_is_refused_not_run_as_the_plain_loop(proto, capsys):
     assert proto.parse(["--variant", "hubrows-100+newton-8"]).variant == "hubrows-100+newton-8"
     assert proto.parse(["--variant", "fista+kinkrows-50"]).variant == "fista+kinkrows-50"
     assert proto.parse(["--variant", "checkit-24+multifw"]).variant == "checkit-24+multifw"
-    with pytest.raises(SystemExit):
-        proto.parse(["--variant", "checkit-2.5"])
+    assert proto.parse(["--variant", "newton-2+cgmax-24"]).variant == "newton-2+cgmax-24"
+    for wrong in ("checkit-2.5", "cgmax-2.5", "cgmax-0"):
+        with pytest.raises(SystemExit):
+            proto.parse(["--variant", wrong])
 
 
 def test_the_stagnation_rule_fires_once_the_spread_checks_stop_falling(proto):
