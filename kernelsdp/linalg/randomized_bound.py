@@ -31,7 +31,7 @@ probability δ is the theorem's, conditional on those assumptions: a ``probable`
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,6 +64,14 @@ class RandomizedBound:
     epsilon: float
     shift: float
     note: str
+    lanczos: Lanczos | None = field(default=None, repr=False)  # the run, for ritz_vector
+
+    def ritz_vector(self) -> np.ndarray:
+        """The unit Ritz vector of ``ritz``, rebuilt by a second pass of the recurrence (as
+        many products again: asked for only where it is used)."""
+        if self.lanczos is None:
+            raise ValueError("this bound kept no Lanczos run")
+        return self.lanczos.ritz_vector()
 
 
 def kw_epsilon(n: int, steps: int, failure_probability: float) -> float:
@@ -101,7 +109,8 @@ def randomized_min_eig(
     """λ_min(A) ≥ ``lower`` with probability ≥ 1 − ``failure_probability`` (module
     docstring), for a symmetric A (sparse, dense, or anything with ``@`` and ``shape``;
     ``shift`` ≥ λ_max(A) must then be given).  Lanczos runs until ritz − lower ≤ ``target``
-    (0: run ``max_steps``) or ``max_steps``; a fresh random start each call (``seed``)."""
+    (0: run ``max_steps``) or ``max_steps``; a fresh random start each call (``seed``).
+    The run is kept for :meth:`RandomizedBound.ritz_vector`."""
     n = A.shape[0]
     if not 0.0 < failure_probability < 1.0:
         raise ValueError("failure_probability must lie in (0, 1)")
@@ -123,7 +132,7 @@ def randomized_min_eig(
         f"Kuczyński–Woźniakowski bound after {k} Lanczos steps from a random start: "
         f"holds except with probability {failure_probability:.0e} (ε = {eps:.2e})"
     )
-    return RandomizedBound(float(lower), float(ritz), k, failure_probability, eps, c, note)
+    return RandomizedBound(float(lower), float(ritz), k, failure_probability, eps, c, note, lan)
 
 
 def as_operator(A):

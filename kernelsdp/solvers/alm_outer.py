@@ -181,10 +181,11 @@ class _Run:
             self.o.progress(dict(rec))
         return chk, rec
 
-    def certify(self, pt, chk, target: float, max_steps: int | None = None):
-        """The labelled interval at the point (records its width in the history)."""
+    def certify(self, pt, chk, target: float, max_steps: int | None = None, final=False):
+        """The labelled interval at the point (records its width in the history); before
+        a next check (not ``final``) it may bring back a direction the check missed."""
         beta = np.asarray(chk.beta_tilde, dtype=np.float64)
-        iv = self.interval_at(pt.X, beta, chk.lam, target, max_steps)
+        iv = self.interval_at(pt.X, beta, chk.lam, target, max_steps, find_missed=not final)
         self.best, self.answer_check = (iv, beta), self.checks
         self.history[-1].update(
             certified_gap=iv.width,
@@ -223,7 +224,9 @@ class _Run:
             self.best, self.answer_check = (iv, k.beta), k.check
         return Termination.OPTIMAL if self.best[0].width <= tol else None
 
-    def interval_at(self, X, beta, lam: float, target: float, max_steps: int | None, salt=0):
+    def interval_at(
+        self, X, beta, lam: float, target: float, max_steps: int | None, salt=0, find_missed=False
+    ):
         """:func:`.alm_certificate.interval` at the scaled factor X and the multipliers β
         (``salt`` draws another start for the randomised bound)."""
         return interval(
@@ -236,6 +239,7 @@ class _Run:
             self.o.failure_probability,
             self.o.seed + 7919 * self.checks + salt,
             max_steps,
+            find_missed,
         )
 
 
@@ -378,11 +382,26 @@ def _stop(run: _Run, pt, chk, rec, final: bool = False) -> Termination | None:
     if final or (est <= CERTIFY_AT * tol and est <= run.next_certify):
         # the width is at least the estimate (P and D are bounded on their safe sides): at
         # a limit far from gap_tol the randomised bound's slack is sized by the estimate
-        iv = run.certify(pt, chk, max(tol, est))
+        iv = run.certify(pt, chk, max(tol, est), final=final)
         if iv.width <= tol:
             return Termination.OPTIMAL
         run.next_certify = RETRY_AT * est
+        if iv.missed is not None:
+            run.warm = with_direction(run.warm, iv.missed[run.prob.order])
+            run.history[-1]["missed_lambda"] = iv.lam_ritz
     return None
+
+
+def with_direction(block: np.ndarray | None, v: np.ndarray) -> np.ndarray:
+    """The next check's warm block with v (a direction the check missed, the scaled
+    problem's order) as its first column, the block's others after it (its last dropped
+    when full): LOBPCG then starts from it (thirty-third pass: at n = 100,000 a path's
+    checks read λ −0.4403 from check 50 to 75 while the bound's Lanczos found −0.4417; with
+    the direction, check 51 read −0.442)."""
+    v = np.asarray(v, dtype=np.float64)[:, None]
+    if block is None or block.shape[1] == 0:
+        return v
+    return np.hstack([v, block[:, : max(block.shape[1] - 1, 1)]])
 
 
 def _polish_due(run: _Run, pt, rec) -> bool:
