@@ -37,9 +37,10 @@ Variants (``+`` joins them):
 
 ``--spectrum`` prints, after each check, where the bottom of M(β̃) lies against the factor
 (:func:`spectrum_line`, on stderr; one product with M, not counted): the check's Ritz
-value λ, V's level, the Ritz values of M(β̃) in span V, and the lowest of the block's.
-Where the block's lowest lies above every Ritz value of V's heavy directions, a block
-vector added as a seed is not a descent direction to first order.
+value λ, V's level, the Ritz values of M(β̃) in span V, the highest Rayleigh quotient of
+V's heavy principal directions, and the lowest of the block's.  Where the block's lowest
+lies above that quotient, moving weight from any heavy direction of V to a block vector
+(a seed) does not lower the objective to first order.
 
 ``--log-steps`` prints each Newton step: the radius, CG iterations, whether it reached the
 boundary, the model's decrease, the value's and their ratio, and where the model failed
@@ -202,14 +203,16 @@ class Loop:
 def spectrum_line(prob, pt, chk) -> str:
     """Where the bottom of G = M(β̃) lies against the factor at a check (``--spectrum``):
     λ, V's level, the Ritz values of G in span V (lowest, highest), the highest quotient of
-    V's heavy principal directions (``HEAVY_SHARE``), the block's lowest value, and the
-    room between the last two (positive: every block vector lies above V's heavy ones).
+    V's heavy principal directions (``HEAVY_SHARE``; each direction's own Rayleigh
+    quotient, the diagonal of the Ritz matrix in V's principal basis), the block's lowest
+    value, and the room between the last two (positive: every block vector's value lies
+    above every heavy direction's quotient).
     One product with G (``dual_times``, not counted in the run's products)."""
     X = np.asarray(pt.X, dtype=np.float64)
-    if X.shape[1] == 0:
-        return f"spectrum  width 0  lambda {chk.lam:.6f}"
-    ev, Q = np.linalg.eigh(X.T @ X)
-    keep = ev > alm_inner.RANGE_RTOL * ev[-1]
+    ev, Q = np.linalg.eigh(X.T @ X) if X.shape[1] else (np.zeros(0), None)
+    keep = ev > alm_inner.RANGE_RTOL * max(ev[-1], 0.0) if ev.size else ev > 0
+    if not keep.any():  # no factor yet (or an all-zero one)
+        return f"spectrum  width {X.shape[1]}  lambda {chk.lam:.6f}"
     ev, Q = ev[keep], Q[:, keep]
     P = X @ Q  # V's principal directions, P's columns orthogonal with norms² ev
     H = P.T @ prob.dual_times(P) / np.sqrt(np.outer(ev, ev))

@@ -64,38 +64,40 @@ def test_the_interval_hands_back_a_direction_below_the_checks_lambda(solved):
     assert high.lam_ritz < lam + 0.05 - slack
 
 
-def test_with_direction_puts_the_direction_first_and_keeps_the_block_width():
+def test_with_direction_puts_the_direction_first_and_the_block_after_it():
     rng = np.random.default_rng(0)
     block, v = rng.standard_normal((50, 8)), rng.standard_normal(50)
     out = alm_outer.with_direction(block, v)
-    assert out.shape == (50, 8)
+    assert out.shape == (50, 9)
     np.testing.assert_array_equal(out[:, 0], v)
-    np.testing.assert_array_equal(out[:, 1:], block[:, :7])
+    np.testing.assert_array_equal(out[:, 1:], block)
     assert alm_outer.with_direction(None, v).shape == (50, 1)
-    assert alm_outer.with_direction(block[:, :1], v).shape == (50, 2)
 
 
 def test_a_check_that_reads_lambda_high_gets_the_missed_direction_next(monkeypatch):
-    """The solve with every check's λ read 0.02 too high (so the estimate reads low and an
-    interval is tried early): the failed interval records the bound's λ, and the next
-    check's warm block starts with its direction (the scaled problem's order); the solve
-    still ends certified by its own interval."""
-    f = two_class_npkl(300, 1.2, "hinge", "trace", B=300.0)
-    plain, warm_seen = alm_outer.fw_check, []
+    """The solve (n = 600: the check is LOBPCG's, which reads the warm block) with every
+    check's λ read 0.02 too high, so the estimate reads low and an interval is tried early:
+    the failed interval records the bound's λ, the next check's warm block starts with its
+    direction, and that direction, in the scaled problem's order, has the bound's λ as its
+    Rayleigh quotient in the check's M(β̃) (a wrong node order would not)."""
+    f = two_class_npkl(600, 1.2, "hinge", "trace", B=600.0)
+    plain, warm_seen, checks = alm_outer.fw_check, [], []
 
     def high(prob, pt, beta, rho, warm, seed):
         warm_seen.append(None if warm is None else warm[:, 0].copy())
         chk = plain(prob, pt, beta, rho, warm, seed)
+        checks.append((prob, np.array(chk.beta_tilde)))
         chk.lam += 0.02
         chk.dual_estimate += prob.a * 0.02 if chk.lam < 0 else 0.0
         return chk
 
     monkeypatch.setattr(alm_outer, "fw_check", high)
-    seen = []
-    monkeypatch.setattr(alm_outer, "with_direction", lambda b, v: seen.append(v) or v[:, None])
     r = solve(f, "low-rank-alm", verify_max_n=0, max_iter=3000)
     missed = [h for h in r.history if "missed_lambda" in h]
-    assert missed and seen
-    after = warm_seen[missed[0]["check"]]  # the check after the first failed interval
-    np.testing.assert_array_equal(after, seen[0])
-    assert missed[0]["missed_lambda"] < missed[0]["lambda"] - 0.01
+    assert missed and missed[0]["missed_products"] > 0
+    first = missed[0]
+    assert first["missed_lambda"] < first["lambda"] - 0.01
+    v = warm_seen[first["check"]]  # the check after the first failed interval
+    prob, bt = checks[first["check"] - 1]
+    M = prob.dual_matrix(bt)
+    assert float(v @ (M @ v)) == pytest.approx(first["missed_lambda"], abs=1e-5)

@@ -112,20 +112,23 @@ def test_cgmax_gives_the_newton_steps_a_deeper_krylov_space_from_the_same_state(
 
 
 def test_the_spectrum_line_reads_the_ritz_values_of_span_v_and_the_room_above_them(proto):
-    """On a diagonal G the Ritz values in span V are V's coordinates' entries, a column
-    carrying 1e-6 of the weight is not heavy, and the room is the block's lowest value
-    less the heavy columns' highest quotient."""
+    """On a diagonal G the Ritz values in span V are V's coordinates' entries, whatever
+    rotation V carries (V·O spans the same space with the same principal directions), a
+    direction carrying 1e-6 of the weight is not heavy, and the room is the block's lowest
+    value less the heavy directions' highest quotient."""
     d = np.array([-0.5, -0.4, -0.1, 0.3, 0.7])
     prob = SimpleNamespace(dual_times=lambda Y: d[:, None] * Y)
     X = np.zeros((5, 3))
     X[0, 0], X[1, 1], X[2, 2] = 2.0, 1.0, 1e-3  # weights 4, 1, 1e-6: the last is light
+    O = np.linalg.qr(np.random.default_rng(1).standard_normal((3, 3)))[0]
     chk = SimpleNamespace(lam=-0.5, level=-0.48, block_values=np.array([0.7, -0.2]))
-    line = proto.spectrum_line(prob, SimpleNamespace(X=X), chk)
+    line = proto.spectrum_line(prob, SimpleNamespace(X=X @ O), chk)
     assert "width 3" in line and "span V [-0.500000, -0.100000]" in line
     assert "heavy max -0.400000" in line and "block lowest -0.200000" in line
     assert "room +2.00e-01" in line
-    empty = proto.spectrum_line(prob, SimpleNamespace(X=np.zeros((5, 0))), chk)
-    assert empty == "spectrum  width 0  lambda -0.500000"
+    for empty in (np.zeros((5, 0)), np.zeros((5, 2))):
+        out = proto.spectrum_line(prob, SimpleNamespace(X=empty), chk)
+        assert out == f"spectrum  width {empty.shape[1]}  lambda -0.500000"
 
 
 def test_spectrum_prints_a_line_a_check_with_lambda_below_span_v(proto, restored):

@@ -64,7 +64,7 @@ class RandomizedBound:
     epsilon: float
     shift: float
     note: str
-    lanczos: Lanczos | None = field(default=None, repr=False)  # the run, for ritz_vector
+    lanczos: Lanczos | None = field(default=None, repr=False, compare=False)  # ritz_vector's
 
     def ritz_vector(self) -> np.ndarray:
         """The unit Ritz vector of ``ritz``, rebuilt by a second pass of the recurrence (as

@@ -55,9 +55,9 @@ class Interval:
     U: np.ndarray
     method: str
     steps: int = 0
-    #: the randomised bound's Ritz vector (unit, the problem's own order) where its Ritz
-    #: value lies below the caller's by more than the bound's slack: a bottom direction
-    #: that the caller's eigensolve missed (None otherwise)
+    #: the randomised bound's Ritz vector (unit, in f's own node order, the caller's) where
+    #: its Ritz value is negative and lies below the caller's by more than the bound's
+    #: slack: a bottom direction that the caller's eigensolve missed (None otherwise)
     missed: np.ndarray | None = None
 
     @property
@@ -140,13 +140,13 @@ def interval(
 ) -> Interval:
     """The labelled interval at (U, β) (module docstring); ``target_gap``: the relative gap
     the caller aims at (it sizes the randomised bound's steps).  With ``find_missed``, where
-    the interval is wider than ``target_gap`` and the bound's Lanczos ended more than its
-    slack below ``lam_ritz`` (the caller's estimate of λ_min), its Ritz vector comes back as
-    ``missed`` (a second pass of the recurrence: asked for only where a next check can use
-    it, and paid only when the interval failed).  At n = 100,000 a Frank–Wolfe check read λ
-    −0.44029 where the bound's Lanczos found −0.44170, the interval was 5.4e-3 wide at an
-    estimated gap of 7.8e-4, and without that direction the checks never found it
-    (docs/npkl.md §7, thirty-third pass)."""
+    the interval is wider than ``target_gap`` and the bound's Lanczos ended below 0 and more
+    than its slack below ``lam_ritz`` (the caller's estimate of λ_min), its Ritz vector as
+    ``missed`` (a second pass of the recurrence, ``steps`` more products with M: asked for
+    only where a next check can use it, and paid only when the interval failed).  At
+    n = 100,000 a Frank–Wolfe check read λ −0.44029 where the bound's Lanczos found
+    −0.44170, the interval was 5.36e-3 wide at an estimated gap of 7.8e-4, and without
+    that direction the checks never found it (docs/npkl.md §7, thirty-third pass)."""
     upper, U = primal_upper(f, U)
     b, minus_conj, m_err, M = dual_lower_terms(f, beta)
     lam, label, why, method, steps = -math.inf, PROBABLE, "", "", 0
@@ -166,7 +166,8 @@ def interval(
             M, target=slack, failure_probability=failure_probability, seed=seed, **kw
         )
         lam, method, steps = down(rb.lower - m_err), "randomized-lanczos", rb.steps
-        below = math.isfinite(lam_ritz) and rb.ritz < lam_ritz - slack
+        # a direction matters to D only below 0 (D reads min(0, λ))
+        below = math.isfinite(lam_ritz) and rb.ritz < min(lam_ritz - slack, 0.0)
         lam_ritz = min(lam_ritz, rb.ritz)
         why += rb.note
     lower = down(f.B * min(0.0, lam) + minus_conj)

@@ -181,7 +181,7 @@ class _Run:
             self.o.progress(dict(rec))
         return chk, rec
 
-    def certify(self, pt, chk, target: float, max_steps: int | None = None, final=False):
+    def certify(self, pt, chk, target: float, max_steps: int | None = None, final: bool = False):
         """The labelled interval at the point (records its width in the history); before
         a next check (not ``final``) it may bring back a direction the check missed."""
         beta = np.asarray(chk.beta_tilde, dtype=np.float64)
@@ -225,7 +225,14 @@ class _Run:
         return Termination.OPTIMAL if self.best[0].width <= tol else None
 
     def interval_at(
-        self, X, beta, lam: float, target: float, max_steps: int | None, salt=0, find_missed=False
+        self,
+        X,
+        beta,
+        lam: float,
+        target: float,
+        max_steps: int | None,
+        salt: int = 0,
+        find_missed: bool = False,
     ):
         """:func:`.alm_certificate.interval` at the scaled factor X and the multipliers β
         (``salt`` draws another start for the randomised bound)."""
@@ -388,20 +395,19 @@ def _stop(run: _Run, pt, chk, rec, final: bool = False) -> Termination | None:
         run.next_certify = RETRY_AT * est
         if iv.missed is not None:
             run.warm = with_direction(run.warm, iv.missed[run.prob.order])
-            run.history[-1]["missed_lambda"] = iv.lam_ritz
+            # the direction's Ritz value, and the second Lanczos pass that rebuilt it
+            run.history[-1].update(missed_lambda=iv.lam_ritz, missed_products=iv.steps - 1)
     return None
 
 
 def with_direction(block: np.ndarray | None, v: np.ndarray) -> np.ndarray:
     """The next check's warm block with v (a direction the check missed, the scaled
-    problem's order) as its first column, the block's others after it (its last dropped
-    when full): LOBPCG then starts from it (thirty-third pass: at n = 100,000 a path's
-    checks read λ −0.4403 from check 50 to 75 while the bound's Lanczos found −0.4417; with
-    the direction, check 51 read −0.442)."""
+    problem's order) as its first column and the block after it (the check starts from
+    the first ``BLOCK`` columns): LOBPCG then starts from it (thirty-third pass: at
+    n = 100,000 a path's checks read λ −0.4403 from check 50 to 75 while the bound's
+    Lanczos found −0.4417 to −0.4418; with the direction, check 51 read −0.442)."""
     v = np.asarray(v, dtype=np.float64)[:, None]
-    if block is None or block.shape[1] == 0:
-        return v
-    return np.hstack([v, block[:, : max(block.shape[1] - 1, 1)]])
+    return v if block is None else np.hstack([v, block])
 
 
 def _polish_due(run: _Run, pt, rec) -> bool:

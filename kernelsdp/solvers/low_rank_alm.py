@@ -69,14 +69,14 @@ the Ritz value; once their gap is below ``gap_tol`` the labelled interval of
 :mod:`.alm_certificate` is computed in double (upper: a proof; lower: ``proof`` by
 :func:`kernelsdp.linalg.verified.verified_min_eig` up to ``verify_max_n``, else the
 ``probable`` randomised Lanczos bound), and the solve stops when its width is within
-``gap_tol``.  An interval that fails because its Lanczos bound ends below the check's λ
-by more than the bound's slack hands its Ritz vector to the next check, first in LOBPCG's
-warm block (:func:`.alm_outer.with_direction`; thirty-third pass: at n = 100,000 a path's
-checks read λ −0.4403 from check 50 to 75 while every interval's Lanczos found −0.4417,
-and its intervals stayed 5.1e-3 wide at estimates down to 3.6e-5).  At a limit the last
-point is certified the same way, and the status says which limit; when an earlier check's
-estimated gap was below that interval's width, the
-point of the lowest estimate so far (kept all along: :class:`.alm_outer.Kept`) is
+``gap_tol``.  An interval that fails because its Lanczos bound ends below 0 and below
+the check's λ by more than the bound's slack hands its Ritz vector to the next check, first
+in LOBPCG's warm block (:func:`.alm_outer.with_direction`; thirty-third pass: at
+n = 100,000 a path's checks read λ −0.4403 from check 50 to 75 while every interval's
+Lanczos found −0.4417 to −0.4418, and its intervals stayed 5.06–5.36e-3 wide at estimates
+down to 3.6e-5).  At a limit the last point is certified the same way, and the status
+says which limit; when an earlier check's estimated gap was below that interval's width,
+the point of the lowest estimate so far (kept all along: :class:`.alm_outer.Kept`) is
 certified too and the narrower interval is the answer (at n = 10⁶ the last point was a
 hub's pocket, its estimate 0.9 where a check before read 1.7e-2).  The result's
 ``info["certificate"]`` is that :class:`~kernelsdp.certificate.Certificate`; ``duals`` hold
