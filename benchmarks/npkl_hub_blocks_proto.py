@@ -279,11 +279,20 @@ def install_blocks(with_fw: bool, log: dict) -> None:
         log.update(state["blocks"].stats)
         return plain_round(run, pt, tol)
 
-    def interval_at(self, X, beta, lam, target, max_steps, salt=0):
+    def interval_at(self, X, beta, lam, target, max_steps, salt=0, find_missed=False):
         o, U = self.o, folded_factor(state["blocks"], X)
         seed = o.seed + 7919 * self.checks + salt
         return interval(
-            self.f, U, beta, lam, target, o.verify_max_n, o.failure_probability, seed, max_steps
+            self.f,
+            U,
+            beta,
+            lam,
+            target,
+            o.verify_max_n,
+            o.failure_probability,
+            seed,
+            max_steps,
+            find_missed,
         )
 
     alm_outer._Run.__init__, alm_outer.fw_check = init, check
