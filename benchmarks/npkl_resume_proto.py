@@ -81,12 +81,13 @@ itself (``kernelsdp.solvers.alm_vertex``); from the state at check 36 of a 10⁶
 ``--time-limit 786`` (to 3,300 s in all), the solver with it certified 7.54e-3 at an
 estimate of 6.6e-3 and without it 7.48e-3 at an estimate of 4.8e-3 (44 checks, 4,297–4,298
 products each, one after the other on the same machine).  Thirty-third pass, from the same
-state for the same 786 s: ``newton-2+cgmax-24`` certified 6.33e-3 (44 checks, 4,112
-products; its first round cut FW from 6.0e-3 to 2.5e-3 where the solver's reached 5.3e-3,
-but FY rose from 3.1e-3 to 5.0e-3, ρ doubled and a hub's pocket followed); ``--spectrum``
-over those checks: the block's lowest value 0.97–1.37e-3 above V's heavy directions at
-every check, and V's heavy directions spread over 1.47e-3 at check 37 (20,000 and
-100,000: 1.45e-3 and 1.68e-3 at the same estimate).
+state for the same 786 s: ``newton-2`` with the CG cap at 24 (what ``newton-2+cgmax-24``
+now sets; that run set it by a wrapper) certified 6.33e-3 (44 checks, 4,112 products). Its
+first round cut FW from 6.0e-3 to 2.5e-3 where the solver's reached 5.3e-3, but FY rose
+from 3.1e-3 to 5.0e-3, ρ doubled and a hub's pocket followed.  The spectrum over checks
+37–44 (a wrapper that ``--spectrum`` replaces): the block's lowest value 0.97–1.37e-3
+above V's heavy directions at every check, and V's heavy directions spread over 1.47e-3
+at check 37 (20,000 and 100,000: 1.45e-3 and 1.68e-3 at the same estimate).
 """
 
 from __future__ import annotations

@@ -67,8 +67,8 @@ class RandomizedBound:
     lanczos: Lanczos | None = field(default=None, repr=False, compare=False)  # ritz_vector's
 
     def ritz_vector(self) -> np.ndarray:
-        """The unit Ritz vector of ``ritz``, rebuilt by a second pass of the recurrence (as
-        many products again: asked for only where it is used)."""
+        """The unit Ritz vector of ``ritz``, rebuilt by a second pass of the recurrence
+        (``steps`` − 1 more products: asked for only where it is used)."""
         if self.lanczos is None:
             raise ValueError("this bound kept no Lanczos run")
         return self.lanczos.ritz_vector()

@@ -142,7 +142,7 @@ def interval(
     the caller aims at (it sizes the randomised bound's steps).  With ``find_missed``, where
     the interval is wider than ``target_gap`` and the bound's Lanczos ended below 0 and more
     than its slack below ``lam_ritz`` (the caller's estimate of λ_min), its Ritz vector as
-    ``missed`` (a second pass of the recurrence, ``steps`` more products with M: asked for
+    ``missed`` (a second pass of the recurrence, ``steps`` − 1 more products with M: asked for
     only where a next check can use it, and paid only when the interval failed).  At
     n = 100,000 a Frank–Wolfe check read λ −0.44029 where the bound's Lanczos found
     −0.44170, the interval was 5.36e-3 wide at an estimated gap of 7.8e-4, and without
