@@ -16,6 +16,7 @@ from ..result import KernelFactor, PointStatus, Result, Termination
 from .alm_anderson import AndersonMultipliers
 from .alm_certificate import certificate, interval
 from .alm_inner import apg, below_level, evaluate, fw_check, fw_step, participation, shrink
+from .alm_lmp import StepPairs
 from .alm_newton import DELTA_MAX, newton
 from .alm_pockets import take_pockets
 from .alm_problem import ScaledNPKL
@@ -33,8 +34,12 @@ from .low_rank_alm import (
     RHO_MAX,
     SLOW_UPDATES,
     STALLED_BELOW,
+    pairs_fit,
     scratch_fits,
 )
+
+#: the solver's own Newton round (the prototypes replace ``newton`` in this module)
+_OWN_NEWTON = newton
 
 
 @dataclass
@@ -123,6 +128,8 @@ class _Run:
         self.pair_index: PairIndex | None = None
         self.pockets = 0  # hubs' pockets line-searched in after the Frank–Wolfe steps
         self.pockets_s = 0.0  # and the time their search and steps took
+        # the Newton steps' conjugate gradients preconditioned by the step before (alm_lmp)
+        self.pairs = StepPairs(o.lmp_pairs) if o.lmp_pairs and o.inner != "fista" else None
 
     def _warm(self, start: Start) -> None:
         """The start in the scaled problem's terms (the factor onto ‖V‖_F ≤ 1)."""
@@ -342,6 +349,16 @@ def _inner_round(run: _Run, pt, tol: float):
             if run.pair_index is None:
                 run.pair_index = PairIndex(run.prob)
             pt = sweep_rows(run.prob, pt, run.beta, run.rho, run.hub_rows, run.pair_index)
+        width = pt.X.shape[1]
+        preconditioned = {}
+        # the pairs precondition the solver's own round only: the #30 prototypes put their
+        # rounds here (benchmarks/npkl_*_proto.py) with their own steps
+        if run.pairs is not None and newton is _OWN_NEWTON:
+            if pairs_fit(run.f, o, width):
+                run.pairs.reset()
+                preconditioned["step"] = run.pairs.step
+            else:
+                run.pairs.release()
         pt, run.delta, info = newton(
             run.prob,
             pt,
@@ -352,7 +369,8 @@ def _inner_round(run: _Run, pt, tol: float):
             tol,
             run.deadline,
             o.max_iter - run.iterations,
-            keep_scratch=scratch_fits(run.f, o, pt.X.shape[1]),
+            keep_scratch=scratch_fits(run.f, o, width),
+            **preconditioned,
         )
         run.iterations += info["iterations"]
         return pt, pt.X.shape[1] > 0 and info["steps"] == 0
@@ -520,5 +538,8 @@ def _result(name: str, run: _Run, pt, status: Termination) -> Result:
             "krylov_iterations": run.krylov,
             "pockets": run.pockets,
             "pockets_s": run.pockets_s,
+            # Newton steps whose CG the step before preconditioned (alm_lmp), of all
+            "preconditioned_steps": run.pairs.stats["preconditioned"] if run.pairs else 0,
+            "lmp_steps": run.pairs.stats["steps"] if run.pairs else 0,
         },
     )

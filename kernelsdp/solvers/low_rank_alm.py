@@ -32,6 +32,13 @@ it (docs/npkl.md §7, thirteenth pass: at n = 10⁶ and a 3,000 s limit its own 
 width was 2.7e-2, where ``"newton"`` left 1.5 after 3,859 s).  Not the default: at
 n ≤ 100,000 it takes about as long with up to 2× the products.
 
+**The Newton steps' CG preconditioned by the step before** (option ``lmp_pairs``,
+:mod:`.alm_lmp`, docs/npkl.md §7, thirty-fourth pass).  The pairs (d, H·d) of one step's
+truncated CG precondition the next step's (Morales & Nocedal's automatic preconditioning,
+by Gratton, Sartenaer & Tshimanga's limited-memory preconditioner), so the round's Krylov
+space goes on from step to step instead of starting afresh; kept where the memory formula
+with them fits (not at n = 10⁶).
+
 **The pockets' rows** (:mod:`.alm_rows`, docs/npkl.md §7, twenty-eighth pass).  The run
 keeps the rows that carried each hub's pocket (the fewest that hold ``POCKET_SHARE`` of
 its vertex, if at most ``POCKET_ROWS`` do) and, before every round of Newton steps, sets
@@ -108,7 +115,8 @@ the vertex's refinement, ``REFINE_VECTORS`` n-vectors, :mod:`.alm_vertex`); the 
 factor in double and row chunks; all along, the kept point (a copy of the factor and
 its check's multipliers), L and the pair pattern in the iterate's
 precision and M(β)'s fixed pattern in double (24 + w bytes per entry with its sum and the
-maps into it, built once and written in place at each check) — plus the largest phase.
+maps into it, built once and written in place at each check), and the Newton steps' CG
+pairs where they are kept (4·``lmp_pairs`` arrays of (n + 1)×s) — plus the largest phase.
 """
 
 from __future__ import annotations
@@ -134,6 +142,9 @@ from .base import Solver
 #: checks; 3 steps 2,038 / 1,939 (37 / 29 checks); 4 steps with 12 CG iterations 2,109 and 26
 #: checks, the fastest (17.8 s against 19.0-27.2 s, FISTA 24.5 s beside it); 6 steps 2,967
 NEWTON_STEPS = 4
+#: pairs (d, H·d) of one truncated CG that precondition the next (:mod:`.alm_lmp`, option
+#: ``lmp_pairs``; thirty-fourth pass, docs/npkl.md §7)
+LMP_PAIRS = 8
 #: the inner loop ends when the Frank–Wolfe gap is at most this share of the FY gap (0.5
 #: until the tenth pass: at n = 100,000 the FW gap rested at 0.6-0.9 of FY for checks on
 #: end while the width grew, and 3 updates came in the first 38 checks; with 1.0 and
@@ -274,6 +285,13 @@ class LowRankALMOptions:
         help="after each FW step, the hubs' pockets below V's level found by local "
         "eigenproblems and line-searched in, packed into a few columns (alm_pockets)",
     )
+    lmp_pairs: int = option(
+        LMP_PAIRS,
+        low=0,
+        high=64,
+        help="Newton inner: pairs of one step's conjugate gradients kept to precondition the "
+        "next step's (alm_lmp), where they fit in memory; 0: unpreconditioned",
+    )
     progress: Callable[[dict], None] | None = option(None, help="called at every FW check")
 
 
@@ -288,6 +306,7 @@ def memory_bytes_for(
     anderson: int = 3,
     inner: str = "fista",
     keep_scratch: bool = False,
+    pairs: int = 0,
 ) -> int:
     """The module docstring's peak, in bytes: what stays (the point V and L·V, the check's
     block and vertex, L and the pair pattern, M(β)'s pattern in double, the pair indices
@@ -296,8 +315,11 @@ def memory_bytes_for(
     update; the vertex's refinement where the check makes it; a dense verified λ_min below
     ``verify_max_n``; the Newton polish when asked: double n×s arrays, kink-pair gathers,
     S and the kink pattern); ``keep_scratch``: the
-    Newton rounds keep their scratch arrays (``SCRATCH_ARRAYS``, ``SCRATCH_DOUBLE``)."""
+    Newton rounds keep their scratch arrays (``SCRATCH_ARRAYS``, ``SCRATCH_DOUBLE``);
+    ``pairs``: the Newton steps keep that many CG pairs (:func:`.alm_lmp.pairs_bytes`, a
+    buffer the solve holds from its first round on)."""
     from .alm_anderson import vectors
+    from .alm_lmp import pairs_bytes
 
     s, k = rank, BLOCK
     kept, mixing = vectors(anderson)
@@ -315,6 +337,7 @@ def memory_bytes_for(
         # the pocket rows' pair index (alm_rows.PairIndex, int64); a sweep works in the
         # point's arrays, and its pair values' gathers are fewer than the round's
         stays += 32 * m + 8 * (n + 1)
+        stays += pairs_bytes(n, s, pairs, word)
     check = 8 * ((CHECK_ARRAYS + (word == 4)) * n * s + 14 * n * k)
     check += 8 * REFINE_VECTORS * n if refines_vertex(n) else 0  # the vertex's Lanczos refinement
     rows, pairs = min(n, CERT_CHUNK), min(m, CERT_CHUNK)
@@ -362,7 +385,9 @@ class LowRankALM(Solver):
         return solve_alm(self.name, f, options, _rank_cap(f, options))
 
 
-def _memory(f: NPKL, o: LowRankALMOptions, cap: int, keep_scratch: bool = False) -> int:
+def _memory(
+    f: NPKL, o: LowRankALMOptions, cap: int, keep_scratch: bool = False, pairs: int = 0
+) -> int:
     return memory_bytes_for(
         f.n,
         f.pairs.m,
@@ -374,6 +399,7 @@ def _memory(f: NPKL, o: LowRankALMOptions, cap: int, keep_scratch: bool = False)
         o.anderson,
         o.inner,
         keep_scratch,
+        pairs,
     )
 
 
@@ -385,6 +411,17 @@ def scratch_fits(f: NPKL, o: LowRankALMOptions, width: int) -> bool:
     fewer page faults where they are kept (at n = 10⁶ and the default cap 256 the formula
     with them is 23.7 GiB, but at the widths met there, about 100, far less)."""
     return _memory(f, o, width, keep_scratch=True) <= memory_limit()
+
+
+def pairs_fit(f: NPKL, o: LowRankALMOptions, width: int) -> bool:
+    """Whether a Newton round at this width may precondition its CG by the step before
+    (:mod:`.alm_lmp`): the memory formula with ``lmp_pairs`` pairs and the scratch arrays
+    as :func:`scratch_fits` decides, at the round's width, within
+    :func:`kernelsdp.limits.memory_limit`.  As with the scratch arrays the solve is refused
+    only by the formula without them; where they do not fit the round runs unpreconditioned
+    (at n = 10⁶, width 150 and 8 pairs they take 18 GiB)."""
+    keep = scratch_fits(f, o, width)
+    return _memory(f, o, width, keep_scratch=keep, pairs=o.lmp_pairs) <= memory_limit()
 
 
 def _rank_cap(f: NPKL, o: LowRankALMOptions) -> int:
