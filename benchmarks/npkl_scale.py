@@ -28,10 +28,12 @@ shared: compare the ratios, not the absolute times.
     python benchmarks/npkl_scale.py --n 100000 --solvers low-rank-alm --time-limit 600
     KERNELSDP_MEMORY_GIB=19 python benchmarks/npkl_scale.py --n 1000000 --solvers low-rank-alm
     python benchmarks/npkl_scale.py --quick --solvers admm,low-rank-alm:fista,low-rank-alm:newton
+    python benchmarks/npkl_scale.py --seeds 0,1,2,3,4 --solvers low-rank-alm,low-rank-alm:lmp
     python benchmarks/npkl_scale.py --quick --plot gap.png  # every run's curve, drawn
 
 (``low-rank-alm:fista`` and ``low-rank-alm:newton`` pick the ALM's inner steps, FISTA or
-trust-region Newton; each variant gets its own bars.)
+trust-region Newton; ``low-rank-alm:lmp`` preconditions the Newton steps' CG by the step
+before, the option ``lmp_pairs``; each variant gets its own bars.)
 
 **Over seeds** (``--seeds 0,1,2``): each solver's option ``seed`` (the ALM's eigensolvers'
 random starts, ADMM's starting noise) takes each value in turn on the same instance, and
@@ -181,7 +183,7 @@ def measure(solver: str, n: int, time_limit: float | None, seed: int = 0) -> dic
     t0 = time.perf_counter()
     f = instance(n, "hinge", times)
     t = time.perf_counter()
-    name, _, inner = solver.partition(":")  # low-rank-alm:fista / :newton, its inner steps
+    name, _, variant = solver.partition(":")  # low-rank-alm:fista / :newton / :lmp
     progress = {"low-rank-alm": _alm_progress, "admm": _progress}[name]
     r = solve(
         f,
@@ -189,7 +191,7 @@ def measure(solver: str, n: int, time_limit: float | None, seed: int = 0) -> dic
         time_limit=time_limit,
         seed=seed,
         progress=progress if n >= PROGRESS_FROM else None,
-        **({"inner": inner} if inner else {}),
+        **_variant_options(variant),
     )
     times["solve"] = time.perf_counter() - t
     solve_rss = peak_rss_gib()  # before the from-scratch certificate, which has its own needs
@@ -251,6 +253,17 @@ def _cap_memory() -> None:
 
     cap = int(0.6 * memory_limit()) if MEMORY_ENV not in os.environ else memory_limit()
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
+def _variant_options(variant: str) -> dict:
+    """The ALM's options for ``low-rank-alm:VARIANT``: ``fista``, ``newton`` or ``hybrid``
+    pick its inner steps, ``lmp`` the Newton steps' CG preconditioned by the step before
+    (``lmp_pairs``, :mod:`kernelsdp.solvers.alm_lmp`, at its measured ``LMP_PAIRS``)."""
+    from kernelsdp.solvers.low_rank_alm import LMP_PAIRS
+
+    if variant == "lmp":
+        return {"lmp_pairs": LMP_PAIRS}
+    return {"inner": variant} if variant else {}
 
 
 def _child(solver: str, n: int, time_limit: float | None, seed: int = 0) -> dict:
@@ -420,7 +433,8 @@ def main() -> int:
     ap.add_argument(
         "--solvers",
         default=",".join(COMPARED),
-        help="side by side: these solvers (low-rank-alm:fista or :newton picks its inner steps)",
+        help="side by side: these solvers (low-rank-alm:fista or :newton picks its inner "
+        "steps, :lmp its CG preconditioned by the step before)",
     )
     ap.add_argument("--child", nargs=2, metavar=("SOLVER", "N"), help=argparse.SUPPRESS)
     ap.add_argument(

@@ -281,26 +281,33 @@ def test_memory_formula_holds_tracemalloc_s_peak(monkeypatch):
     """n = 6,000, width capped at 24 (reached): the peak is within MEMORY_FORMULA_RTOL of
     memory_bytes_for in both precisions (FISTA's inner steps in single, Newton's in
     double, the hybrid's in single), the Newton rounds with their scratch arrays kept and
-    without, and far below one dense n×n matrix."""
+    without, with the CG pairs of ``lmp_pairs`` and without, and far below one dense n×n
+    matrix."""
     from kernelsdp.solvers import alm_outer
 
     n, rank = 6000, 24
     f = two_class_npkl(n, 1.2, "hinge", "trace", B=float(n))
-    for precision, word, inner, keep in (
-        ("single", 4, "fista", False),
-        ("double", 8, "newton", False),
-        ("double", 8, "newton", True),
-        ("single", 4, "hybrid", True),
+    for precision, word, inner, keep, pairs in (
+        ("single", 4, "fista", False, 0),
+        ("double", 8, "newton", False, 0),
+        ("double", 8, "newton", True, LMP_PAIRS),  # with the CG pairs (alm_lmp)
+        ("single", 4, "hybrid", True, LMP_PAIRS),
     ):
         monkeypatch.setattr(alm_outer, "scratch_fits", lambda *a, k=keep: k)
         monkeypatch.setattr(alm_outer, "pairs_fit", lambda *a: True)
-        pairs = 0 if inner == "fista" else LMP_PAIRS  # the Newton steps' CG pairs (alm_lmp)
         # 160 iterations (120 until the twenty-eighth pass): with the pockets' rows swept
         # the double Newton run's path changed, and at 120 it stopped before a round at the
         # full width took its largest step (peak 0.88 of the formula; at 160, 0.98)
         r, peak = traced_peak(
-            lambda p=precision, i=inner: solve(
-                f, "low-rank-alm", precision=p, rank=rank, max_iter=160, verify_max_n=0, inner=i
+            lambda p=precision, i=inner, k=pairs: solve(
+                f,
+                "low-rank-alm",
+                precision=p,
+                rank=rank,
+                max_iter=160,
+                verify_max_n=0,
+                inner=i,
+                lmp_pairs=k,
             )
         )
         # the width was reached (the answer may be the kept point of a lower estimate)
@@ -352,8 +359,7 @@ def test_scratch_arrays_are_kept_only_where_their_formula_fits(monkeypatch):
     monkeypatch.setattr(alm_outer, "scratch_fits", recorded)
 
     def history():
-        # without the CG pairs (alm_lmp), which would be declined at the cap under the limit
-        r = solve(f, "low-rank-alm", gap_tol=1e-3, verify_max_n=0, rank=cap, lmp_pairs=0)
+        r = solve(f, "low-rank-alm", gap_tol=1e-3, verify_max_n=0, rank=cap)
         return [(h["products"], h["estimated_gap"]) for h in r.history if "fw_gap" in h]
 
     monkeypatch.delenv(MEMORY_ENV, raising=False)
@@ -626,9 +632,7 @@ def test_at_a_limit_the_kept_point_of_a_lower_estimate_is_certified_and_answers(
     narrower interval is the answer; it meets the certified optimum's interval, and the
     answer's factor is the kept one (its objective within the interval)."""
     f = two_class_npkl(3000, 1.2, "hinge", "trace", B=3000.0)
-    # the unpreconditioned Newton steps' path (lmp_pairs=0), where the limit falls right
-    # after a pocket; with the CG pairs (alm_lmp) the path, and so the limit's check, differ
-    r = solve(f, "low-rank-alm", max_iter=118, lmp_pairs=0)
+    r = solve(f, "low-rank-alm", max_iter=118)
     last = [h for h in r.history if "fw_gap" in h][-1]
     (kept,) = [h for h in r.history if "kept_check" in h]
     assert r.termination == Termination.ITERATION_LIMIT

@@ -80,10 +80,7 @@ def test_checkit_runs_the_checks_longer_from_the_same_state(proto, restored, tmp
     longer = proto.run_variant(f, _args(proto, "--resume", state, "--variant", "checkit-24"))
     assert counted and set(counted) == {24}
     assert longer["status"] == "Termination.OPTIMAL" and longer["certified_gap"] <= 1e-3
-    # the paths differ (with the CG pairs of the thirty-fourth pass the two runs happen to
-    # end at the same products and checks, so the certified gap tells them apart)
-    keys = ("products", "checks", "certified_gap")
-    assert [longer[k] for k in keys] != [plain[k] for k in keys]
+    assert (longer["products"], longer["checks"]) != (plain["products"], plain["checks"])
 
 
 def test_multifw_takes_the_seventeenth_pass_step_from_the_same_state(proto, restored, tmp_path):

@@ -37,7 +37,9 @@ n ≤ 100,000 it takes about as long with up to 2× the products.
 truncated CG precondition the next step's (Morales & Nocedal's automatic preconditioning,
 by Gratton, Sartenaer & Tshimanga's limited-memory preconditioner), so the round's Krylov
 space goes on from step to step instead of starting afresh; kept where the memory formula
-with them fits (not at n = 10⁶).
+with them fits.  Off by default: fewer products at every size measured, but more time at
+n = 100,000, where each CG iteration's two passes over the kept arrays cost more than a
+Hessian product.
 
 **The pockets' rows** (:mod:`.alm_rows`, docs/npkl.md §7, twenty-eighth pass).  The run
 keeps the rows that carried each hub's pocket (the fewest that hold ``POCKET_SHARE`` of
@@ -142,8 +144,11 @@ from .base import Solver
 #: checks; 3 steps 2,038 / 1,939 (37 / 29 checks); 4 steps with 12 CG iterations 2,109 and 26
 #: checks, the fastest (17.8 s against 19.0-27.2 s, FISTA 24.5 s beside it); 6 steps 2,967
 NEWTON_STEPS = 4
-#: pairs (d, H·d) of one truncated CG that precondition the next (:mod:`.alm_lmp`, option
-#: ``lmp_pairs``; thirty-fourth pass, docs/npkl.md §7)
+#: pairs (d, H·d) of one truncated CG that precondition the next, as measured (:mod:`.alm_lmp`,
+#: option ``lmp_pairs``, off by default; thirty-fourth pass, docs/npkl.md §7): over five seeds
+#: 9 %, 5 % and 9 % fewer products at n = 3,000, 20,000 and 100,000 (the ratio across n at
+#: most 1.94×, where the plain steps' reach 2.11×), but at 100,000 1.33× the time and 1.3 GiB
+#: more (seed 4, alone): each CG iteration reads the 4·8 kept arrays twice
 LMP_PAIRS = 8
 #: the inner loop ends when the Frank–Wolfe gap is at most this share of the FY gap (0.5
 #: until the tenth pass: at n = 100,000 the FW gap rested at 0.6-0.9 of FY for checks on
@@ -286,11 +291,12 @@ class LowRankALMOptions:
         "eigenproblems and line-searched in, packed into a few columns (alm_pockets)",
     )
     lmp_pairs: int = option(
-        LMP_PAIRS,
+        0,
         low=0,
         high=64,
         help="Newton inner: pairs of one step's conjugate gradients kept to precondition the "
-        "next step's (alm_lmp), where they fit in memory; 0: unpreconditioned",
+        f"next step's (alm_lmp), where they fit in memory; measured with {LMP_PAIRS}; "
+        "0: unpreconditioned",
     )
     progress: Callable[[dict], None] | None = option(None, help="called at every FW check")
 
