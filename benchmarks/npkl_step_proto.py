@@ -65,6 +65,7 @@ from npkl_round_proto import (
 )
 from scipy.optimize import minimize_scalar
 
+import kernelsdp.solvers.alm_lmp as alm_lmp
 import kernelsdp.solvers.alm_newton as alm_newton
 import kernelsdp.solvers.alm_outer as alm_outer
 from kernelsdp.solvers.alm_inner import _dot
@@ -148,38 +149,9 @@ def preconditioned_cg(
         Ainv = row_weights(nt, x)
     else:  # (the twenty-third pass's runs also formed this, unused, at every step)
         Ainv = preconditioner(x.Z, diagonal)
-    # the round's buffers, as the solver's truncated CG takes them (fresh without keep)
-    eta = nt.work(f"z{1 - x.slot}", grad.shape, grad.dtype)
-    Heta, r, z = (nt.work(k, grad.shape, grad.dtype) for k in ("cg_Heta", "cg_r", "cg_z"))
-    eta.fill(0)
-    Heta.fill(0)
-    np.copyto(r, grad)
-    r0 = math.sqrt(_dot(r, r))
-    rz = _dot(r, precondition(x, Ainv, r, z))
-    d = np.negative(z, out=nt.work("cg_d", grad.shape, grad.dtype))
-    ee, ed, dd = 0.0, 0.0, rz  # ‖η‖²_M, ⟨η, d⟩_M, ‖d‖²_M
-    for _ in range(max_iter):
-        Hd = nt.hessian(x, d)
-        dHd = _dot(d, Hd)
-        alpha = rz / dHd if dHd > 0 else math.inf
-        if dHd <= 0 or ee + 2 * alpha * ed + alpha * alpha * dd >= delta * delta:
-            tau = alm_newton._to_boundary(ee, ed, dd, delta)
-            alm_newton._axpy(tau, d, eta)
-            alm_newton._axpy(tau, Hd, Heta)
-            return eta, -(_dot(grad, eta) + 0.5 * _dot(eta, Heta)), True, delta
-        alm_newton._axpy(alpha, d, eta)
-        alm_newton._axpy(alpha, Hd, Heta)
-        ee += 2 * alpha * ed + alpha * alpha * dd
-        alm_newton._tangent(x, alm_newton._axpy(alpha, Hd, r))
-        if math.sqrt(_dot(r, r)) <= r0 * min(r0**alm_newton.CG_THETA, alm_newton.CG_KAPPA):
-            break
-        rz_new = _dot(r, precondition(x, Ainv, r, z))
-        beta = rz_new / rz
-        ed, dd = beta * (ed + alpha * dd), rz_new + beta * beta * dd
-        d *= beta
-        d -= z
-        rz = rz_new
-    return eta, -(_dot(grad, eta) + 0.5 * _dot(eta, Heta)), False, math.sqrt(max(ee, 0.0))
+    return alm_lmp.preconditioned_cg(
+        nt, x, grad, delta, max_iter, lambda x, r, out: precondition(x, Ainv, r, out)
+    )
 
 
 def newton_preconditioned(

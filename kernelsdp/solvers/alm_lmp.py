@@ -126,50 +126,65 @@ class StepPairs:
         return _tangent(x, out)
 
     def step(self, nt, x, grad: np.ndarray, delta: float, max_iter: int):
-        """Steihaug–Toint's truncated CG preconditioned by (1), the region ‖η‖_{P⁻¹} ≤ Δ
-        (Conn, Gould & Toint, Alg. 7.5.1); the pairs of positive curvature it meets are
-        kept for the next step.  Returns (η, the model's decrease, whether η reached the
-        boundary, ‖η‖_{P⁻¹}), as :func:`.alm_newton.newton`'s ``step``."""
+        """:func:`preconditioned_cg` by (1); the pairs of positive curvature it meets are
+        kept for the next step.  As :func:`.alm_newton.newton`'s ``step``."""
         if max_iter == 0:  # the budget's last iteration: truncated_cg's gradient step
             eta, decrease, boundary = truncated_cg(nt, x, grad, delta, 0)
             return eta, decrease, boundary, delta
         self.stats["steps"] += 1
         self.stats["preconditioned"] += self.k > 0
-        eta = nt.work(f"z{1 - x.slot}", grad.shape, grad.dtype)
-        Heta, r, z = (nt.work(k, grad.shape, grad.dtype) for k in ("cg_Heta", "cg_r", "cg_z"))
-        eta.fill(0)
-        Heta.fill(0)
-        np.copyto(r, grad)
-        r0 = math.sqrt(_dot(r, r))
-        rz = _dot(r, self.precondition(x, r, z))
-        d = np.negative(z, out=nt.work("cg_d", grad.shape, grad.dtype))
-        self._begin(grad.shape, grad.dtype)
-        ee, ed, dd = 0.0, 0.0, rz  # ‖η‖², ⟨η, d⟩ and ‖d‖² in P⁻¹'s norm
-        boundary = False
-        for _ in range(max_iter):
-            Hd = nt.hessian(x, d)
-            dHd = _dot(d, Hd)
-            if dHd > 0:
-                self._collect(d, Hd)
-            alpha = rz / dHd if dHd > 0 else math.inf
-            if dHd <= 0 or ee + 2 * alpha * ed + alpha * alpha * dd >= delta * delta:
-                tau = _to_boundary(ee, ed, dd, delta)
-                _axpy(tau, d, eta)
-                _axpy(tau, Hd, Heta)
-                ee, boundary = delta * delta, True
-                break
-            _axpy(alpha, d, eta)
-            _axpy(alpha, Hd, Heta)
-            ee += 2 * alpha * ed + alpha * alpha * dd
-            _tangent(x, _axpy(alpha, Hd, r))  # re-projected against drift
-            if math.sqrt(_dot(r, r)) <= r0 * min(r0**CG_THETA, CG_KAPPA):
-                break
-            rz_new = _dot(r, self.precondition(x, r, z))
-            beta = rz_new / rz
-            ed, dd = beta * (ed + alpha * dd), rz_new + beta * beta * dd
-            d *= beta
-            d -= z
-            rz = rz_new
+        self.collected = 0
+        shape, dtype = grad.shape, grad.dtype
+        out = preconditioned_cg(
+            nt, x, grad, delta, max_iter, self.precondition, lambda d, Hd: self._collect(d, Hd),
+            lambda: self._begin(shape, dtype),
+        )  # fmt: skip
         self._finish()
-        decrease = -(_dot(grad, eta) + 0.5 * _dot(eta, Heta))
-        return eta, decrease, boundary, math.sqrt(max(ee, 0.0))
+        return out
+
+
+def preconditioned_cg(
+    nt, x, grad, delta: float, max_iter: int, precondition, on_pair=None, ready=None
+):
+    """Steihaug–Toint's truncated CG preconditioned by ``precondition(x, r, out)`` (P·r into
+    ``out``, symmetric positive definite on x's tangent space), the region ‖η‖_{P⁻¹} ≤ Δ
+    (Conn, Gould & Toint, Alg. 7.5.1, the norms by its recurrences), at most ``max_iter``
+    Hessian products; ``on_pair(d, H·d)`` hears each direction of positive curvature, and
+    ``ready()`` is called once P has been applied to the gradient.  Returns (η, the model's
+    decrease, whether η reached the boundary, ‖η‖_{P⁻¹}), as :func:`.alm_newton.newton`'s
+    ``step``; the #30 prototypes' preconditioners (benchmarks/npkl_step_proto.py) use it too."""
+    eta = nt.work(f"z{1 - x.slot}", grad.shape, grad.dtype)
+    Heta, r, z = (nt.work(k, grad.shape, grad.dtype) for k in ("cg_Heta", "cg_r", "cg_z"))
+    eta.fill(0)
+    Heta.fill(0)
+    np.copyto(r, grad)
+    r0 = math.sqrt(_dot(r, r))
+    rz = _dot(r, precondition(x, r, z))
+    d = np.negative(z, out=nt.work("cg_d", grad.shape, grad.dtype))
+    if ready is not None:
+        ready()
+    ee, ed, dd = 0.0, 0.0, rz  # ‖η‖², ⟨η, d⟩ and ‖d‖² in P⁻¹'s norm
+    for _ in range(max_iter):
+        Hd = nt.hessian(x, d)
+        dHd = _dot(d, Hd)
+        if dHd > 0 and on_pair is not None:
+            on_pair(d, Hd)
+        alpha = rz / dHd if dHd > 0 else math.inf
+        if dHd <= 0 or ee + 2 * alpha * ed + alpha * alpha * dd >= delta * delta:
+            tau = _to_boundary(ee, ed, dd, delta)
+            _axpy(tau, d, eta)
+            _axpy(tau, Hd, Heta)
+            return eta, -(_dot(grad, eta) + 0.5 * _dot(eta, Heta)), True, delta
+        _axpy(alpha, d, eta)
+        _axpy(alpha, Hd, Heta)
+        ee += 2 * alpha * ed + alpha * alpha * dd
+        _tangent(x, _axpy(alpha, Hd, r))  # re-projected against drift
+        if math.sqrt(_dot(r, r)) <= r0 * min(r0**CG_THETA, CG_KAPPA):
+            break
+        rz_new = _dot(r, precondition(x, r, z))
+        beta = rz_new / rz
+        ed, dd = beta * (ed + alpha * dd), rz_new + beta * beta * dd
+        d *= beta
+        d -= z
+        rz = rz_new
+    return eta, -(_dot(grad, eta) + 0.5 * _dot(eta, Heta)), False, math.sqrt(max(ee, 0.0))
