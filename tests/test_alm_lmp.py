@@ -6,7 +6,6 @@ formula with them fits."""
 
 from __future__ import annotations
 
-import math
 from types import SimpleNamespace
 
 import numpy as np
@@ -69,8 +68,9 @@ def test_the_preconditioner_undoes_the_kept_curvature_and_is_symmetric_positive_
 def test_the_next_step_carries_the_last_step_s_krylov_space_on():
     """On one ill-conditioned quadratic (three decades), each CG of 8 iterations
     preconditioned by the last one's pairs goes on where the last one stopped: the second is
-    plain CG's 16th iterate and the third its 24th, to 1 % of the model's distance to its
-    minimum; without the pairs (a new round) it is the first CG again."""
+    plain CG's 16th iterate and the third its 24th, to 1 % and 2 % of the model's distance to
+    its minimum (measured 0.9 % and 1.7 %); without the pairs (a new round) it is the first CG
+    again."""
     x = _point()
     grad = _tangent_vector(x, 5)
     nt = _Quadratic(x, decades=3)
@@ -91,17 +91,72 @@ def test_the_next_step_carries_the_last_step_s_krylov_space_on():
     assert model(pairs.step(nt, x, grad, 1e6, 8)[0]) - best == pytest.approx(plain[8], rel=1e-9)
 
 
+def _inverse_norm(pairs: StepPairs, x):
+    """η ↦ ⟨η, P⁻¹η⟩ for the P that ``pairs`` holds now, formed densely on x's tangent space
+    from :meth:`precondition`."""
+    N = x.Z.size
+    z = x.Z.ravel()
+    Q = np.linalg.qr(np.eye(N) - np.outer(z, z))[0][:, : N - 1]  # the tangent space's basis
+    P = np.column_stack(
+        [pairs.precondition(x, q.reshape(x.Z.shape), np.empty(x.Z.shape)).ravel() for q in Q.T]
+    )
+    Pt = Q.T @ P  # P on the tangent space, in Q's coordinates
+
+    def norm2(eta: np.ndarray) -> float:
+        e = Q.T @ eta.ravel()
+        return float(e @ np.linalg.solve(Pt, e))
+
+    return norm2
+
+
 def test_a_step_in_the_region_s_norm_stops_on_its_boundary():
-    """With the pairs, the region is P⁻¹'s norm: a boundary step's returned length is Δ and
-    ⟨η, P⁻¹η⟩ = Δ² (P⁻¹ applied through the kept pairs: P⁻¹ = A on their span)."""
-    x = _point()
+    """With the pairs, the region is P⁻¹'s norm (P formed densely): a step that reaches the
+    boundary has ⟨η, P⁻¹η⟩ = Δ², where its Frobenius length is another, and an interior
+    step's returned length is its P⁻¹-norm."""
+    x = _point(n=60)
     nt = _Quadratic(x, decades=3)
     grad = _tangent_vector(x, 6)
     pairs = StepPairs(4)
     pairs.step(nt, x, grad, 1e6, 4)
+    norm2 = _inverse_norm(pairs, x)
     eta, decrease, boundary, length = pairs.step(nt, x, grad, 1e-3, 12)
     assert boundary and length == 1e-3 and decrease > 0
-    assert math.sqrt(float(np.vdot(eta, eta))) > 0
+    assert norm2(eta) == pytest.approx(1e-6, rel=1e-8)
+    assert abs(float(np.vdot(eta, eta)) - 1e-6) > 1e-8
+    norm2 = _inverse_norm(pairs, x)
+    eta, _, boundary, length = pairs.step(nt, x, grad, 1e6, 3)
+    assert not boundary and length > 0
+    assert length**2 == pytest.approx(norm2(eta), rel=1e-8)
+
+
+def test_the_ring_keeps_the_last_pairs_and_a_new_width_starts_without_them():
+    """More CG iterations than kept pairs: the last ``k_max`` stay, and P·y = s holds on
+    them; a step at another width (the next round's factor) makes a new buffer, unpreconditioned."""
+    x = _point()
+    nt = _Quadratic(x, decades=3)
+    pairs = StepPairs(3)
+    seen = []
+    grad = _tangent_vector(x, 7)
+    from kernelsdp.solvers import alm_lmp
+
+    alm_lmp.preconditioned_cg(
+        nt, x, grad, 1e6, 7, pairs.precondition, lambda d, Hd: seen.append(d.copy())
+    )
+    pairs.step(nt, x, grad, 1e6, 7)
+    assert pairs.collected == 7 and pairs.k == 3
+    S, Y = pairs._sets[0][:3], pairs._sets[0][3:6]
+    assert {tuple(np.round(s, 12)) for s in S} == {
+        tuple(np.round(d.ravel(), 12)) for d in seen[-3:]
+    }
+    for s, y in zip(S, Y):
+        out = np.empty(x.Z.shape)
+        np.testing.assert_allclose(
+            pairs.precondition(x, y.reshape(x.Z.shape), out).ravel(), s, atol=1e-9
+        )
+    wider = _point(r=4)
+    g = _tangent_vector(wider, 8)
+    pairs.step(_Quadratic(wider, decades=3), wider, g, 1e6, 2)
+    assert pairs.stats["preconditioned"] == 0 and pairs.k == 2
 
 
 def test_pairs_are_kept_only_where_their_formula_fits(monkeypatch):

@@ -72,7 +72,9 @@ class StepPairs:
         self._flat, self._sets, self.k = np.empty(0, dtype=np.float32), [], 0
 
     def _begin(self, shape: tuple[int, int], dtype) -> None:
-        """The two sets' views of the run's buffer at this width (made or grown as needed)."""
+        """The two sets' views of the run's buffer at this width: made or grown as needed
+        (the kept pairs dropped then), never shrunk, so it stays at the widest width met,
+        where the memory formula with it fitted."""
         size = 2 * self.k_max * shape[0] * shape[1]
         if self._flat.dtype != dtype or self._flat.size < 2 * size:
             self.release()  # before the new buffer: never two at once
@@ -131,28 +133,22 @@ class StepPairs:
         if max_iter == 0:  # the budget's last iteration: truncated_cg's gradient step
             eta, decrease, boundary = truncated_cg(nt, x, grad, delta, 0)
             return eta, decrease, boundary, delta
+        self._begin(grad.shape, grad.dtype)  # a new width drops the kept pairs, before P is used
         self.stats["steps"] += 1
         self.stats["preconditioned"] += self.k > 0
-        self.collected = 0
-        shape, dtype = grad.shape, grad.dtype
-        out = preconditioned_cg(
-            nt, x, grad, delta, max_iter, self.precondition, lambda d, Hd: self._collect(d, Hd),
-            lambda: self._begin(shape, dtype),
-        )  # fmt: skip
+        out = preconditioned_cg(nt, x, grad, delta, max_iter, self.precondition, self._collect)
         self._finish()
         return out
 
 
-def preconditioned_cg(
-    nt, x, grad, delta: float, max_iter: int, precondition, on_pair=None, ready=None
-):
+def preconditioned_cg(nt, x, grad, delta: float, max_iter: int, precondition, on_pair=None):
     """Steihaug–Toint's truncated CG preconditioned by ``precondition(x, r, out)`` (P·r into
     ``out``, symmetric positive definite on x's tangent space), the region ‖η‖_{P⁻¹} ≤ Δ
     (Conn, Gould & Toint, Alg. 7.5.1, the norms by its recurrences), at most ``max_iter``
-    Hessian products; ``on_pair(d, H·d)`` hears each direction of positive curvature, and
-    ``ready()`` is called once P has been applied to the gradient.  Returns (η, the model's
-    decrease, whether η reached the boundary, ‖η‖_{P⁻¹}), as :func:`.alm_newton.newton`'s
-    ``step``; the #30 prototypes' preconditioners (benchmarks/npkl_step_proto.py) use it too."""
+    Hessian products; ``on_pair(d, H·d)`` hears each direction of positive curvature.
+    Returns (η, the model's decrease, whether η reached the boundary, ‖η‖_{P⁻¹}), as
+    :func:`.alm_newton.newton`'s ``step``; the #30 prototypes' preconditioners
+    (benchmarks/npkl_step_proto.py) use it too."""
     eta = nt.work(f"z{1 - x.slot}", grad.shape, grad.dtype)
     Heta, r, z = (nt.work(k, grad.shape, grad.dtype) for k in ("cg_Heta", "cg_r", "cg_z"))
     eta.fill(0)
@@ -161,8 +157,6 @@ def preconditioned_cg(
     r0 = math.sqrt(_dot(r, r))
     rz = _dot(r, precondition(x, r, z))
     d = np.negative(z, out=nt.work("cg_d", grad.shape, grad.dtype))
-    if ready is not None:
-        ready()
     ee, ed, dd = 0.0, 0.0, rz  # ‖η‖², ⟨η, d⟩ and ‖d‖² in P⁻¹'s norm
     for _ in range(max_iter):
         Hd = nt.hessian(x, d)

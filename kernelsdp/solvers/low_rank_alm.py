@@ -37,9 +37,9 @@ n ≤ 100,000 it takes about as long with up to 2× the products.
 truncated CG precondition the next step's (Morales & Nocedal's automatic preconditioning,
 by Gratton, Sartenaer & Tshimanga's limited-memory preconditioner), so the round's Krylov
 space goes on from step to step instead of starting afresh; kept where the memory formula
-with them fits.  Off by default: fewer products at every size measured, but more time at
-n = 100,000, where each CG iteration's two passes over the kept arrays cost more than a
-Hessian product.
+with them fits.  Off by default: fewer products in sum at every size measured, but at
+n = 100,000 1.33× the time (each CG iteration reads the kept arrays twice) and 1.8× the
+memory.
 
 **The pockets' rows** (:mod:`.alm_rows`, docs/npkl.md §7, twenty-eighth pass).  The run
 keeps the rows that carried each hub's pocket (the fewest that hold ``POCKET_SHARE`` of
@@ -146,9 +146,9 @@ from .base import Solver
 NEWTON_STEPS = 4
 #: pairs (d, H·d) of one truncated CG that precondition the next, as measured (:mod:`.alm_lmp`,
 #: option ``lmp_pairs``, off by default; thirty-fourth pass, docs/npkl.md §7): over five seeds
-#: 9 %, 5 % and 9 % fewer products at n = 3,000, 20,000 and 100,000 (the ratio across n at
-#: most 1.94×, where the plain steps' reach 2.11×), but at 100,000 1.33× the time and 1.3 GiB
-#: more (seed 4, alone): each CG iteration reads the 4·8 kept arrays twice
+#: 8 %, 5 % and 8 % fewer products in sum at n = 3,000, 20,000 and 100,000 (the ratio across n
+#: at most 1.94×, where the plain steps' reach 2.11×), but at 100,000 1.33× the time and 1.3 GiB
+#: more (seed 4, alone): each CG iteration reads the 2·8 kept arrays twice
 LMP_PAIRS = 8
 #: the inner loop ends when the Frank–Wolfe gap is at most this share of the FY gap (0.5
 #: until the tenth pass: at n = 100,000 the FW gap rested at 0.6-0.9 of FY for checks on
@@ -346,8 +346,8 @@ def memory_bytes_for(
         stays += pairs_bytes(n, s, pairs, word)
     check = 8 * ((CHECK_ARRAYS + (word == 4)) * n * s + 14 * n * k)
     check += 8 * REFINE_VECTORS * n if refines_vertex(n) else 0  # the vertex's Lanczos refinement
-    rows, pairs = min(n, CERT_CHUNK), min(m, CERT_CHUNK)
-    cert = 8 * (2 * n * s + 2 * rows * s + 3 * pairs * s + 8 * n) + 12 * (nnz_L + 2 * m)
+    cert_rows, cert_pairs = min(n, CERT_CHUNK), min(m, CERT_CHUNK)
+    cert = 8 * (2 * n * s + 2 * cert_rows * s + 3 * cert_pairs * s + 8 * n) + 12 * (nnz_L + 2 * m)
     dense = 4 * 8 * n * n if n <= verify_max_n else 0
     newton = polish_bytes(n, m, nnz_L, s) if polish else 0
     return stays + max(loop, check, cert, dense, newton, 8 * (mixing - kept) * m)
