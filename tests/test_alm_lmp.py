@@ -13,7 +13,7 @@ import pytest
 from conftest import two_class_npkl
 
 from kernelsdp.solvers import alm_outer, solve
-from kernelsdp.solvers.alm_lmp import StepPairs, pairs_bytes
+from kernelsdp.solvers.alm_lmp import StepPairs, pairs_bytes, preconditioned_cg
 from kernelsdp.solvers.alm_newton import _tangent, truncated_cg
 from kernelsdp.solvers.low_rank_alm import memory_bytes_for
 
@@ -137,11 +137,7 @@ def test_the_ring_keeps_the_last_pairs_and_a_new_width_starts_without_them():
     pairs = StepPairs(3)
     seen = []
     grad = _tangent_vector(x, 7)
-    from kernelsdp.solvers import alm_lmp
-
-    alm_lmp.preconditioned_cg(
-        nt, x, grad, 1e6, 7, pairs.precondition, lambda d, Hd: seen.append(d.copy())
-    )
+    preconditioned_cg(nt, x, grad, 1e6, 7, pairs.precondition, lambda d, Hd: seen.append(d.copy()))
     pairs.step(nt, x, grad, 1e6, 7)
     assert pairs.collected == 7 and pairs.k == 3
     S, Y = pairs._sets[0][:3], pairs._sets[0][3:6]
