@@ -6,6 +6,8 @@ solver's."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from conftest import load_benchmark, uci_trace_npkl
@@ -26,7 +28,7 @@ def proto():
 @pytest.fixture()
 def restored(monkeypatch):
     """Whatever a variant replaces comes back after the test."""
-    for name in ("newton", "NEWTON_STEPS"):
+    for name in ("newton", "NEWTON_STEPS", "_inner_round"):
         monkeypatch.setattr(alm_outer, name, getattr(alm_outer, name))
     monkeypatch.setattr(alm_newton, "CG_MAX", alm_newton.CG_MAX)
 
@@ -170,7 +172,55 @@ def test_mask_weights_freeze_the_rows_of_largest_gradient():
     assert np.all(w[top, 0] == proto.MASKED) and w[-1, 0] == 1.0
 
 
-@pytest.mark.parametrize("method", ["pcg", "pcg-diag", "pcg24", "kink-search"])
+def test_the_block_preconditioner_lifts_the_block_s_rotations_to_the_highest(proto, restored):
+    """``blockpc``: P is symmetric positive definite on the tangent space, multiplies a
+    rotation toward the block vector w_i, Ξ = w_i·aᵀ, by (θ_k − μ)/(θ_i − μ), and leaves
+    the block vectors below V's level alone."""
+    nt, x, T, _ = _near_minimiser()
+    n = x.Z.shape[0] - 1
+    rng = np.random.default_rng(11)
+    W = rng.standard_normal((n, 4))
+    Q = np.linalg.qr(x.X)[0]
+    for _ in range(2):  # off span V, as the check's block (twice: to rounding)
+        W -= Q @ (Q.T @ W)
+    W = np.linalg.qr(W)[0]
+    level = -0.4
+    chk = SimpleNamespace(block=W, block_values=np.array([-0.5, -0.39, -0.37, -0.3]), level=level)
+    apply = proto.block_preconditioner(chk)
+    P = T.T @ np.column_stack(
+        [apply(x, t.reshape(x.Z.shape), np.empty_like(x.Z)).ravel() for t in T.T]
+    )
+    np.testing.assert_allclose(P, P.T, atol=1e-12)
+    assert np.linalg.eigvalsh(P).min() > 0
+    a = rng.standard_normal(x.Z.shape[1])
+    for i, gain in ((0, 1.0), (1, 10.0), (2, 10.0 / 3.0), (3, 1.0)):
+        xi = np.zeros_like(x.Z)
+        xi[:-1] = np.outer(W[:, i], a)
+        np.testing.assert_allclose(apply(x, xi, np.empty_like(xi)), gain * xi, atol=1e-12)
+    assert proto.block_preconditioner(SimpleNamespace(**{**vars(chk), "level": 0.0})) is None
+
+
+def test_the_span_preconditioner_lengthens_the_steps_inside_span_v(proto, restored):
+    """``spanpc``: P is symmetric positive definite on the tangent space, multiplies a
+    tangent direction inside span Z by γ and one off it by 1."""
+    nt, x, T, _ = _near_minimiser()
+    apply = proto.span_preconditioner()
+    P = T.T @ np.column_stack(
+        [apply(x, t.reshape(x.Z.shape), np.empty_like(x.Z)).ravel() for t in T.T]
+    )
+    np.testing.assert_allclose(P, P.T, atol=1e-12)
+    assert np.linalg.eigvalsh(P).min() > 0
+    Z = x.Z
+    inside = Z @ np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])  # ⟨·, Z⟩ = 0
+    off = np.random.default_rng(2).standard_normal(Z.shape)
+    Q = np.linalg.qr(Z)[0]
+    for _ in range(2):
+        off -= Q @ (Q.T @ off)
+    for xi, gain in ((inside, proto.SPAN_GAIN), (off, 1.0)):
+        np.testing.assert_allclose(apply(x, xi, np.empty_like(xi)), gain * xi, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["pcg", "pcg-diag", "pcg24", "kink-search", "blockpc", "spanpc"])
 def test_a_variant_run_certifies_and_meets_the_plain_interval(proto, restored, method):
     assert_variant_certifies(proto, method)
 
