@@ -58,8 +58,8 @@ Measured (docs/measurements.md, "Thirty-fifth pass"; sums over seeds 0–4 again
 steps): ``blockpc`` −2.3 % at 3,000, +7.4 % at 20,000, and at 100,000 seeds 3 / 0 2,989 /
 3,226 against 3,324 / 2,841: the block's rotations are 12–20× stiffer than the tail's
 least curvature, so it lifts directions that were not slow.  ``spanpc`` (γ = 2) −11.9 % at
-3,000 and −3.7 % at 20,000 (γ = 4: −12.3 % and +12.3 %), so the ratio across n rises.  Not
-adopted.
+3,000 and −3.7 % at 20,000 (γ = 4: −12.3 % and +12.3 %), and at 100,000 seeds 0 / 2 / 3 /
+4 −4.8 %, so the ratio across n rises (2.32× at seed 4).  Not adopted.
 """
 
 from __future__ import annotations
