@@ -87,7 +87,8 @@ def captured_state(n: int, seed: int, low: float, high: float) -> dict:
 
 
 def horizontal_hessian(st: dict):
-    """(the Hessian on the horizontal tangent space as a LinearOperator, x, Z)."""
+    """(the Hessian on the horizontal tangent space as a LinearOperator, x, Z, the Newton
+    operator whose products it counts)."""
     X = st["X"]
     n, s = X.shape
     nt = _Newton(st["prob"], st["beta"], st["rho"], False)
