@@ -198,6 +198,11 @@ def test_the_block_preconditioner_lifts_the_block_s_rotations_to_the_highest(pro
         xi[:-1] = np.outer(W[:, i], a)
         np.testing.assert_allclose(apply(x, xi, np.empty_like(xi)), gain * xi, atol=1e-12)
     assert proto.block_preconditioner(SimpleNamespace(**{**vars(chk), "level": 0.0})) is None
+    # a block from an older point (not off the current V): P·ξ is still a tangent vector
+    older = np.linalg.qr(rng.standard_normal((n, 4)))[0]
+    apply = proto.block_preconditioner(SimpleNamespace(**{**vars(chk), "block": older}))
+    xi = T[:, 0].reshape(x.Z.shape)
+    assert abs(np.sum(apply(x, xi, np.empty_like(xi)) * x.Z)) < 1e-12
 
 
 def test_the_span_preconditioner_lengthens_the_steps_inside_span_v(proto, restored):
@@ -211,7 +216,8 @@ def test_the_span_preconditioner_lengthens_the_steps_inside_span_v(proto, restor
     np.testing.assert_allclose(P, P.T, atol=1e-12)
     assert np.linalg.eigvalsh(P).min() > 0
     Z = x.Z
-    inside = Z @ np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])  # ⟨·, Z⟩ = 0
+    S = np.random.default_rng(3).standard_normal((Z.shape[1],) * 2)
+    inside = alm_newton._tangent(x, Z @ (S + S.T))  # a re-weighing of V's own directions
     off = np.random.default_rng(2).standard_normal(Z.shape)
     Q = np.linalg.qr(Z)[0]
     for _ in range(2):
