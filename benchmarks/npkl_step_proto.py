@@ -56,10 +56,11 @@ limit).
 
 Measured (docs/measurements.md, "Thirty-fifth pass"; sums over seeds 0–4 against the plain
 steps): ``blockpc`` −2.3 % at 3,000, +7.4 % at 20,000, and at 100,000 seeds 3 / 0 2,989 /
-3,226 against 3,324 / 2,841: the block's rotations are 12–20× stiffer than the tail's
-least curvature, so it lifts directions that were not slow.  ``spanpc`` (γ = 2) −11.9 % at
-3,000 and −3.7 % at 20,000 (γ = 4: −12.3 % and +12.3 %), and at 100,000 seeds 0 / 2 / 3 /
-4 −4.8 %, so the ratio across n rises (2.32× at seed 4).  Not adopted.
+3,226 against 3,324 / 2,841: the softest block rotation is 12–21× above the least
+curvature ``npkl_tail_hessian.py`` found inside span V, so it lifts stiffer directions.
+``spanpc`` (γ = 2) −11.9 % at 3,000 and −3.7 % at 20,000 (γ = 4: −12.3 % and +12.3 %),
+and at 100,000 seeds 0 / 2 / 3 / 4 −4.8 %: the worst seed's ratio across n rises from
+2.11× to 2.32×.  Not adopted.
 """
 
 from __future__ import annotations
