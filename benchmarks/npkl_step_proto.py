@@ -48,11 +48,11 @@ limit).
   (the sphere's multiplier is one scalar), so P = I + W·diag(c)·Wᵀ on the left, with
   c_i = (θ_k − μ)/(θ_i − μ) − 1 for the block vectors above V's level (θ_k the highest),
   maps those k·s directions' curvature onto the highest one's; W is the check's own
-  (n×k), so P costs two thin products and no kept arrays, at every step of the round.
+  (n×k), so P costs two thin products and keeps one orthonormal n×k copy for the round.
 - ``spanpc`` (thirty-fifth pass): P = I + (γ − 1)·QQᵀ on the left, Q an orthonormal basis
-  of span Z, γ = ``SPAN_GAIN``: the tail's least curvature lies inside span V
-  (``npkl_tail_hessian.py``), where the M part is nearly flat, so steps that re-weigh V's
-  own directions are lengthened γ times.  O(n·s²) an application.
+  of span Z, γ = ``SPAN_GAIN``: the least curvature found at tail states lies inside span
+  V (``npkl_tail_hessian.py``, Ritz values), so steps that re-weigh V's own directions are
+  lengthened γ times.  O(n·s²) an application.
 
 Measured (docs/measurements.md, "Thirty-fifth pass"; sums over seeds 0–4 against the plain
 steps): ``blockpc`` −2.3 % at 3,000, +7.4 % at 20,000, and at 100,000 seeds 3 / 0 2,989 /
