@@ -265,12 +265,16 @@ def newton_block_preconditioned(*args, **kwargs):
 
 
 def _remember_check(inner_round):
-    """The solver's inner round, the run's last check kept for ``blockpc``'s round."""
+    """The solver's inner round, the run's last check kept for ``blockpc``'s round (an
+    inner round that already keeps it is returned as it is: installing twice wraps once)."""
+    if getattr(inner_round, "keeps_check", False):
+        return inner_round
 
     def remembered(run, pt, tol):
         _LAST_CHECK["check"] = run.last_check
         return inner_round(run, pt, tol)
 
+    remembered.keeps_check = True
     return remembered
 
 

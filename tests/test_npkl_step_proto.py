@@ -226,6 +226,14 @@ def test_the_span_preconditioner_lengthens_the_steps_inside_span_v(proto, restor
         np.testing.assert_allclose(apply(x, xi, np.empty_like(xi)), gain * xi, atol=1e-12)
 
 
+def test_blockpc_installed_twice_wraps_the_inner_round_once(proto, restored):
+    plain = alm_outer._inner_round
+    proto.install("blockpc", {})
+    once = alm_outer._inner_round
+    proto.install("blockpc", {})
+    assert once is not plain and alm_outer._inner_round is once
+
+
 @pytest.mark.parametrize("method", ["pcg", "pcg-diag", "pcg24", "kink-search", "blockpc", "spanpc"])
 def test_a_variant_run_certifies_and_meets_the_plain_interval(proto, restored, method):
     assert_variant_certifies(proto, method)
