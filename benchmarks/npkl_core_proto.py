@@ -1,0 +1,263 @@
+"""Issue #30's thirty-sixth pass, a timeboxed prototype: V's own directions solved exactly
+before each Newton round, measured beside the plain ``low-rank-alm`` on ``npkl_scale.py``'s
+instance (two Gaussians, mutual 5-NN graph, m = 1.2n, hinge, C = 1, tr K ≤ B = n).
+
+The thirty-fifth pass found the Newton model's least curvature at tail states inside span V
+(``npkl_tail_hessian.py``): steps that re-weigh the kernel's own directions.  So before each
+round, with V = Q·S·Rᵀ (thin, in double) and (β, ρ) fixed, the round's subproblem φ_ρ is
+minimised over the kernels K = B·Q·W·Qᵀ (the core), and the round starts from the core's
+optimum V' = Q·W^½ when that lowers φ_ρ:
+
+- ``diagcore``: W = diag(c), c ≥ 0, Σc ≤ 1 (the spectrum re-weighted): a smooth convex
+  problem in r variables, a·ℓᵀc + Σ_p e_p(B·(Gc)_p)/(C·m) with ℓ_k = q_kᵀLq_k and
+  G = Q_I ⊙ Q_J (the pairs' rows, m×r), solved by SciPy's ``trust-constr`` with its exact
+  Hessian (B²/(C·m))·Gᵀ·diag(e'')·G;
+- ``fullcore``: W ⪰ 0, tr W ≤ 1 (every direction of span V, rotations included), the same
+  objective with the envelope written as its minimisation over the pair values z, solved
+  by CVXPY and Clarabel: an ideal measurement of what an exact core buys, not a method
+  (up to 5 s a core at n = 3,000; its dense m×r² pair matrix grows with n, so it was run at
+  3,000 only);
+- ``apgcore``: the same core by accelerated projected gradient (FISTA with backtracking and
+  restarts; the projection onto {W ⪰ 0, tr W ≤ 1} by W's eigenvalues), O(m·r²) dense work a
+  step, which runs at 20,000.
+
+The core's own work (its gathers, the O(m·r) values and O(m·r²) Hessians) is not counted in
+the products: the rows compare what the count would be if the core were free.  Every row is
+certified from scratch as ``low-rank-alm`` is (the variant only moves the iterate).
+
+    python benchmarks/npkl_core_proto.py --quick --seeds 0 1 2 3 4
+    python benchmarks/npkl_core_proto.py --sizes 20000 --methods low-rank-alm,diagcore
+
+Measured (docs/measurements.md, "Thirty-sixth pass"): products to the certified 1e-3,
+seeds 0–4, against the plain 3,000 1,591 / 1,570 / 1,574 / 1,573 / 1,617 and 20,000 2,177 /
+2,203 / 2,090 / 2,001 / 1,953.  ``diagcore`` 3,000 1,495 / 1,455 / 1,555 / 1,620 / 1,568
+(−2.9 % in sum), 20,000 2,293 / 2,207 / 2,288 / 2,201 / 2,488 (+10.1 %).  ``fullcore``
+3,000 1,678 / 2,582 / 1,756 / 1,612 / 1,745 (+18.3 %), the factor 17–18 wide.  ``apgcore``
+reaches Clarabel's φ_ρ to 1e-9 at three round starts, and took 3,173 / 2,510 / 2,306 /
+2,859 at 3,000 seeds 0–3; seed 4 stalled near an estimated 1.7e-2.  At 3,000 the multiplier
+updates set the tail (one each round, FY halving), and the FW gap a round leaves lies
+outside span V.  Not adopted.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+from npkl_polish_proto import checked_methods, installed_row, run_over_seeds, seeds_arguments
+from scipy.optimize import Bounds, LinearConstraint, minimize
+
+import kernelsdp.solvers.alm_outer as alm_outer
+from kernelsdp.solvers.alm_inner import Point, _dot
+
+METHODS = ("low-rank-alm", "diagcore", "fullcore", "apgcore")
+#: a core column is kept where its singular value is at least this share of the largest
+#: (the Frank–Wolfe seeds' columns spread over orders; below this they carry no mass)
+KEEP_ABOVE = 1e-7
+#: ``diagcore``: trust-constr's iterations at most (3,000, seed 0: 52 on average)
+CORE_ITERATIONS = 60
+#: ``apgcore``: at most this many steps a core, ended sooner where the gradient mapping's
+#: norm is at most ``APG_TOL`` (φ_ρ ≈ 0.25 and its gradient O(1) in these units)
+APG_STEPS, APG_TOL = 2000, 1e-7
+#: the envelope's second derivative by central differences of β̃, step h·(1 + |w|)
+SLOPE_STEP = 1e-7
+
+
+def core_basis(X: np.ndarray, LX: np.ndarray):
+    """(Q, L·Q, S²) with X = Q·S·Rᵀ in double: Q's columns orthonormal, S² the kernel's
+    spectrum in V's units (Σ S² = ‖X‖²_F); columns below ``KEEP_ABOVE`` of the largest
+    singular value are dropped."""
+    X64, LX64 = np.asarray(X, np.float64), np.asarray(LX, np.float64)
+    Qx, Rx = np.linalg.qr(X64)
+    U, s, Wt = np.linalg.svd(Rx)
+    keep = s > KEEP_ABOVE * s[0]
+    U, s, Wt = U[:, keep], s[keep], Wt[keep]
+    return Qx @ U, LX64 @ (Wt.T / s), s * s
+
+
+def diagonal_core(prob, Q: np.ndarray, LQ: np.ndarray, c0: np.ndarray, beta, rho) -> tuple:
+    """``diagcore``'s c (module docstring) from c0, and trust-constr's iterations."""
+    ell = np.einsum("ik,ik->k", Q, LQ)
+    G = Q[prob.i] * Q[prob.j]
+    a, B, sc = prob.a, prob.B, prob.scale
+
+    def value(c):
+        w = B * (G @ c)
+        env, bt = prob.envelope(w, beta, rho)
+        return a * (ell @ c) + env / sc, a * ell + (B / sc) * (G.T @ bt)
+
+    def hessian(c):
+        w = B * (G @ c)
+        h = SLOPE_STEP * (1.0 + np.abs(w))
+        _, up = prob.envelope(w + h, beta, rho)
+        _, down = prob.envelope(w - h, beta, rho)
+        return (B * B / sc) * (G.T @ (G * ((up - down) / (2.0 * h))[:, None]))
+
+    found = minimize(
+        value,
+        c0,
+        jac=True,
+        hess=hessian,
+        method="trust-constr",
+        constraints=[LinearConstraint(np.ones((1, c0.size)), -np.inf, 1.0)],
+        bounds=Bounds(0.0, np.inf),
+        options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": CORE_ITERATIONS},
+    )
+    c = np.maximum(found.x, 0.0)
+    return c / max(1.0, c.sum()), found.nit
+
+
+def full_core(prob, Q: np.ndarray, LQ: np.ndarray, beta, rho) -> np.ndarray | None:
+    """``fullcore``'s W (module docstring), None where Clarabel returns no point.  The
+    objective is multiplied by C·m (its terms O(1)); w_p = B·q_iᵀWq_j."""
+    import cvxpy as cp
+
+    k = Q.shape[1]
+    Lam = Q.T @ LQ
+    Qi, Qj = Q[prob.i], Q[prob.j]
+    A = (Qj[:, :, None] * Qi[:, None, :]).reshape(prob.m, k * k)  # vec in Fortran order
+    W = cp.Variable((k, k), PSD=True)
+    z = cp.Variable(prob.m)
+    w = prob.B * (A @ cp.vec(W, order="F"))
+    objective = prob.B * cp.trace(((Lam + Lam.T) / 2) @ W) + (
+        prob.C * cp.sum(cp.pos(1 - cp.multiply(prob.t, z)))
+        + beta @ (w - z)
+        + (rho / 2) * cp.sum_squares(w - z)
+    )
+    problem = cp.Problem(cp.Minimize(objective), [cp.trace(W) <= 1])
+    try:
+        problem.solve(solver="CLARABEL")
+    except cp.error.SolverError:
+        return None
+    return None if W.value is None else (W.value + W.value.T) / 2
+
+
+def _capped_simplex(d: np.ndarray) -> np.ndarray:
+    """The Euclidean projection of d onto {x ≥ 0, Σx ≤ 1}."""
+    x = np.maximum(d, 0.0)
+    if x.sum() <= 1.0:
+        return x
+    u = np.sort(d)[::-1]
+    cs = np.cumsum(u) - 1.0
+    k = np.nonzero(u - cs / np.arange(1, d.size + 1) > 0)[0][-1]
+    return np.maximum(d - cs[k] / (k + 1), 0.0)
+
+
+def project_core(W: np.ndarray) -> np.ndarray:
+    """The projection onto {W ⪰ 0, tr W ≤ 1}: W's eigenvalues onto the capped simplex."""
+    d, E = np.linalg.eigh((W + W.T) / 2)
+    return (E * _capped_simplex(d)) @ E.T
+
+
+def apg_core(prob, Q, LQ, c0, beta, rho, log: dict) -> np.ndarray:
+    """``apgcore``'s W: accelerated projected gradient (FISTA with backtracking and
+    function restarts) on the exact core of ``fullcore``, from diag(c0), in O(m·r²) dense
+    products a step (the pairs' rows of Q gathered once), until the gradient mapping's
+    norm lip·‖W⁺ − Y‖_F is at most ``APG_TOL`` or after ``APG_STEPS`` steps.  Where the
+    cores run to that cap the run can stall (3,000, seed 4: 1,875 steps a core on average,
+    557 checks at the 400 s limit near an estimated 1.7e-2)."""
+    Lam = Q.T @ LQ
+    Lam = (Lam + Lam.T) / 2
+    Qi, Qj = Q[prob.i], Q[prob.j]
+    a, B, sc = prob.a, prob.B, prob.scale
+
+    def value(W):
+        w = B * np.einsum("ij,ij->i", Qi @ W, Qj)
+        env, bt = prob.envelope(w, beta, rho)
+        return a * float(np.sum(Lam * W)) + env / sc, bt
+
+    def gradient(bt):
+        P = Qi.T @ (bt[:, None] * Qj)
+        return a * Lam + (B / sc) * (P + P.T) / 2
+
+    W = np.diag(c0)
+    f, bt = value(W)
+    Y, fy, bty, Wold, t, lip = W, f, bt, W, 1.0, 1.0
+    for _ in range(APG_STEPS):
+        G = gradient(bty)
+        while True:  # backtracking on the quadratic upper model at Y
+            Wn = project_core(Y - G / lip)
+            fn, btn = value(Wn)
+            D = Wn - Y
+            if fn <= fy + float(np.sum(G * D)) + 0.5 * lip * float(np.sum(D * D)) + 1e-15:
+                break
+            lip *= 2.0
+        log["apg_steps"] = log.get("apg_steps", 0) + 1
+        if fn > f:  # function restart: momentum dropped, the step retried from W
+            Y, fy, bty, t = W, f, bt, 1.0
+            continue
+        done = lip * np.linalg.norm(D) <= APG_TOL
+        Wold, W, f, bt = W, Wn, fn, btn
+        if done:
+            break
+        t, told = (1.0 + np.sqrt(1.0 + 4.0 * t * t)) / 2.0, t
+        Y = W + ((told - 1.0) / t) * (W - Wold)
+        fy, bty = value(Y)
+        lip *= 0.9
+    return W
+
+
+def core_point(prob, Q, LQ, F: np.ndarray, beta, rho) -> Point:
+    """The point V' = Q·F (F = W^½ or diag(√c)), L·V' = (L·Q)·F, in the iterate's precision,
+    with φ_ρ there as the solver evaluates it."""
+    X = (Q @ F).astype(prob.dtype)
+    LX = (LQ @ F).astype(prob.dtype)
+    w = prob.B * prob.pair_entries(X)
+    env, _ = prob.envelope(w, beta, rho)
+    return Point(X, LX, w, prob.a * _dot(X, LX) + env / prob.scale)
+
+
+def core_step(kind: str, log: dict, prob, pt: Point, beta, rho) -> Point:
+    """The core's optimum where it lowers φ_ρ, else ``pt``; ``log`` counts the cores, those
+    taken, their φ decrease, time and (``diagcore``) iterations."""
+    if pt.X.shape[1] < 2:
+        return pt
+    t = time.perf_counter()
+    Q, LQ, c0 = core_basis(pt.X, pt.LX)
+    if kind == "diagcore":
+        c, iterations = diagonal_core(prob, Q, LQ, c0, beta, rho)
+        log["iterations"] = log.get("iterations", 0) + iterations
+        F = np.diag(np.sqrt(c))
+    else:
+        W = (
+            full_core(prob, Q, LQ, beta, rho)
+            if kind == "fullcore"
+            else apg_core(prob, Q, LQ, c0, beta, rho, log)
+        )
+        if W is None:
+            return pt
+        d, E = np.linalg.eigh(W)
+        F = E * np.sqrt(np.maximum(d, 0.0))
+    new = core_point(prob, Q, LQ, F, beta, rho)
+    log["cores"] = log.get("cores", 0) + 1
+    log["core_s"] = log.get("core_s", 0.0) + time.perf_counter() - t
+    if not new.value < pt.value:
+        return pt
+    log["taken"] = log.get("taken", 0) + 1
+    log["decrease"] = log.get("decrease", 0.0) + pt.value - new.value
+    return new
+
+
+def install(method: str, log: dict) -> None:
+    """The variant's core before the solver's own Newton round, in this process."""
+    if method == "low-rank-alm":
+        return
+    own = alm_outer.newton
+
+    def newton_after_core(prob, pt, beta, rho, *args, **kwargs):
+        return own(prob, core_step(method, log, prob, pt, beta, rho), beta, rho, *args, **kwargs)
+
+    alm_outer.newton = newton_after_core
+
+
+def main() -> int:
+    ap = seeds_arguments(__doc__, METHODS)
+    args = ap.parse_args()
+    chosen = checked_methods(ap, args, METHODS)
+    run_over_seeds(__file__, args, chosen, lambda m, n, a: installed_row(install, m, n, a))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
