@@ -34,9 +34,10 @@ seeds 0–4, against the plain 3,000 1,591 / 1,570 / 1,574 / 1,573 / 1,617 and 2
 (−2.9 % in sum), 20,000 2,293 / 2,207 / 2,288 / 2,201 / 2,488 (+10.1 %).  ``fullcore``
 3,000 1,678 / 2,582 / 1,756 / 1,612 / 1,745 (+18.3 %), the factor 17–18 wide.  ``apgcore``
 reaches Clarabel's φ_ρ to 1e-9 at three round starts, and took 3,173 / 2,510 / 2,306 /
-2,859 at 3,000 seeds 0–3; seed 4 stalled near an estimated 1.7e-2.  At 3,000 the multiplier
-updates set the tail (one each round, FY halving), and the FW gap a round leaves lies
-outside span V.  Not adopted.
+2,859 at 3,000 seeds 0–3 (seed 4 stalled near an estimated 1.7e-2), and 18,362 products
+and 154 checks at 20,000 seed 0 (the plain 2,177 and 28).  At 3,000 the multiplier
+updates set the tail (one each round, FY halving), and the FW gap after a round that began
+at the core's optimum was no smaller than the plain round's.  Not adopted.
 """
 
 from __future__ import annotations
