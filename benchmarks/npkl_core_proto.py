@@ -10,13 +10,15 @@ optimum V' = Q·W^½ when that lowers φ_ρ:
 
 - ``diagcore``: W = diag(c), c ≥ 0, Σc ≤ 1 (the spectrum re-weighted): a smooth convex
   problem in r variables, a·ℓᵀc + Σ_p e_p(B·(Gc)_p)/(C·m) with ℓ_k = q_kᵀLq_k and
-  G = Q_I ⊙ Q_J (the pairs' rows, m×r), solved by SciPy's ``trust-constr`` with its exact
-  Hessian (B²/(C·m))·Gᵀ·diag(e'')·G;
+  G = Q_I ⊙ Q_J (the pairs' rows, m×r), solved by SciPy's ``trust-constr`` with its
+  Hessian (B²/(C·m))·Gᵀ·diag(e'')·G, e'' by central differences of β̃ (exact for the hinge
+  away from its kinks);
 - ``fullcore``: W ⪰ 0, tr W ≤ 1 (every direction of span V, rotations included), the same
   objective with the envelope written as its minimisation over the pair values z, solved
-  by CVXPY and Clarabel: an ideal measurement of what an exact core buys, not a method
-  (up to 5 s a core at n = 3,000; its dense m×r² pair matrix grows with n, so it was run at
-  3,000 only);
+  by CVXPY and Clarabel (hinge only): a measurement of what an exact core buys, not a method
+  (2.4–4.5 s a core on average at n = 3,000, load 4–5; its dense m×r² pair matrix grows
+  with n, so it was run at 3,000 only; the cores Clarabel reports inaccurate are used as
+  returned and counted in the log);
 - ``apgcore``: the same core by accelerated projected gradient (FISTA with backtracking and
   restarts; the projection onto {W ⪰ 0, tr W ≤ 1} by W's eigenvalues), O(m·r²) dense work a
   step, which runs at 20,000.
@@ -27,17 +29,18 @@ certified from scratch as ``low-rank-alm`` is (the variant only moves the iterat
 
     python benchmarks/npkl_core_proto.py --quick --seeds 0 1 2 3 4
     python benchmarks/npkl_core_proto.py --sizes 20000 --methods low-rank-alm,diagcore
+    python benchmarks/npkl_core_proto.py --quick --methods apgcore --time-limit 400
 
 Measured (docs/measurements.md, "Thirty-sixth pass"): products to the certified 1e-3,
 seeds 0–4, against the plain 3,000 1,591 / 1,570 / 1,574 / 1,573 / 1,617 and 20,000 2,177 /
 2,203 / 2,090 / 2,001 / 1,953.  ``diagcore`` 3,000 1,495 / 1,455 / 1,555 / 1,620 / 1,568
 (−2.9 % in sum), 20,000 2,293 / 2,207 / 2,288 / 2,201 / 2,488 (+10.1 %).  ``fullcore``
 3,000 1,678 / 2,582 / 1,756 / 1,612 / 1,745 (+18.3 %), the factor 17–18 wide.  ``apgcore``
-reaches Clarabel's φ_ρ to 1e-9 at three round starts, and took 3,173 / 2,510 / 2,306 /
-2,859 at 3,000 seeds 0–3 (seed 4 stalled near an estimated 1.7e-2), and 18,362 products
-and 154 checks at 20,000 seed 0 (the plain 2,177 and 28).  At 3,000 the multiplier
-updates set the tail (one each round, FY halving), and the FW gap after a round that began
-at the core's optimum was no smaller than the plain round's.  Not adopted.
+reaches Clarabel's φ_ρ to 1e-9 at three round starts of the plain path, and took 3,173 /
+2,510 / 2,306 / 2,859 at 3,000 seeds 0–3 (seed 4 stalled: the iteration limit, certified
+1.7e-2), and 18,362 and 36,120 at 20,000 seeds 0 and 1.  In the plain path's tail at 3,000
+(seed 0) every check updated the multipliers, and the FW gap after a round that began at the
+core's optimum was no smaller than the plain round's.  Not adopted.
 """
 
 from __future__ import annotations
@@ -59,7 +62,10 @@ KEEP_ABOVE = 1e-7
 #: ``diagcore``: trust-constr's iterations at most (3,000, seed 0: 52 on average)
 CORE_ITERATIONS = 60
 #: ``apgcore``: at most this many steps a core, ended sooner where the gradient mapping's
-#: norm is at most ``APG_TOL`` (φ_ρ ≈ 0.25 and its gradient O(1) in these units)
+#: norm is at most ``APG_TOL``, or where a step from the iterate itself does not lower φ_ρ.
+#: At the backtracked Lipschitz estimates (median 128 at 3,000, seed 4) a norm of 1e-7 is a
+#: change in φ_ρ ≈ 0.28 below one unit in its last place, so the cores mostly end at that
+#: rounding-level rejection: solved as exactly as double precision allows
 APG_STEPS, APG_TOL = 2000, 1e-7
 #: the envelope's second derivative by central differences of β̃, step h·(1 + |w|)
 SLOPE_STEP = 1e-7
@@ -109,10 +115,14 @@ def diagonal_core(prob, Q: np.ndarray, LQ: np.ndarray, c0: np.ndarray, beta, rho
     return c / max(1.0, c.sum()), found.nit
 
 
-def full_core(prob, Q: np.ndarray, LQ: np.ndarray, beta, rho) -> np.ndarray | None:
-    """``fullcore``'s W (module docstring), None where Clarabel returns no point.  The
-    objective is multiplied by C·m (its terms O(1)); w_p = B·q_iᵀWq_j."""
+def full_core(prob, Q: np.ndarray, LQ: np.ndarray, beta, rho, log: dict) -> np.ndarray | None:
+    """``fullcore``'s W (module docstring), None where Clarabel returns no point; ``log``
+    counts the cores it reports inaccurate.  The objective is multiplied by C·m (its terms
+    O(1)); w_p = B·q_iᵀWq_j.  The hinge only (its envelope written over z)."""
     import cvxpy as cp
+
+    if prob.f.loss != "hinge":
+        raise ValueError(f"fullcore writes the hinge's envelope, not {prob.f.loss!r}'s")
 
     k = Q.shape[1]
     Lam = Q.T @ LQ
@@ -131,6 +141,8 @@ def full_core(prob, Q: np.ndarray, LQ: np.ndarray, beta, rho) -> np.ndarray | No
         problem.solve(solver="CLARABEL")
     except cp.error.SolverError:
         return None
+    if problem.status != cp.OPTIMAL:
+        log["inaccurate"] = log.get("inaccurate", 0) + 1
     return None if W.value is None else (W.value + W.value.T) / 2
 
 
@@ -155,9 +167,9 @@ def apg_core(prob, Q, LQ, c0, beta, rho, log: dict) -> np.ndarray:
     """``apgcore``'s W: accelerated projected gradient (FISTA with backtracking and
     function restarts) on the exact core of ``fullcore``, from diag(c0), in O(m·r²) dense
     products a step (the pairs' rows of Q gathered once), until the gradient mapping's
-    norm lip·‖W⁺ − Y‖_F is at most ``APG_TOL`` or after ``APG_STEPS`` steps.  Where the
-    cores run to that cap the run can stall (3,000, seed 4: 1,875 steps a core on average,
-    557 checks at the 400 s limit near an estimated 1.7e-2)."""
+    norm lip·‖W⁺ − Y‖_F is at most ``APG_TOL``, at a step from W itself that does not lower
+    φ_ρ (a restart there would repeat it: the first form of this loop did, to the cap), or
+    after ``APG_STEPS`` steps."""
     Lam = Q.T @ LQ
     Lam = (Lam + Lam.T) / 2
     Qi, Qj = Q[prob.i], Q[prob.j]
@@ -186,6 +198,8 @@ def apg_core(prob, Q, LQ, c0, beta, rho, log: dict) -> np.ndarray:
             lip *= 2.0
         log["apg_steps"] = log.get("apg_steps", 0) + 1
         if fn > f:  # function restart: momentum dropped, the step retried from W
+            if Y is W:  # the step from W itself: rejected by rounding, the core ends
+                break
             Y, fy, bty, t = W, f, bt, 1.0
             continue
         done = lip * np.linalg.norm(D) <= APG_TOL
@@ -222,7 +236,7 @@ def core_step(kind: str, log: dict, prob, pt: Point, beta, rho) -> Point:
         F = np.diag(np.sqrt(c))
     else:
         W = (
-            full_core(prob, Q, LQ, beta, rho)
+            full_core(prob, Q, LQ, beta, rho, log)
             if kind == "fullcore"
             else apg_core(prob, Q, LQ, c0, beta, rho, log)
         )
@@ -241,14 +255,16 @@ def core_step(kind: str, log: dict, prob, pt: Point, beta, rho) -> Point:
 
 
 def install(method: str, log: dict) -> None:
-    """The variant's core before the solver's own Newton round, in this process."""
+    """The variant's core before the solver's own Newton round, in this process (installing
+    again replaces the core, it does not add a second one)."""
     if method == "low-rank-alm":
         return
-    own = alm_outer.newton
+    own = getattr(alm_outer.newton, "without_core", alm_outer.newton)
 
     def newton_after_core(prob, pt, beta, rho, *args, **kwargs):
         return own(prob, core_step(method, log, prob, pt, beta, rho), beta, rho, *args, **kwargs)
 
+    newton_after_core.without_core = own
     alm_outer.newton = newton_after_core
 
 

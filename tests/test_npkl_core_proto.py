@@ -80,7 +80,7 @@ def test_the_exact_core_is_no_worse_than_the_diagonal_one(proto):
     prob, beta, rho, pt = _state()
     Q, LQ, c0 = proto.core_basis(pt.X, pt.LX)
     c, _ = proto.diagonal_core(prob, Q, LQ, c0, beta, rho)
-    W = proto.full_core(prob, Q, LQ, beta, rho)
+    W = proto.full_core(prob, Q, LQ, beta, rho, {})
     assert W is not None and np.linalg.eigvalsh(W).min() > -1e-8 and np.trace(W) <= 1 + 1e-7
     d, E = np.linalg.eigh(W)
     full = proto.core_point(prob, Q, LQ, E * np.sqrt(np.maximum(d, 0)), beta, rho)
@@ -102,22 +102,26 @@ def test_a_core_variant_run_certifies_and_meets_the_plain_interval(proto, restor
     assert r.lower_bound <= plain.upper_bound and plain.lower_bound <= r.upper_bound
 
 
-def test_the_projection_lands_in_the_core_s_set_and_is_nearest(proto):
+def test_the_projection_is_the_nearest_point_of_the_core_s_set(proto):
+    """Against CVXPY's projection, on matrices whose positive eigenvalues (several) sum
+    above 1, so that clipping alone or clipping and rescaling would not do."""
+    import cvxpy as cp
+
     rng = np.random.default_rng(2)
-    A = rng.standard_normal((5, 5))
-    W = proto.project_core(A + A.T)
-    assert np.linalg.eigvalsh(W).min() >= -1e-12 and np.trace(W) <= 1 + 1e-12
-    # nearest: no feasible point drawn at random is closer
-    for _ in range(200):
-        B = rng.standard_normal((5, 5))
-        F = proto.project_core(B @ B.T)  # feasible
-        assert np.linalg.norm(A + A.T - W) <= np.linalg.norm(A + A.T - F) + 1e-12
+    for _ in range(3):
+        E, _ = np.linalg.qr(rng.standard_normal((5, 5)))
+        A = (E * np.array([0.9, 0.6, 0.3, -0.2, -0.7])) @ E.T
+        X = cp.Variable((5, 5), PSD=True)
+        cp.Problem(cp.Minimize(cp.sum_squares(X - A)), [cp.trace(X) <= 1]).solve("CLARABEL")
+        W = proto.project_core(A)
+        assert np.linalg.eigvalsh(W).min() >= -1e-12 and np.trace(W) <= 1 + 1e-12
+        assert np.allclose(W, X.value, atol=1e-6)
 
 
 def test_the_accelerated_core_reaches_the_exact_core_s_value(proto):
     prob, beta, rho, pt = _state()
     Q, LQ, c0 = proto.core_basis(pt.X, pt.LX)
-    exact = proto.full_core(prob, Q, LQ, beta, rho)
+    exact = proto.full_core(prob, Q, LQ, beta, rho, {})
     log: dict = {}
     W = proto.apg_core(prob, Q, LQ, c0, beta, rho, log)
     assert np.linalg.eigvalsh(W).min() >= -1e-12 and np.trace(W) <= 1 + 1e-12
@@ -125,5 +129,23 @@ def test_the_accelerated_core_reaches_the_exact_core_s_value(proto):
     for M in (exact, W):
         d, E = np.linalg.eigh(M)
         values.append(proto.core_point(prob, Q, LQ, E * np.sqrt(np.maximum(d, 0)), beta, rho))
-    assert values[1].value <= values[0].value + 1e-6 * abs(values[0].value)
+    assert abs(values[1].value - values[0].value) <= 1e-6 * abs(values[0].value)
     assert 0 < log["apg_steps"] < proto.APG_STEPS
+
+
+def test_a_core_that_does_not_lower_phi_is_not_taken(proto, monkeypatch):
+    prob, beta, rho, pt = _state()
+    monkeypatch.setattr(proto, "diagonal_core", lambda p, Q, LQ, c0, b, r: (c0 * 0.5, 1))
+    Q, LQ, c0 = proto.core_basis(pt.X, pt.LX)
+    worse = proto.core_point(prob, Q, LQ, np.diag(np.sqrt(c0 * 0.5)), beta, rho)
+    assert worse.value > pt.value  # the patched core's point is worse
+    log: dict = {}
+    assert proto.core_step("diagcore", log, prob, pt, beta, rho) is pt
+    assert log["cores"] == 1 and "taken" not in log
+
+
+def test_installing_twice_runs_one_core_a_round(proto, restored):
+    own = alm_outer.newton
+    proto.install("diagcore", {})
+    proto.install("diagcore", {})
+    assert alm_outer.newton.without_core is own
