@@ -20,8 +20,8 @@ optimum V' = Q·W^½ when that lowers φ_ρ:
   with n, so it was run at 3,000 only; the cores Clarabel reports inaccurate are used as
   returned and counted in the log);
 - ``apgcore``: the same core by accelerated projected gradient (FISTA with backtracking and
-  restarts; the projection onto {W ⪰ 0, tr W ≤ 1} by W's eigenvalues), O(m·r²) dense work a
-  step, which runs at 20,000.
+  restarts; the projection onto {W ⪰ 0, tr W ≤ 1} is the extragradient solver's
+  ``project_spectraplex``), O(m·r²) dense work a step, which runs at 20,000.
 
 The core's own work (its gathers, the O(m·r) values and O(m·r²) Hessians) is not counted in
 the products: the rows compare what the count would be if the core were free.  Every row is
@@ -54,6 +54,7 @@ from scipy.optimize import Bounds, LinearConstraint, minimize
 
 import kernelsdp.solvers.alm_outer as alm_outer
 from kernelsdp.solvers.alm_inner import Point, _dot
+from kernelsdp.solvers.extragradient import project_spectraplex
 
 METHODS = ("low-rank-alm", "diagcore", "fullcore", "apgcore")
 #: a core column is kept where its singular value is at least this share of the largest
@@ -146,23 +147,6 @@ def full_core(prob, Q: np.ndarray, LQ: np.ndarray, beta, rho, log: dict) -> np.n
     return None if W.value is None else (W.value + W.value.T) / 2
 
 
-def _capped_simplex(d: np.ndarray) -> np.ndarray:
-    """The Euclidean projection of d onto {x ≥ 0, Σx ≤ 1}."""
-    x = np.maximum(d, 0.0)
-    if x.sum() <= 1.0:
-        return x
-    u = np.sort(d)[::-1]
-    cs = np.cumsum(u) - 1.0
-    k = np.nonzero(u - cs / np.arange(1, d.size + 1) > 0)[0][-1]
-    return np.maximum(d - cs[k] / (k + 1), 0.0)
-
-
-def project_core(W: np.ndarray) -> np.ndarray:
-    """The projection onto {W ⪰ 0, tr W ≤ 1}: W's eigenvalues onto the capped simplex."""
-    d, E = np.linalg.eigh((W + W.T) / 2)
-    return (E * _capped_simplex(d)) @ E.T
-
-
 def apg_core(prob, Q, LQ, c0, beta, rho, log: dict) -> np.ndarray:
     """``apgcore``'s W: accelerated projected gradient (FISTA with backtracking and
     function restarts) on the exact core of ``fullcore``, from diag(c0), in O(m·r²) dense
@@ -190,7 +174,7 @@ def apg_core(prob, Q, LQ, c0, beta, rho, log: dict) -> np.ndarray:
     for _ in range(APG_STEPS):
         G = gradient(bty)
         while True:  # backtracking on the quadratic upper model at Y
-            Wn = project_core(Y - G / lip)
+            Wn = project_spectraplex(Y - G / lip)
             fn, btn = value(Wn)
             D = Wn - Y
             if fn <= fy + float(np.sum(G * D)) + 0.5 * lip * float(np.sum(D * D)) + 1e-15:

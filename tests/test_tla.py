@@ -185,3 +185,21 @@ def test_extragradient_time_limit_returns_a_feasible_uncertified_point(small_blo
     assert r.termination == Termination.TIME_LIMIT and r.point == PointStatus.FEASIBLE_POINT
     cert = f.certificate(r, tol.EXTRAGRADIENT_GAP_TOL)
     assert cert.lower <= cert.upper and not [k for k in cert.failed if k != "interval_width"]
+
+
+def test_project_spectraplex_is_the_nearest_point_of_the_spectraplex():
+    """Against CVXPY's projection, on matrices whose positive eigenvalues (several) sum
+    above 1, so that clipping alone, or clipping and rescaling, would not do."""
+    import cvxpy as cp
+
+    from kernelsdp.solvers.extragradient import project_spectraplex
+
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        E, _ = np.linalg.qr(rng.standard_normal((5, 5)))
+        A = (E * np.array([0.9, 0.6, 0.3, -0.2, -0.7])) @ E.T
+        X = cp.Variable((5, 5), PSD=True)
+        cp.Problem(cp.Minimize(cp.sum_squares(X - A)), [cp.trace(X) <= 1]).solve("CLARABEL")
+        W = project_spectraplex(A)
+        assert np.linalg.eigvalsh(W).min() >= -1e-12 and np.trace(W) <= 1 + 1e-12
+        assert np.allclose(W, X.value, atol=1e-6)
