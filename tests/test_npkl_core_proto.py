@@ -129,8 +129,22 @@ def test_a_core_that_does_not_lower_phi_is_not_taken(proto, monkeypatch):
     assert log["cores"] == 1 and "taken" not in log
 
 
-def test_installing_twice_runs_one_core_a_round(proto, restored):
-    own = alm_outer.newton
+def test_installing_twice_runs_one_core_a_round(proto, restored, monkeypatch):
+    cores, rounds = [], []
+    monkeypatch.setattr(proto, "core_step", lambda kind, log, p, pt, b, r: cores.append(1) or pt)
+    monkeypatch.setattr(alm_outer, "newton", lambda p, pt, b, r, *a, **k: rounds.append(1))
     proto.install("diagcore", {})
     proto.install("diagcore", {})
-    assert alm_outer.newton.without_core is own
+    alm_outer.newton(None, None, None, None)
+    assert rounds == [1] and cores == [1]
+
+
+def test_the_accelerated_core_ends_where_a_step_from_its_iterate_is_rejected(proto, monkeypatch):
+    """With no tolerance, the core can end only at a rejected step from the iterate itself
+    or at the cap: a restart there would repeat that step up to the cap."""
+    prob, beta, rho, pt = _state()
+    Q, LQ, c0 = proto.core_basis(pt.X, pt.LX)
+    monkeypatch.setattr(proto, "APG_TOL", 0.0)
+    log: dict = {}
+    proto.apg_core(prob, Q, LQ, c0, beta, rho, log)
+    assert log["apg_steps"] < proto.APG_STEPS

@@ -189,15 +189,21 @@ def test_extragradient_time_limit_returns_a_feasible_uncertified_point(small_blo
 
 def test_project_spectraplex_is_the_nearest_point_of_the_spectraplex():
     """Against CVXPY's projection, on matrices whose positive eigenvalues (several) sum
-    above 1, so that clipping alone, or clipping and rescaling, would not do."""
+    above 1, so that clipping alone, or clipping and rescaling, would not do, and on one
+    where clipping is the answer."""
     import cvxpy as cp
 
     from kernelsdp.solvers.extragradient import project_spectraplex
 
     rng = np.random.default_rng(2)
-    for _ in range(3):
+    spectra = (
+        [0.9, 0.6, 0.3, -0.2, -0.7],
+        [0.9, 0.6, 0.05, -0.2, -0.7],
+        [0.5, 0.3, 0.1, -0.2, -0.7],
+    )
+    for spectrum in spectra:  # all positive kept, one driven to zero, positive part ≤ 1
         E, _ = np.linalg.qr(rng.standard_normal((5, 5)))
-        A = (E * np.array([0.9, 0.6, 0.3, -0.2, -0.7])) @ E.T
+        A = (E * np.array(spectrum)) @ E.T
         X = cp.Variable((5, 5), PSD=True)
         cp.Problem(cp.Minimize(cp.sum_squares(X - A)), [cp.trace(X) <= 1]).solve("CLARABEL")
         W = project_spectraplex(A)
