@@ -53,7 +53,8 @@ from npkl_polish_proto import checked_methods, installed_row, run_over_seeds, se
 from scipy.optimize import Bounds, LinearConstraint, minimize
 
 import kernelsdp.solvers.alm_outer as alm_outer
-from kernelsdp.solvers.alm_inner import Point, _dot
+from kernelsdp.solvers.alm_inner import Point, evaluate
+from kernelsdp.solvers.alm_newton import SLOPE_STEP
 from kernelsdp.solvers.extragradient import project_spectraplex
 
 METHODS = ("low-rank-alm", "diagcore", "fullcore", "apgcore")
@@ -68,8 +69,6 @@ CORE_ITERATIONS = 60
 #: below one unit in its last place, so a core may end at that rounding-level rejection
 #: instead: solved as exactly as double precision allows
 APG_STEPS, APG_TOL = 2000, 1e-7
-#: the envelope's second derivative by central differences of β̃, step h·(1 + |w|)
-SLOPE_STEP = 1e-7
 
 
 def core_basis(X: np.ndarray, LX: np.ndarray):
@@ -97,7 +96,7 @@ def diagonal_core(prob, Q: np.ndarray, LQ: np.ndarray, c0: np.ndarray, beta, rho
 
     def hessian(c):
         w = B * (G @ c)
-        h = SLOPE_STEP * (1.0 + np.abs(w))
+        h = SLOPE_STEP * (1.0 + np.abs(w))  # the solver's step for the envelope's slope
         _, up = prob.envelope(w + h, beta, rho)
         _, down = prob.envelope(w - h, beta, rho)
         return (B * B / sc) * (G.T @ (G * ((up - down) / (2.0 * h))[:, None]))
@@ -201,10 +200,7 @@ def core_point(prob, Q, LQ, F: np.ndarray, beta, rho) -> Point:
     """The point V' = Q·F (F = W^½ or diag(√c)), L·V' = (L·Q)·F, in the iterate's precision,
     with φ_ρ there as the solver evaluates it."""
     X = (Q @ F).astype(prob.dtype)
-    LX = (LQ @ F).astype(prob.dtype)
-    w = prob.B * prob.pair_entries(X)
-    env, _ = prob.envelope(w, beta, rho)
-    return Point(X, LX, w, prob.a * _dot(X, LX) + env / prob.scale)
+    return evaluate(prob, X, beta, rho, LX=(LQ @ F).astype(prob.dtype))
 
 
 def core_step(kind: str, log: dict, prob, pt: Point, beta, rho) -> Point:
