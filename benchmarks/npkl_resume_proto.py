@@ -33,7 +33,10 @@ Variants (``+`` joins them):
   ``alm_newton.CG_MAX``, 12; ``newton-2+cgmax-24`` is the seventeenth pass's ``cg24``);
 - ``multifw``: the seventeenth pass's Frank–Wolfe step over the vertex and every block
   vector below V's level, weighted at the minimum of φ over the capped simplex
-  (``npkl_round_proto.multi_fw_step``; its counts ``steps`` and ``vertices`` in the summary).
+  (``npkl_round_proto.multi_fw_step``; its counts ``steps`` and ``vertices`` in the summary);
+- ``tailround``: the thirty-seventh pass's tail rounds (``npkl_tail_round_proto``: after a
+  spread check at an estimated gap ≤ 1e-2, steps of at most 24 CG iterations, the round
+  ended once a lower bound on the FW gap is at most half of FY; its counts in the summary).
 
 ``--spectrum`` prints, after each check, where the bottom of M(β̃) lies against the factor
 (:func:`spectrum_line`, on stderr; one product with M, not counted): the check's Ritz
@@ -106,6 +109,7 @@ import npkl_region_proto
 import npkl_round_proto
 import npkl_step_log
 import npkl_step_proto
+import npkl_tail_round_proto
 import numpy as np
 from npkl_local_proto import install_check_threads
 from npkl_scale import _alm_progress, instance
@@ -297,6 +301,8 @@ def run_variant(f, args) -> dict:
         alm_inner.check_iterations = lambda n, N=int(iters): N
     if "multifw" in args.variant.split("+"):
         npkl_round_proto.install("multi-fw", VARIANT_STATS)
+    if "tailround" in args.variant.split("+"):
+        npkl_tail_round_proto.install("tailround", VARIANT_STATS)
     cg = numbered(args.variant, "cgmax")
     if cg is not None:
         alm_newton.CG_MAX = int(cg)
@@ -342,7 +348,7 @@ def _known_variant(v: str) -> bool:
     variants (``checkit``'s a whole number of iterations)."""
     name, _, number = v.partition("-")
     if not number:
-        return v in ("plain", "rowprec", "fista", "multifw", "pockets")
+        return v in ("plain", "rowprec", "fista", "multifw", "pockets", "tailround")
     if name in ("checkit", "cgmax"):
         return number.isdigit() and int(number) > 0
     try:
@@ -363,7 +369,7 @@ def parse(argv=None) -> argparse.Namespace:
         "--variant",
         default="plain",
         help="plain, fista, newton-S, stagnate-K, rows-κ, rowprec, rowmask-k, hubrows-k, "
-        "kinkrows-k, checkit-N, cgmax-N, multifw, pockets (join by +)",
+        "kinkrows-k, checkit-N, cgmax-N, multifw, pockets, tailround (join by +)",
     )
     p.add_argument("--time-limit", type=float, default=600.0)
     p.add_argument("--log-steps", action="store_true")

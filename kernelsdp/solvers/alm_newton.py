@@ -304,6 +304,7 @@ def newton(
     step=None,
     keep_scratch: bool = False,
     retry=None,
+    stop=None,
 ) -> tuple[Point, float, dict]:
     """Trust-region steps from ``pt`` (module docstring): at most ``max_steps``, until the
     Riemannian gradient's norm is ≤ ``tol``, a step rejected within the rounding allowance,
@@ -314,7 +315,9 @@ def newton(
     by default; the #30 prototypes' (benchmarks/npkl_*_proto.py) give other regions, and
     ``retry(nt, x, known, model)``, called where the ratio test would shrink Δ (``known``:
     the trial's φ, L·X, w): True when it changed ``step``'s region, so Δ is tried again.
-    ``keep_scratch``: the round keeps its scratch arrays (:meth:`_Newton.work`)."""
+    ``keep_scratch``: the round keeps its scratch arrays (:meth:`_Newton.work`);
+    ``stop(nt, x, steps)``, asked before each step but the first: True ends the round there
+    (the #30 prototypes' adaptive rounds)."""
     n, r = pt.X.shape
     if r == 0:
         return pt, delta, {"iterations": 0, "steps": 0, "hessians": 0, "accepted": 0}
@@ -339,6 +342,8 @@ def newton(
         if math.sqrt(_dot(grad, grad)) <= tol:
             # stationary: this gradient is the round's one iteration (max_iter bounds it)
             rest = 1 if steps == 0 else 0
+            break
+        if stop is not None and steps > 0 and stop(nt, x, steps):
             break
         steps += 1
         eta, model, boundary, length = (step or _frobenius_step)(nt, x, grad, delta, cg_max)
