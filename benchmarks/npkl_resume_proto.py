@@ -34,9 +34,10 @@ Variants (``+`` joins them):
 - ``multifw``: the seventeenth pass's Frank–Wolfe step over the vertex and every block
   vector below V's level, weighted at the minimum of φ over the capped simplex
   (``npkl_round_proto.multi_fw_step``; its counts ``steps`` and ``vertices`` in the summary);
-- ``tailround``: the thirty-seventh pass's tail rounds (``npkl_tail_round_proto``: after a
-  spread check at an estimated gap ≤ 1e-2, steps of at most 24 CG iterations, the round
-  ended once a lower bound on the FW gap is at most half of FY; its counts in the summary).
+- ``tailround``: the thirty-seventh pass's tail rounds (the option ``tail_rounds``,
+  :mod:`kernelsdp.solvers.alm_tail`: after a spread check at an estimated gap ≤ 1e-2, steps
+  of at most 24 CG iterations, the round ended once a lower bound on the FW gap is at most
+  half of FY).
 
 ``--spectrum`` prints, after each check, where the bottom of M(β̃) lies against the factor
 (:func:`spectrum_line`, on stderr; one product with M, not counted): the check's Ritz
@@ -109,7 +110,6 @@ import npkl_region_proto
 import npkl_round_proto
 import npkl_step_log
 import npkl_step_proto
-import npkl_tail_round_proto
 import numpy as np
 from npkl_local_proto import install_check_threads
 from npkl_scale import _alm_progress, instance
@@ -301,8 +301,6 @@ def run_variant(f, args) -> dict:
         alm_inner.check_iterations = lambda n, N=int(iters): N
     if "multifw" in args.variant.split("+"):
         npkl_round_proto.install("multi-fw", VARIANT_STATS)
-    if "tailround" in args.variant.split("+"):
-        npkl_tail_round_proto.install("tailround", VARIANT_STATS)
     cg = numbered(args.variant, "cgmax")
     if cg is not None:
         alm_newton.CG_MAX = int(cg)
@@ -311,6 +309,7 @@ def run_variant(f, args) -> dict:
         time_limit=args.time_limit,
         inner="fista" if "fista" in args.variant.split("+") else "hybrid",
         pockets="pockets" in args.variant.split("+"),
+        tail_rounds="tailround" in args.variant.split("+"),
         progress=args.progress,
     )
     with threadpool_limits(limits=1, user_api="blas"):

@@ -305,6 +305,7 @@ def newton(
     keep_scratch: bool = False,
     retry=None,
     stop=None,
+    cg_max: int | None = None,
 ) -> tuple[Point, float, dict]:
     """Trust-region steps from ``pt`` (module docstring): at most ``max_steps``, until the
     Riemannian gradient's norm is ≤ ``tol``, a step rejected within the rounding allowance,
@@ -317,7 +318,8 @@ def newton(
     the trial's φ, L·X, w): True when it changed ``step``'s region, so Δ is tried again.
     ``keep_scratch``: the round keeps its scratch arrays (:meth:`_Newton.work`);
     ``stop(nt, x, steps)``, asked before each step but the first: True ends the round there
-    (the #30 prototypes' adaptive rounds)."""
+    (the tail's rounds, :mod:`.alm_tail`); ``cg_max``: CG iterations of a step at most
+    (``CG_MAX`` when None)."""
     n, r = pt.X.shape
     if r == 0:
         return pt, delta, {"iterations": 0, "steps": 0, "hessians": 0, "accepted": 0}
@@ -330,10 +332,11 @@ def newton(
     steps = accepted = 0
     delta = min(delta, DELTA_MAX)
     budget = math.inf if budget is None else budget
+    cg_max = CG_MAX if cg_max is None else cg_max
     rest = 0
     while steps < max_steps and (deadline is None or time.perf_counter() < deadline):
-        cg_max = int(min(CG_MAX, budget - steps - nt.hessians - 1))
-        if cg_max < 0:
+        cg_step = int(min(cg_max, budget - steps - nt.hessians - 1))
+        if cg_step < 0:
             break
         grad = nt.work("gradient", Z.shape, Z.dtype)
         grad[-1] = 0
@@ -346,7 +349,7 @@ def newton(
         if stop is not None and steps > 0 and stop(nt, x, steps):
             break
         steps += 1
-        eta, model, boundary, length = (step or _frobenius_step)(nt, x, grad, delta, cg_max)
+        eta, model, boundary, length = (step or _frobenius_step)(nt, x, grad, delta, cg_step)
         eta += x.Z
         eta *= 1.0 / math.sqrt(_dot(eta, eta))  # the retraction
         trial = 1 - x.slot

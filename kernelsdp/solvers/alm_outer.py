@@ -21,6 +21,7 @@ from .alm_newton import DELTA_MAX, newton
 from .alm_pockets import take_pockets
 from .alm_problem import ScaledNPKL
 from .alm_rows import PairIndex, pocket_rows, sweep_rows
+from .alm_tail import TAIL_CG, in_tail, stop_rule
 from .low_rank_alm import (
     CERTIFY_AT,
     FW_SHARE,
@@ -130,6 +131,7 @@ class _Run:
         self.pockets_s = 0.0  # and the time their search and steps took
         # the Newton steps' conjugate gradients preconditioned by the step before (alm_lmp)
         self.pairs = StepPairs(o.lmp_pairs) if o.lmp_pairs and o.inner != "fista" else None
+        self.tail: dict = {}  # the tail's rounds (alm_tail): rounds, stopped, products with M
 
     def _warm(self, start: Start) -> None:
         """The start in the scaled problem's terms (the factor onto ‖V‖_F ≤ 1)."""
@@ -371,8 +373,10 @@ def _inner_round(run: _Run, pt, tol: float):
             o.max_iter - run.iterations,
             keep_scratch=scratch_fits(run.f, o, width),
             **preconditioned,
+            **_tail_round(run),
         )
         run.iterations += info["iterations"]
+        run.eig_products += run.tail.pop("products", 0)
         return pt, pt.X.shape[1] > 0 and info["steps"] == 0
     budget = min(o.inner_iterations, o.max_iter - run.iterations)
     pt, run.ell, info = apg(
@@ -391,6 +395,18 @@ def _inner_round(run: _Run, pt, tol: float):
     # multipliers would be updated until FY = 0 without a Frank–Wolfe step (ρ ≤ C/4
     # never left K = 0 and ran to the iteration limit)
     return pt, pt.X.shape[1] > 0 and info["iterations"] < min(budget, STALLED_BELOW)
+
+
+def _tail_round(run: _Run) -> dict:
+    """The Newton round's ``cg_max`` and ``stop`` in the tail with ``o.tail_rounds``
+    (:mod:`.alm_tail`), else nothing (the solver's own round)."""
+    chk = run.last_check
+    if not run.o.tail_rounds or chk is None or run.estimate_only:
+        return {}
+    if not in_tail(run.localised, run.history[-1]["estimated_gap"]):
+        return {}
+    run.tail["rounds"] = run.tail.get("rounds", 0) + 1
+    return {"cg_max": TAIL_CG, "stop": stop_rule(run.prob, chk.vertex, run.tail)}
 
 
 def _stop(run: _Run, pt, chk, rec, final: bool = False) -> Termination | None:
@@ -541,5 +557,8 @@ def _result(name: str, run: _Run, pt, status: Termination) -> Result:
             # Newton steps whose CG the step before preconditioned (alm_lmp), of all
             "preconditioned_steps": run.pairs.stats["preconditioned"] if run.pairs else 0,
             "lmp_steps": run.pairs.stats["steps"] if run.pairs else 0,
+            # the tail's rounds (alm_tail) and those its stop rule ended
+            "tail_rounds": run.tail.get("rounds", 0),
+            "tail_stopped": run.tail.get("stopped", 0),
         },
     )

@@ -290,6 +290,12 @@ class LowRankALMOptions:
         help="after each FW step, the hubs' pockets below V's level found by local "
         "eigenproblems and line-searched in, packed into a few columns (alm_pockets)",
     )
+    tail_rounds: bool = option(
+        False,
+        help="Newton inner: in the tail (a spread check at an estimated gap of at most "
+        "1e-2), steps of up to 24 CG iterations, the round ended once a lower bound on the FW "
+        "gap is at most half of FY (alm_tail)",
+    )
     lmp_pairs: int = option(
         0,
         low=0,
