@@ -369,13 +369,11 @@ def newton(
             # rejected by the value alone, its decrease within the rounding allowance: the
             # same point and radius would give this step again (n = 20,000: 11 such repeats)
             break
-    return (
-        Point(x.X, x.LX, x.w, x.value),
-        delta,
-        {
-            "iterations": nt.hessians + steps + rest,
-            "steps": steps,
-            "hessians": nt.hessians,
-            "accepted": accepted,
-        },
-    )
+    return Point(x.X, x.LX, x.w, x.value), delta, _counts(nt, steps, rest, accepted)
+
+
+def _counts(nt: _Newton, steps: int, rest: int, accepted: int) -> dict:
+    """A round's counts: iterations (Hessian products, steps and a stationary round's one
+    gradient), steps, Hessian products and accepted steps."""
+    iterations = nt.hessians + steps + rest
+    return {"iterations": iterations, "steps": steps, "hessians": nt.hessians, "accepted": accepted}

@@ -3,12 +3,11 @@ option ``tail_rounds``; issue #30, thirty-seventh pass, docs/npkl.md §7).
 
 **Why.**  In the tail the multipliers are updated once a round leaves FW ≤ FY, and FY
 halves at each update.  Traced check by check (seed 3), the solver's round of four steps of
-at most 12 CG iterations leaves FW at 0.3–0.7 of FY at n = 3,000 and 20,000, so an update
-comes at every check; at 100,000 seven of sixteen spread checks leave FW above FY (checks
-38–40: FW 6.4, 6.1, 5.5e-4 against FY 4.9–5.5e-4) and the round is spent again; at 10⁶ an
-update comes every 3.5 checks.  Steps of at most 24 CG iterations gave a tail with an
-update at every check at 100,000 too, but they over-solved: about 300 products a round,
-FW at 0.05–0.3 of FY.
+at most 12 CG iterations reached that at 9 of 10 spread checks of the tail at n = 3,000 and
+8 of 8 at 20,000; at 100,000 at 9 of 16 (checks 38–40: FW 6.4, 6.1, 5.5e-4 against FY
+4.9–5.5e-4, the round spent again); at 10⁶ (the thirty-second pass's log) at 6 of 23.  Steps
+of at most 24 CG iterations gave the tail an update at every check at 100,000 too, but they
+over-solved: about 300 products a round, FW at 0.1–0.4 of FY.
 
 **What.**  After a spread check (its vertex not a hub's pocket) whose estimated gap is at
 most ``TAIL_FROM``, the round's steps take at most ``TAIL_CG`` CG iterations, and before
@@ -17,8 +16,9 @@ each step but the first the round asks whether
     FW_lb = a·(⟨V, M(β̃)V⟩ − min(vᵀM(β̃)v, 0)) ≤ ``TAIL_SHARE``·FY            (:func:`fw_lower_bound`)
 
 at its current point, v the last check's unit vertex and β̃ the point's own multipliers:
-vᵀM(β̃)v ≥ λ_min(M(β̃)), so FW_lb is a lower bound on the FW gap the next check will read
-(with its Ritz value, itself an upper estimate of λ_min), and FY is the one it will read.
+vᵀM(β̃)v ≥ λ_min(M(β̃)), so FW_lb is a lower bound on the FW gap at that point (the next
+check reads the gap with its Ritz value, itself an upper estimate of λ_min, so it may read
+less), and FY is the one the next check will read.
 Once it holds, the round ends.  A question costs one product of M with v (counted with the
 eigensolver's) and O(m) sums.  The certificate is untouched: the rounds only move the
 iterate.
