@@ -17,6 +17,7 @@ from kernelsdp.solvers.alm_inner import evaluate
 from kernelsdp.solvers.alm_newton import _Newton, newton
 from kernelsdp.solvers.alm_problem import ScaledNPKL
 from kernelsdp.solvers.alm_tail import TAIL_FROM, fw_lower_bound, in_tail, stop_rule
+from kernelsdp.solvers.low_rank_alm import LOCALISED
 
 
 def _state():
@@ -44,6 +45,8 @@ def test_the_lower_bound_is_below_the_fw_gap_and_exact_at_the_bottom():
         assert lb < fw - 1e-9 * abs(fw)
     lb, fy = fw_lower_bound(prob, x, E[:, 0])
     assert np.isclose(lb, fw, rtol=1e-10)
+    assert lam[-1] > 0  # above 0 the vertex bounds nothing: min(·, 0) keeps a·⟨V, MV⟩
+    assert np.isclose(fw_lower_bound(prob, x, E[:, -1])[0], prob.a * vgv, rtol=1e-10)
     assert np.isclose(fy, prob.fenchel_young(x.w, x.bt) / prob.scale, rtol=1e-12)
     assert fy > 0
 
@@ -87,11 +90,29 @@ def instance():
     return load_benchmark("npkl_scale").instance(1500)
 
 
+def _first_tail_check(history) -> int:
+    """The index of the first check after which a tail round may come."""
+    checks = [h for h in history if "fw_gap" in h]
+    for k, h in enumerate(checks):
+        pocket = h["vertex_participation"] < LOCALISED and h["lambda"] < 0
+        if h["estimated_gap"] <= TAIL_FROM and not pocket:
+            return k
+    raise AssertionError("no check in the tail")
+
+
 def test_a_run_with_tail_rounds_certifies_and_meets_the_plain_interval(instance):
     plain = solve(instance, "low-rank-alm")
     r = solve(instance, "low-rank-alm", tail_rounds=True)
     assert plain.info["tail_rounds"] == 0
     assert r.info["tail_rounds"] > 0 and r.info["tail_stopped"] > 0
+    # the same path, float for float, up to the first check in the tail; then another
+    keys = ("products", "estimated_gap", "rank", "eig_products")
+    k = _first_tail_check(plain.history)
+    assert k == _first_tail_check(r.history)
+    mine = [[h[key] for key in keys] for h in r.history if "fw_gap" in h]
+    its = [[h[key] for key in keys] for h in plain.history if "fw_gap" in h]
+    assert mine[: k + 1] == its[: k + 1]
+    assert mine[k + 1][0] != its[k + 1][0]
     assert r.info["products"] != plain.info["products"]
     assert r.info["certificate"].lower_label == "proof"
     assert r.info["relative_gap"] <= 1e-3

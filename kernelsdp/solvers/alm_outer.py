@@ -132,6 +132,7 @@ class _Run:
         # the Newton steps' conjugate gradients preconditioned by the step before (alm_lmp)
         self.pairs = StepPairs(o.lmp_pairs) if o.lmp_pairs and o.inner != "fista" else None
         self.tail: dict = {}  # the tail's rounds (alm_tail): rounds, stopped, products with M
+        self.estimate = math.inf  # the last check's estimated gap
 
     def _warm(self, start: Start) -> None:
         """The start in the scaled problem's terms (the factor onto ‖V‖_F ≤ 1)."""
@@ -179,6 +180,7 @@ class _Run:
             "trust_radius": self.delta,  # the Newton steps' Δ, as the round before left it
         }
         self.localised = rec["vertex_participation"] < LOCALISED and chk.lam < min(chk.level, 0.0)
+        self.estimate = gap  # the last check's estimated gap (the tail's rounds, alm_tail)
         if self.localised:
             self.hub_rows = np.union1d(self.hub_rows, pocket_rows(chk.vertex))
         self.history.append(rec)
@@ -403,7 +405,7 @@ def _tail_round(run: _Run) -> dict:
     chk = run.last_check
     if not run.o.tail_rounds or chk is None or run.estimate_only:
         return {}
-    if not in_tail(run.localised, run.history[-1]["estimated_gap"]):
+    if not in_tail(run.localised, run.estimate):
         return {}
     run.tail["rounds"] = run.tail.get("rounds", 0) + 1
     return {"cg_max": TAIL_CG, "stop": stop_rule(run.prob, chk.vertex, run.tail)}

@@ -1,17 +1,18 @@
 """The tail's Newton rounds of the low-rank augmented Lagrangian (:mod:`.low_rank_alm`,
 option ``tail_rounds``; issue #30, thirty-seventh pass, docs/npkl.md §7).
 
-**Why.**  In the tail the multipliers are updated once a round leaves FW ≤ FY, and FY
-halves at each update.  Traced check by check (seed 3), the solver's round of four steps of
-at most 12 CG iterations reached that at 9 of 10 spread checks of the tail at n = 3,000 and
-8 of 8 at 20,000; at 100,000 at 9 of 16 (checks 38–40: FW 6.4, 6.1, 5.5e-4 against FY
-4.9–5.5e-4, the round spent again); at 10⁶ (the thirty-second pass's log) at 6 of 23.  Steps
-of at most 24 CG iterations gave the tail an update at every check at 100,000 too, but they
-over-solved: about 300 products a round, FW at 0.1–0.4 of FY.
+**Why.**  In the tail the multipliers are updated once a round leaves FW ≤ FY (and at
+n = 3,000 and 20,000 FY about halves at each update).  Traced check by check (seed 3), the
+solver's round of four steps of at most 12 CG iterations reached that at 9 of 10 spread
+checks of the tail at n = 3,000 and 8 of 8 at 20,000; at 100,000 at 9 of 16 (checks
+38–40: FW 6.4, 6.1, 5.5e-4 against FY 4.9–5.5e-4, the round spent again); at 10⁶ (the
+thirty-second pass's log) at 6 of 22 (seed 1 at 100,000 updated at every check of its
+tail).  Steps of at most 24 CG iterations gave 100,000 a tail more like the small sizes'
+(seeds 0 and 1: an update at every check), but rounds of about 300 products.
 
-**What.**  After a spread check (its vertex not a hub's pocket) whose estimated gap is at
-most ``TAIL_FROM``, the round's steps take at most ``TAIL_CG`` CG iterations, and before
-each step but the first the round asks whether
+**What.**  After a check whose vertex is not a hub's pocket (as the solver tells them) and
+whose estimated gap is at most ``TAIL_FROM``, the round's steps take at most ``TAIL_CG`` CG
+iterations, and before each step but the first the round asks whether
 
     FW_lb = a·(⟨V, M(β̃)V⟩ − min(vᵀM(β̃)v, 0)) ≤ ``TAIL_SHARE``·FY            (:func:`fw_lower_bound`)
 
@@ -20,7 +21,8 @@ vᵀM(β̃)v ≥ λ_min(M(β̃)), so FW_lb is a lower bound on the FW gap at tha
 check reads the gap with its Ritz value, itself an upper estimate of λ_min, so it may read
 less), and FY is the one the next check will read.
 Once it holds, the round ends.  A question costs one product of M with v (counted with the
-eigensolver's) and O(m) sums.  The certificate is untouched: the rounds only move the
+eigensolver's), M's entries written for the point's multipliers (O(nnz(L) + m)) and O(m)
+sums.  The certificate is untouched: the rounds only move the
 iterate.
 """
 
