@@ -2,8 +2,9 @@
 :mod:`kernelsdp.solvers.alm_tail`, option ``tail_rounds``): the FW gap's lower bound never
 exceeds the FW gap and equals it at the bottom eigenvector, FY is the check's, the Newton
 round's stop hook ends a round where it says and changes nothing where absent, tail rounds
-follow spread checks in the tail only, and a run with them certifies an interval that
-meets the plain solver's."""
+follow spread checks in the tail only, a run with them follows the plain path to the first
+tail check and certifies an interval that meets the plain solver's, and the rule's products
+with M are counted with the eigensolver's."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 from conftest import load_benchmark, uci_trace_npkl
 
+import kernelsdp.solvers.alm_outer as alm_outer
 from kernelsdp.errors import InvalidParameterError
 from kernelsdp.solvers import alm_tail, solve
 from kernelsdp.solvers.alm_inner import evaluate
@@ -123,3 +125,22 @@ def test_the_option_is_checked_and_the_benchmark_names_it():
     with pytest.raises(InvalidParameterError):
         solve(uci_trace_npkl("wine", 30, "hinge"), "low-rank-alm", tail_rounds="yes")
     assert load_benchmark("npkl_scale")._variant_options("tail") == {"tail_rounds": True}
+
+
+def test_the_rule_s_products_are_counted_with_the_eigensolver_s(instance, monkeypatch):
+    real, asked = alm_outer.stop_rule, []
+
+    def uncounted(prob, vertex, counts):
+        stop = real(prob, vertex, {})  # the same decisions, its products not passed on
+
+        def ask(nt, x, steps):
+            asked.append(steps)
+            return stop(nt, x, steps)
+
+        return ask
+
+    counted = solve(instance, "low-rank-alm", tail_rounds=True)
+    monkeypatch.setattr(alm_outer, "stop_rule", uncounted)
+    r = solve(instance, "low-rank-alm", tail_rounds=True)
+    assert r.info["products"] == counted.info["products"] and asked  # the same path
+    assert counted.info["eig_products"] - r.info["eig_products"] == len(asked)
