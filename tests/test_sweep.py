@@ -157,8 +157,13 @@ def test_a_sweep_runs_on_a_local_dask_cluster(tmp_path):
         out = run_sweep(spec, backend="dask", scheduler=cluster.scheduler_address, store=store)
     assert (out.ran, out.skipped) == (4, 0) and all(r["passed"] for r in out.records)
     local = run_sweep(spec, store=ResultsStore(tmp_path / "local.sqlite"))
+    # loosened from 1e-9 to the study's certified tolerance: ADMM spaces its gap checks by
+    # their measured cost (solvers/admm/run.py, check_gap), so under load the two runs can
+    # stop at different iterations (CI, 2026-12-07: 6.7e-6 apart); each is certified to
+    # ADMM_GAP_TOL, so they agree within it
+    assert all(r["passed"] for r in local.records)
     assert [r["objective"] for r in out.records] == pytest.approx(
-        [r["objective"] for r in local.records], rel=1e-9
+        [r["objective"] for r in local.records], rel=ADMM_GAP_TOL
     )
 
 
