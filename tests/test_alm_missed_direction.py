@@ -1,7 +1,8 @@
 """A bottom direction the Frank–Wolfe check missed goes back to the next check (issue #30,
 thirty-third pass): the randomised bound returns its Ritz vector when asked, the interval
 returns it when its Lanczos ends more than its slack below the check's λ, and the outer
-loop puts it first in the next check's warm block."""
+loop puts it first in the next check's warm block.  Under a proof (n ≤ ``verify_max_n``,
+thirty-eighth pass) the interval hands back the bottom eigenvector the same way."""
 
 from __future__ import annotations
 
@@ -38,26 +39,30 @@ def solved():
     return f, solve(f, "low-rank-alm", verify_max_n=0)
 
 
-def test_the_interval_hands_back_a_direction_below_the_checks_lambda(solved):
-    """At the solver's answer (n = 300, the randomised bound forced): with the check's
-    own λ nothing comes back; with a λ read 0.05 too high and a target the interval
-    misses, the bound's Ritz vector does, a unit vector whose Rayleigh quotient in M(β) is
-    the bound's Ritz value; not when unasked (the same interval otherwise), and not when
-    the interval is within its target."""
+@pytest.mark.parametrize("verify_max_n", [0, 10_000], ids=["probable", "proof"])
+def test_the_interval_hands_back_a_direction_below_the_checks_lambda(solved, verify_max_n):
+    """At the solver's answer (n = 300; the randomised bound forced, or the proof): with
+    the check's own λ nothing comes back; with a λ read 0.05 too high and a target the
+    interval misses, the bound's Ritz vector (under a proof, the bottom eigenvector) does, a
+    unit vector whose Rayleigh quotient in M(β) is the interval's Ritz value; not when
+    unasked (the same interval otherwise), and not when the interval is within its target."""
     f, r = solved
     U, beta, lam = r.kernel.U, r.duals["beta"], -r.duals["lam"]
     tight = 1e-12  # no interval is that narrow: every one below fails its target
     # the answer's λ is its own interval's Ritz value, at λ_min to rounding: a hair below
     # it, no Ritz value of the bound can be lower
-    honest = interval(f, U, beta, lam - 1e-6, tight, 0, seed=11, find_missed=True)
+    honest = interval(f, U, beta, lam - 1e-6, tight, verify_max_n, seed=11, find_missed=True)
     assert honest.missed is None and honest.width > tight
-    high = interval(f, U, beta, lam + 0.05, tight, 0, seed=11, find_missed=True)
-    unasked = interval(f, U, beta, lam + 0.05, tight, 0, seed=11)  # at a limit: no use for it
+    high = interval(f, U, beta, lam + 0.05, tight, verify_max_n, seed=11, find_missed=True)
+    assert high.lower_label == ("proof" if verify_max_n else "probable")
+    # at a limit: no use for it
+    unasked = interval(f, U, beta, lam + 0.05, tight, verify_max_n, seed=11)
     assert unasked.missed is None and unasked.width == high.width
-    met = interval(f, U, beta, lam + 0.05, 1e-3, 0, seed=11, find_missed=True)
+    met = interval(f, U, beta, lam + 0.05, 1e-3, verify_max_n, seed=11, find_missed=True)
     assert met.width <= 1e-3 and met.missed is None  # certified: no next check to feed
     v = high.missed
     assert v is not None and np.linalg.norm(v) == pytest.approx(1.0)
+    assert (high.missed_products > 0) == (verify_max_n == 0)  # a proof's are not counted
     M = f.dual_matrix(np.asarray(beta, dtype=np.float64))
     slack = BOUND_SHARE * tight * abs(high.upper) / f.B
     assert float(v @ (M @ v)) == pytest.approx(high.lam_ritz, abs=1e-9)
@@ -74,12 +79,14 @@ def test_with_direction_puts_the_direction_first_and_the_block_after_it():
     assert alm_outer.with_direction(None, v).shape == (50, 1)
 
 
-def test_a_check_that_reads_lambda_high_gets_the_missed_direction_next(monkeypatch):
+@pytest.mark.parametrize("verify_max_n", [0, 10_000], ids=["probable", "proof"])
+def test_a_check_that_reads_lambda_high_gets_the_missed_direction_next(monkeypatch, verify_max_n):
     """The solve (n = 600: the check is LOBPCG's, which reads the warm block) with every
     check's λ read 0.02 too high, so the estimate reads low and an interval is tried early:
-    the failed interval records the bound's λ, the next check's warm block starts with its
-    direction, and that direction, in the scaled problem's order, has the bound's λ as its
-    Rayleigh quotient in the check's M(β̃) (a wrong node order would not)."""
+    the failed interval records the bound's λ (under a proof, the bottom eigenvalue), the
+    next check's warm block starts with its direction, and that direction, in the scaled
+    problem's order, has that λ as its Rayleigh quotient in the check's M(β̃) (a wrong node
+    order would not)."""
     f = two_class_npkl(600, 1.2, "hinge", "trace", B=600.0)
     plain, warm_seen, checks = alm_outer.fw_check, [], []
 
@@ -92,9 +99,10 @@ def test_a_check_that_reads_lambda_high_gets_the_missed_direction_next(monkeypat
         return chk
 
     monkeypatch.setattr(alm_outer, "fw_check", high)
-    r = solve(f, "low-rank-alm", verify_max_n=0, max_iter=3000)
+    r = solve(f, "low-rank-alm", verify_max_n=verify_max_n, max_iter=3000)
     missed = [h for h in r.history if "missed_lambda" in h]
-    assert missed and missed[0]["missed_products"] > 0
+    assert missed and (missed[0]["missed_products"] > 0) == (verify_max_n == 0)
+    assert missed[0]["lower_label"] == ("proof" if verify_max_n else "probable")
     first = missed[0]
     assert first["missed_lambda"] < first["lambda"] - 0.01
     v = warm_seen[first["check"]]  # the check after the first failed interval

@@ -55,10 +55,14 @@ class Interval:
     U: np.ndarray
     method: str
     steps: int = 0
-    #: the randomised bound's Ritz vector (unit, in f's own node order, the caller's) where
-    #: its Ritz value is negative and lies below the caller's by more than the bound's
-    #: slack: a bottom direction that the caller's eigensolve missed (None otherwise)
+    #: a bottom direction that the caller's eigensolve missed (unit, in f's own node order,
+    #: the caller's; None otherwise): the randomised bound's Ritz vector, or under a proof
+    #: the Lanczos eigenvector, where its Ritz value is negative and lies below the caller's
+    #: by more than the bound's slack
     missed: np.ndarray | None = None
+    #: the products with M that rebuilt ``missed`` (the randomised bound's second pass; 0
+    #: under a proof, whose eigensolves, like the verified bound's own, are not counted)
+    missed_products: int = 0
 
     @property
     def width(self) -> float:
@@ -146,21 +150,24 @@ def interval(
     only where a next check can use it, and paid only when the interval failed).  At
     n = 100,000 a Frank–Wolfe check read λ −0.44029 where the bound's Lanczos found
     −0.44170, the interval was 5.36e-3 wide at an estimated gap of 7.8e-4, and without
-    that direction the checks never found it (docs/npkl.md §7, thirty-third pass)."""
+    that direction the checks never found it (docs/npkl.md §7, thirty-third pass).  Under a
+    proof the same test reads the verified bound's own estimate of λ_min, and the direction
+    is the bottom eigenvector (:func:`_bottom_vector`, thirty-eighth pass)."""
     upper, U = primal_upper(f, U)
     b, minus_conj, m_err, M = dual_lower_terms(f, beta)
     lam, label, why, method, steps = -math.inf, PROBABLE, "", "", 0
-    below = False  # the bound's Ritz value below the caller's by more than its slack
+    below = False  # the bound's (or proof's) estimate below the caller's λ by its slack
+    slack = BOUND_SHARE * target_gap * max(abs(upper), 1e-300) / f.B
     if f.n <= verify_max_n:
         from ..linalg.verified import verified_min_eig
 
         v = verified_min_eig(M, extra=m_err)  # its own estimate: a Ritz value is above λ_min
         if v.proof:
             lam, label, method = v.lower, PROOF, v.method
+            below = math.isfinite(lam_ritz) and v.estimate < min(lam_ritz - slack, 0.0)
         else:
             why = f"verified λ_min failed: {v.note}; "
     if label != PROOF:
-        slack = BOUND_SHARE * target_gap * max(abs(upper), 1e-300) / f.B
         kw = {} if max_steps is None else {"max_steps": max_steps}
         rb = randomized_min_eig(
             M, target=slack, failure_probability=failure_probability, seed=seed, **kw
@@ -172,9 +179,28 @@ def interval(
         why += rb.note
     lower = down(f.B * min(0.0, lam) + minus_conj)
     iv = Interval(lower, upper, label, why, lam, lam_ritz, U, method, steps)
-    if find_missed and label != PROOF and below and iv.width > target_gap:
-        iv.missed = rb.ritz_vector()
+    if find_missed and below and iv.width > target_gap:
+        if label == PROOF:
+            iv.missed, iv.lam_ritz = _bottom_vector(M, lam_ritz, v.estimate)
+        else:
+            iv.missed, iv.missed_products = rb.ritz_vector(), steps - 1
     return iv
+
+
+def _bottom_vector(M, lam_ritz: float, estimate: float) -> tuple[np.ndarray | None, float]:
+    """(M's bottom eigenvector, min(its Ritz value, ``lam_ritz``)) by
+    :func:`kernelsdp.linalg.extreme.extreme_eigenvalue` (dense LAPACK or Lanczos), where the
+    proof's own estimate said the caller's λ is too high (None where only Gershgorin's bound
+    came back): the proof's path hands a missed direction back too (thirty-eighth pass: at
+    n = 3,000 a path whose checks read λ −0.4191 while the proof's bound was −0.4215 stayed
+    eleven checks at estimates of 7e-5 to 7e-4 with intervals 7.4e-3 wide, the direction
+    never found)."""
+    from ..linalg.extreme import extreme_eigenvalue
+
+    e = extreme_eigenvalue(M, "SA")
+    if e.vector is None:
+        return None, min(lam_ritz, estimate)
+    return e.vector / np.linalg.norm(e.vector), min(lam_ritz, e.value)
 
 
 def certificate(iv: Interval, tol: float, measures: dict) -> Certificate:

@@ -431,8 +431,8 @@ def _stop(run: _Run, pt, chk, rec, final: bool = False) -> Termination | None:
         run.next_certify = RETRY_AT * est
         if iv.missed is not None:
             run.warm = with_direction(run.warm, iv.missed[run.prob.order])
-            # the direction's Ritz value, and the second Lanczos pass that rebuilt it
-            run.history[-1].update(missed_lambda=iv.lam_ritz, missed_products=iv.steps - 1)
+            # the direction's Ritz value, and the products that rebuilt it (a proof's: 0)
+            run.history[-1].update(missed_lambda=iv.lam_ritz, missed_products=iv.missed_products)
     return None
 
 
