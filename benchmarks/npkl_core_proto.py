@@ -21,7 +21,12 @@ optimum V' = Q·W^½ when that lowers φ_ρ:
   returned and counted in the log);
 - ``apgcore``: the same core by accelerated projected gradient (FISTA with backtracking and
   restarts; the projection onto {W ⪰ 0, tr W ≤ 1} is the extragradient solver's
-  ``project_spectraplex``), O(m·r²) dense work a step, which runs at 20,000.
+  ``project_spectraplex``), O(m·r²) dense work a step, which runs at 20,000;
+- ``aftercore`` (thirty-eighth pass): the core *after* each round, just before the check,
+  where ``npkl_fw_split.py`` found the tail's whole FW gap (inside span V): ``apgcore``'s
+  steps until the core's own FW gap is at most ``AFTER_SHARE`` of FY, in float32 on both
+  BLAS threads, its eigenvalues floored at ``AFTER_FLOOR``, rounds of ``AFTER_STEPS``
+  Newton steps; ``steps2``: the same rounds without a core (the control).
 
 The core's own work (its gathers, the O(m·r) values and O(m·r²) Hessians) is not counted in
 the products: the rows compare what the count would be if the core were free.  Every row is
@@ -30,6 +35,7 @@ certified from scratch as ``low-rank-alm`` is (the variant only moves the iterat
     python benchmarks/npkl_core_proto.py --quick --seeds 0 1 2 3 4
     python benchmarks/npkl_core_proto.py --sizes 20000 --methods low-rank-alm,diagcore
     python benchmarks/npkl_core_proto.py --quick --methods apgcore --time-limit 400
+    python benchmarks/npkl_core_proto.py --sizes 20000 --methods low-rank-alm,aftercore,steps2
 
 Measured (docs/measurements.md, "Thirty-sixth pass"): products to the certified 1e-3,
 seeds 0–4, against the plain 3,000 1,591 / 1,570 / 1,574 / 1,573 / 1,617 and 20,000 2,177 /
@@ -41,6 +47,12 @@ reaches Clarabel's φ_ρ to 1e-9 at three round starts of the plain path, and to
 1.7e-2), and 18,362 and 36,120 at 20,000 seeds 0 and 1.  In the plain path's tail at 3,000
 (seed 0) every check updated the multipliers, and the FW gap after a round that began at the
 core's optimum was no smaller than the plain round's.  Not adopted.
+
+Measured (docs/measurements.md, "Thirty-eighth pass"): ``aftercore`` 3,000 945 / 1,045 /
+923 / 982 / 855 (−40.1 %), 20,000 1,470 / 1,309 / 1,251 / 1,306 / 1,354 (−35.8 %) but 99.3 s
+of solves against 79.7 s (+24.6 %); ``steps2`` 3,000 −29.4 %, 20,000 −23.8 % (102.3 s).
+100,000 seed 3: 2,099 products (plain 3,324), 2.14× its 3,000 count, 482.7 s (plain 205.2 s,
+the cores 167 s).  Not adopted.
 """
 
 from __future__ import annotations
@@ -51,13 +63,14 @@ import time
 import numpy as np
 from npkl_polish_proto import checked_methods, installed_row, run_over_seeds, seeds_arguments
 from scipy.optimize import Bounds, LinearConstraint, minimize
+from threadpoolctl import threadpool_limits
 
 import kernelsdp.solvers.alm_outer as alm_outer
 from kernelsdp.solvers.alm_inner import Point, evaluate
 from kernelsdp.solvers.alm_newton import SLOPE_STEP
 from kernelsdp.solvers.extragradient import project_spectraplex
 
-METHODS = ("low-rank-alm", "diagcore", "fullcore", "apgcore")
+METHODS = ("low-rank-alm", "diagcore", "fullcore", "apgcore", "aftercore", "steps2")
 #: a core column is kept where its singular value is at least this share of the largest
 #: (the Frank–Wolfe seeds' columns spread over orders; below this they carry no mass)
 KEEP_ABOVE = 1e-7
@@ -69,6 +82,12 @@ CORE_ITERATIONS = 60
 #: below one unit in its last place, so a core may end at that rounding-level rejection
 #: instead: solved as exactly as double precision allows
 APG_STEPS, APG_TOL = 2000, 1e-7
+#: ``aftercore`` (thirty-eighth pass): the core after each round, by ``apgcore``'s steps
+#: until the core's own FW gap is at most ``AFTER_SHARE`` of FY at its point; its
+#: eigenvalues floored at ``AFTER_FLOOR`` of the largest, so that no direction of span V
+#: leaves the factor (an exact core zeroes some, the factor drops them, and the check, which
+#: looks outside span V, missed them for checks on end); rounds of ``AFTER_STEPS`` Newton steps
+AFTER_SHARE, AFTER_FLOOR, AFTER_STEPS = 0.25, 1e-5, 2
 
 
 def core_basis(X: np.ndarray, LX: np.ndarray):
@@ -81,6 +100,17 @@ def core_basis(X: np.ndarray, LX: np.ndarray):
     keep = s > KEEP_ABOVE * s[0]
     U, s, Wt = U[:, keep], s[keep], Wt[keep]
     return Qx @ U, LX64 @ (Wt.T / s), s * s
+
+
+def gram_basis(X: np.ndarray, LX: np.ndarray):
+    """:func:`core_basis` from the eigenvectors of XᵀX (O(n·r²) in BLAS, where NumPy's
+    Householder QR of an n×r array took 95 ms of a 20,000 core's 115 ms): ``aftercore``'s."""
+    X64, LX64 = np.asarray(X, np.float64), np.asarray(LX, np.float64)
+    ev, R = np.linalg.eigh(X64.T @ X64)
+    keep = ev > KEEP_ABOVE**2 * ev[-1]
+    ev, R = ev[keep][::-1], R[:, keep][:, ::-1]
+    s = np.sqrt(ev)
+    return (X64 @ R) / s, (LX64 @ R) / s, ev
 
 
 def diagonal_core(prob, Q: np.ndarray, LQ: np.ndarray, c0: np.ndarray, beta, rho) -> tuple:
@@ -146,31 +176,49 @@ def full_core(prob, Q: np.ndarray, LQ: np.ndarray, beta, rho, log: dict) -> np.n
     return None if W.value is None else (W.value + W.value.T) / 2
 
 
-def apg_core(prob, Q, LQ, c0, beta, rho, log: dict) -> np.ndarray:
+def apg_core(
+    prob, Q, LQ, c0, beta, rho, log: dict, share: float | None = None, dtype=np.float64
+) -> np.ndarray | None:
     """``apgcore``'s W: accelerated projected gradient (FISTA with backtracking and
     function restarts) on the exact core of ``fullcore``, from diag(c0), in O(m·r²) dense
     products a step (the pairs' rows of Q gathered once), until the gradient mapping's
     norm lip·‖W⁺ − Y‖_F is at most ``APG_TOL``, at a step from W itself that does not lower
     φ_ρ (a restart there would repeat it: the first form of this loop did, to the cap), or
-    after ``APG_STEPS`` steps."""
+    after ``APG_STEPS`` steps.  With ``share`` (``aftercore``): also once the core's FW gap
+    ⟨G, W⟩ − min(λ_min(G), 0) at W is at most ``share`` of FY there (None if it is at the
+    start: no step is taken), its O(m·r²) products in ``dtype`` (``aftercore``: float32,
+    on both BLAS threads; every sum, φ_ρ and the projection stay in double)."""
     Lam = Q.T @ LQ
     Lam = (Lam + Lam.T) / 2
-    Qi, Qj = Q[prob.i], Q[prob.j]
+    Qd = Q.astype(dtype, copy=False)
+    Qi, Qj = Qd[prob.i], Qd[prob.j]
     a, B, sc = prob.a, prob.B, prob.scale
 
     def value(W):
-        w = B * np.einsum("ij,ij->i", Qi @ W, Qj)
+        w = B * np.einsum("ij,ij->i", Qi @ W.astype(dtype), Qj).astype(np.float64)
         env, bt = prob.envelope(w, beta, rho)
         return a * float(np.sum(Lam * W)) + env / sc, bt
 
     def gradient(bt):
-        P = Qi.T @ (bt[:, None] * Qj)
+        P = (Qi.T @ (bt.astype(dtype)[:, None] * Qj)).astype(np.float64)
         return a * Lam + (B / sc) * (P + P.T) / 2
+
+    def inexact_enough(W, bt) -> bool:
+        if share is None:
+            return False
+        G = gradient(bt)
+        fw = float(np.sum(G * W)) - min(float(np.linalg.eigvalsh(G)[0]), 0.0)
+        w = B * np.einsum("ij,ij->i", Qi @ W.astype(dtype), Qj).astype(np.float64)
+        return fw <= share * prob.fenchel_young(w, bt) / sc
 
     W = np.diag(c0)
     f, bt = value(W)
+    if inexact_enough(W, bt):
+        return None  # the round left the core solved well enough: the point stays
     Y, fy, bty, Wold, t, lip = W, f, bt, W, 1.0, 1.0
     for _ in range(APG_STEPS):
+        if inexact_enough(W, bt):
+            break
         G = gradient(bty)
         while True:  # backtracking on the quadratic upper model at Y
             Wn = project_spectraplex(Y - G / lip)
@@ -209,20 +257,26 @@ def core_step(kind: str, log: dict, prob, pt: Point, beta, rho) -> Point:
     if pt.X.shape[1] < 2:
         return pt
     t = time.perf_counter()
-    Q, LQ, c0 = core_basis(pt.X, pt.LX)
+    after = kind == "aftercore"
+    Q, LQ, c0 = (gram_basis if after else core_basis)(pt.X, pt.LX)
     if kind == "diagcore":
         c, iterations = diagonal_core(prob, Q, LQ, c0, beta, rho)
         log["iterations"] = log.get("iterations", 0) + iterations
         F = np.diag(np.sqrt(c))
+    elif kind == "fullcore":
+        W = full_core(prob, Q, LQ, beta, rho, log)
+    elif after:
+        with threadpool_limits(limits=2, user_api="blas"):
+            W = apg_core(prob, Q, LQ, c0, beta, rho, log, AFTER_SHARE, np.float32)
     else:
-        W = (
-            full_core(prob, Q, LQ, beta, rho, log)
-            if kind == "fullcore"
-            else apg_core(prob, Q, LQ, c0, beta, rho, log)
-        )
+        W = apg_core(prob, Q, LQ, c0, beta, rho, log)
+    if kind != "diagcore":
         if W is None:
             return pt
         d, E = np.linalg.eigh(W)
+        if after:  # floored, then back onto tr W ≤ 1
+            d = np.maximum(d, AFTER_FLOOR * max(d[-1], 1e-300))
+            d /= max(1.0, float(d.sum()))
         F = E * np.sqrt(np.maximum(d, 0.0))
     new = core_point(prob, Q, LQ, F, beta, rho)
     log["cores"] = log.get("cores", 0) + 1
@@ -244,8 +298,15 @@ def install(method: str, log: dict) -> None:
     def newton_after_core(prob, pt, beta, rho, *args, **kwargs):
         return own(prob, core_step(method, log, prob, pt, beta, rho), beta, rho, *args, **kwargs)
 
-    newton_after_core.without_core = own
-    alm_outer.newton = newton_after_core
+    def core_after_newton(prob, pt, beta, rho, delta, _steps, *args, **kwargs):
+        pt, delta, info = own(prob, pt, beta, rho, delta, AFTER_STEPS, *args, **kwargs)
+        if method == "aftercore":
+            pt = core_step(method, log, prob, pt, beta, rho)
+        return pt, delta, info
+
+    round_ = core_after_newton if method in ("aftercore", "steps2") else newton_after_core
+    round_.without_core = own
+    alm_outer.newton = round_
 
 
 def main() -> int:

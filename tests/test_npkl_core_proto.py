@@ -2,9 +2,12 @@
 kernel, the diagonal core meets its optimality conditions, the exact core is no worse than
 the diagonal one, the accelerated core reaches the exact one's value, a core that does not
 lower φ_ρ is not taken, and each variant's run certifies from scratch an interval that
-meets the plain solver's."""
+meets the plain solver's.  Thirty-eighth pass: ``aftercore`` (the core after each round of
+two Newton steps, stopped at its own FW gap ≤ ``AFTER_SHARE``·FY, floored) and ``steps2``."""
 
 from __future__ import annotations
+
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -44,9 +47,10 @@ def _phi(prob, Q, LQ, c, beta, rho) -> float:
     return prob.a * float(np.sum(X * (prob.L @ X))) + env / prob.scale
 
 
-def test_the_core_basis_keeps_the_kernel_and_its_product_with_l(proto):
+@pytest.mark.parametrize("basis", ["core_basis", "gram_basis"])
+def test_the_core_basis_keeps_the_kernel_and_its_product_with_l(proto, basis):
     prob, _, _, pt = _state()
-    Q, LQ, c = proto.core_basis(pt.X, pt.LX)
+    Q, LQ, c = getattr(proto, basis)(pt.X, pt.LX)
     assert np.allclose(Q.T @ Q, np.eye(Q.shape[1]), atol=1e-12)
     assert np.allclose((Q * c) @ Q.T, pt.X @ pt.X.T, atol=1e-12)
     assert np.allclose(LQ, prob.L @ Q, atol=1e-10)
@@ -90,14 +94,17 @@ def test_the_exact_core_is_no_worse_than_the_diagonal_one(proto):
     assert np.isclose(full.value, evaluate(prob, full.X, beta, rho).value, rtol=1e-12)
 
 
-@pytest.mark.parametrize("method", ["diagcore", "fullcore", "apgcore"])
+@pytest.mark.parametrize("method", ["diagcore", "fullcore", "apgcore", "aftercore", "steps2"])
 def test_a_core_variant_run_certifies_and_meets_the_plain_interval(proto, restored, method):
     small = load_benchmark("npkl_scale").instance(600)
     plain = solve(small, "low-rank-alm")
     log: dict = {}
     proto.install(method, log)
     r = solve(small, "low-rank-alm")
-    assert log["taken"] > 0  # the variant's cores moved the iterate
+    if method != "steps2":
+        assert log["taken"] > 0  # the variant's cores moved the iterate
+    else:
+        assert not log and r.info["products"] != plain.info["products"]
     assert r.info["certificate"].lower_label == "proof"
     assert r.info["relative_gap"] <= 1e-3
     assert r.lower_bound <= plain.upper_bound and plain.lower_bound <= r.upper_bound
@@ -148,3 +155,67 @@ def test_the_accelerated_core_ends_where_a_step_from_its_iterate_is_rejected(pro
     log: dict = {}
     proto.apg_core(prob, Q, LQ, c0, beta, rho, log)
     assert log["apg_steps"] < proto.APG_STEPS
+
+
+def _core_fw_and_fy(proto, prob, Q, LQ, W, beta, rho) -> tuple[float, float]:
+    """The core's FW gap ⟨G, W⟩ − min(λ_min(G), 0) and FY at K = B·Q·W·Qᵀ, from scratch."""
+    d, E = np.linalg.eigh(W)
+    pt = proto.core_point(prob, Q, LQ, E * np.sqrt(np.maximum(d, 0.0)), beta, rho)
+    _, bt = prob.envelope(pt.w, beta, rho)
+    G = Q.T @ (prob.dual_matrix(bt) @ Q) * prob.a  # the core's gradient: a·QᵀM(β̃)Q
+    fw = float(np.sum(G * W)) - min(float(np.linalg.eigvalsh(G)[0]), 0.0)
+    return fw, prob.fenchel_young(pt.w, bt) / prob.scale
+
+
+def test_the_after_core_stops_at_its_fw_share_of_fy(proto):
+    """``aftercore``'s steps end once the core's FW gap is at most ``AFTER_SHARE`` of FY
+    (checked against the gradient a·QᵀM(β̃)Q computed from scratch); asked for a share no
+    step can reach, they run on to the exact core's other ends; at a start that already
+    meets the share, none is taken (None)."""
+    prob, beta, rho, pt = _state()
+    Q, LQ, c0 = proto.gram_basis(pt.X, pt.LX)
+    fw0, fy0 = _core_fw_and_fy(proto, prob, Q, LQ, np.diag(c0), beta, rho)
+    share = 0.5 * fw0 / fy0  # the start misses it
+    log: dict = {}
+    W = proto.apg_core(prob, Q, LQ, c0, beta, rho, log, share, np.float32)
+    fw, fy = _core_fw_and_fy(proto, prob, Q, LQ, W, beta, rho)
+    assert fw <= share * fy * (1 + 1e-4) + 1e-9  # float32 products: the test's own rounding
+    steps = log["apg_steps"]
+    assert 0 < steps < proto.APG_STEPS
+    deeper: dict = {}
+    proto.apg_core(prob, Q, LQ, c0, beta, rho, deeper, 1e-3 * share, np.float32)
+    assert deeper["apg_steps"] > steps
+    assert proto.apg_core(prob, Q, LQ, c0, beta, rho, {}, 2.0 * fw0 / fy0, np.float32) is None
+
+
+def test_the_after_core_keeps_every_direction_of_span_v(proto, monkeypatch):
+    """The floor: where the core would zero a direction, the point keeps it at
+    ``AFTER_FLOOR`` of the largest weight (an exact core zeroed some, the factor dropped
+    them and the checks missed them), and tr W stays ≤ 1."""
+    prob, beta, rho, pt = _state()
+    Q, LQ, c0 = proto.gram_basis(pt.X, pt.LX)
+    W = np.zeros((c0.size, c0.size))
+    W[0, 0] = 1.0  # all the weight on one direction: the others would die
+    monkeypatch.setattr(proto, "apg_core", lambda *a, **k: W)
+    monkeypatch.setattr(
+        proto, "core_point", lambda p, Q, LQ, F, b, r: SimpleNamespace(value=-np.inf, F=F)
+    )
+    F = proto.core_step("aftercore", {}, prob, pt, beta, rho).F
+    d = np.linalg.eigvalsh(F @ F.T)
+    assert d.min() >= proto.AFTER_FLOOR * d.max() * (1 - 1e-9) and d.sum() <= 1 + 1e-12
+
+
+def test_the_after_round_variants_take_their_own_newton_steps(proto, restored, monkeypatch):
+    """``aftercore`` and ``steps2`` ask the round for ``AFTER_STEPS`` steps (not the
+    solver's ``NEWTON_STEPS``) and only ``aftercore`` runs a core after it."""
+    asked, cores = [], []
+    monkeypatch.setattr(
+        alm_outer,
+        "newton",
+        lambda p, pt, b, r, delta, steps, *a, **k: asked.append(steps) or (pt, delta, {}),
+    )
+    monkeypatch.setattr(proto, "core_step", lambda kind, log, p, pt, b, r: cores.append(kind) or pt)
+    for method in ("steps2", "aftercore"):
+        proto.install(method, {})
+        alm_outer.newton(None, "pt", None, None, 0.1, 4, 1e-3)
+    assert asked == [proto.AFTER_STEPS] * 2 and cores == ["aftercore"]
