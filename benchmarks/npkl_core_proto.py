@@ -187,7 +187,8 @@ def apg_core(
     after ``APG_STEPS`` steps.  With ``share`` (``aftercore``): also once the core's FW gap
     ⟨G, W⟩ − min(λ_min(G), 0) at W is at most ``share`` of FY there (None if it is at the
     start: no step is taken), its O(m·r²) products in ``dtype`` (``aftercore``: float32,
-    on both BLAS threads; every sum, φ_ρ and the projection stay in double)."""
+    on both BLAS threads; their sums over the pairs in float32 too, then cast: the pair
+    values, the envelope, φ_ρ and the projection in double)."""
     Lam = Q.T @ LQ
     Lam = (Lam + Lam.T) / 2
     Qd = Q.astype(dtype, copy=False)

@@ -11,8 +11,8 @@ let λ_V be the least Ritz value of M(β̃) in span V. Then exactly
 The first part is V's weight on its own directions above their bottom, which only
 re-weighting V can remove; the second is a direction V lacks, which a Frank–Wolfe step
 brings in. Printed beside them: the vertex's squared share in span V and the step t that
-the check's Frank–Wolfe line search took (the new column's squared norm; 0 where the check
-updated the multipliers instead, or took no step). The extra work
+the check's Frank–Wolfe line search returned (0 where the check updated the multipliers
+instead, or where λ ≥ 0 and the step adds no vertex). The extra work
 (one product of M with V, an s×s eigenproblem) is not counted in the products.
 
     python benchmarks/npkl_fw_split.py --n 100000 --seed 3
@@ -31,6 +31,7 @@ import sys
 import numpy as np
 from npkl_scale import instance
 
+import kernelsdp.solvers.alm_inner as alm_inner
 import kernelsdp.solvers.alm_outer as alm_outer
 from kernelsdp.solvers import solve
 
@@ -70,10 +71,20 @@ def traced(n: int, seed: int) -> tuple[list[dict], object]:
         return chk
 
     def step_with_t(prob, pt, chk, beta, rho):
-        V = step(prob, pt, chk, beta, rho)
-        s = pt.X.shape[1]
-        if V.shape[1] > s:  # the vertex's column follows (1 − t)^½·V
-            rows[-1]["t"] = float(np.sum(np.asarray(V[:, s], dtype=np.float64) ** 2))
+        searched = []
+        line_search = alm_inner.exact_step
+
+        def recorded(phi, xatol):
+            searched.append(line_search(phi, xatol))
+            return searched[-1]
+
+        alm_inner.exact_step = recorded  # the step's own line search, read as it returns
+        try:
+            V = step(prob, pt, chk, beta, rho)
+        finally:
+            alm_inner.exact_step = line_search
+        if chk.lam < 0 and searched:
+            rows[-1]["t"] = searched[-1]
         return V
 
     alm_outer.fw_check, alm_outer.fw_step = split_check, step_with_t

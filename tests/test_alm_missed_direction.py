@@ -63,6 +63,9 @@ def test_the_interval_hands_back_a_direction_below_the_checks_lambda(solved, ver
     v = high.missed
     assert v is not None and np.linalg.norm(v) == pytest.approx(1.0)
     assert (high.missed_products > 0) == (verify_max_n == 0)  # a proof's are not counted
+    # the bottom of M(β), not any direction below the check's λ (n = 300: dense)
+    bottom = np.linalg.eigvalsh(f.dual_matrix(np.asarray(beta, dtype=np.float64)).toarray())[0]
+    assert high.lam_ritz == pytest.approx(bottom, abs=1e-7)
     M = f.dual_matrix(np.asarray(beta, dtype=np.float64))
     slack = BOUND_SHARE * tight * abs(high.upper) / f.B
     assert float(v @ (M @ v)) == pytest.approx(high.lam_ritz, abs=1e-9)

@@ -181,25 +181,26 @@ def interval(
     iv = Interval(lower, upper, label, why, lam, lam_ritz, U, method, steps)
     if find_missed and below and iv.width > target_gap:
         if label == PROOF:
-            iv.missed, iv.lam_ritz = _bottom_vector(M, lam_ritz, v.estimate)
+            iv.missed, iv.lam_ritz = _bottom_vector(M, lam_ritz)
         else:
             iv.missed, iv.missed_products = rb.ritz_vector(), steps - 1
     return iv
 
 
-def _bottom_vector(M, lam_ritz: float, estimate: float) -> tuple[np.ndarray | None, float]:
+def _bottom_vector(M, lam_ritz: float) -> tuple[np.ndarray | None, float]:
     """(M's bottom eigenvector, min(its Ritz value, ``lam_ritz``)) by
     :func:`kernelsdp.linalg.extreme.extreme_eigenvalue` (dense LAPACK or Lanczos), where the
-    proof's own estimate said the caller's λ is too high (None where only Gershgorin's bound
-    came back): the proof's path hands a missed direction back too (thirty-eighth pass: at
-    n = 3,000 a path whose checks read λ −0.4191 while the proof's bound was −0.4215 stayed
+    proof's own estimate said the caller's λ is too high ((None, ``lam_ritz``) where only
+    Gershgorin's bound came back): the proof's path hands a missed direction back too
+    (thirty-eighth pass: at n = 3,000 a path whose checks read λ −0.4191 to −0.4194 while the
+    proof's bound was −0.4215 stayed
     from check 19 to 32 at estimates of 7.4e-5 to 7.5e-4, six intervals 7.4–7.8e-3 wide,
     the direction not found)."""
     from ..linalg.extreme import extreme_eigenvalue
 
     e = extreme_eigenvalue(M, "SA")
     if e.vector is None:
-        return None, min(lam_ritz, estimate)
+        return None, lam_ritz
     return e.vector / np.linalg.norm(e.vector), min(lam_ritz, e.value)
 
 
