@@ -102,12 +102,13 @@ def core_basis(X: np.ndarray, LX: np.ndarray):
     return Qx @ U, LX64 @ (Wt.T / s), s * s
 
 
-def gram_basis(X: np.ndarray, LX: np.ndarray):
+def gram_basis(X: np.ndarray, LX: np.ndarray, keep_above: float = KEEP_ABOVE):
     """:func:`core_basis` from the eigenvectors of XᵀX (O(n·r²) in BLAS, where NumPy's
-    Householder QR of an n×r array took 95 ms of a 20,000 core's 115 ms): ``aftercore``'s."""
+    Householder QR of an n×r array took 95 ms of a 20,000 core's 115 ms): ``aftercore``'s;
+    LX may be any product A·X (``npkl_fw_split.py`` passes M·X and its own ``keep_above``)."""
     X64, LX64 = np.asarray(X, np.float64), np.asarray(LX, np.float64)
     ev, R = np.linalg.eigh(X64.T @ X64)
-    keep = ev > KEEP_ABOVE**2 * ev[-1]
+    keep = ev > keep_above**2 * ev[-1]
     ev, R = ev[keep][::-1], R[:, keep][:, ::-1]
     s = np.sqrt(ev)
     return (X64 @ R) / s, (LX64 @ R) / s, ev
