@@ -118,11 +118,9 @@ def ritz_min(M, X: np.ndarray, W: np.ndarray) -> float:
 
 
 def start_block(n: int, X: np.ndarray, warm, seed: int) -> np.ndarray:
-    """The check's LOBPCG start: its warm block, off span X (as ``alm_inner._complement``)."""
+    """The check's LOBPCG start: its warm block, off span X (as ``alm_inner.fw_check``)."""
     W0 = alm_inner._start_block(n, min(alm_inner.BLOCK, n - X.shape[1] - 1), warm, seed)
-    gram = X.T @ X
-    reg = gram + 1e-12 * np.trace(gram) * np.eye(gram.shape[0])
-    return W0 - X @ np.linalg.solve(reg, X.T @ W0)
+    return alm_inner.off_span(X, W0)
 
 
 def preconditioner(name: str, prob, M, lam: float, cache: dict):

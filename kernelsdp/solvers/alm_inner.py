@@ -278,11 +278,7 @@ def _complement(M, W0: np.ndarray, X: np.ndarray, op=None) -> tuple[np.ndarray, 
     dense LAPACK on the projected M for small n (LOBPCG refuses constraints there); ``op``
     multiplies by M for LOBPCG (M itself when not given)."""
     n, k = W0.shape
-    if X.shape[1]:  # off span X by the normal equations (O(n·s·k), not lstsq's O(n·s²))
-        gram = X.T @ X
-        W0 = W0 - X @ np.linalg.solve(
-            gram + 1e-12 * np.trace(gram) * np.eye(gram.shape[0]), X.T @ W0
-        )
+    W0 = off_span(X, W0)
     if n <= DENSE_CHECK_N or n < 5 * (k + X.shape[1]):
         Q = np.linalg.qr(X)[0] if X.shape[1] else np.zeros((n, 0))
         P = np.eye(n) - Q @ Q.T
@@ -299,6 +295,15 @@ def _complement(M, W0: np.ndarray, X: np.ndarray, op=None) -> tuple[np.ndarray, 
         theta, W = _lobpcg(M if op is None else op, W0, range_basis(X))
     order = np.argsort(theta)
     return W[:, order], theta[order], k * (check_iterations(n) + 1)
+
+
+def off_span(X: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """W with its part in span X removed, by the normal equations (O(n·s·k), not lstsq's
+    O(n·s²)); W itself where X has no columns."""
+    if not X.shape[1]:
+        return W
+    gram = X.T @ X
+    return W - X @ np.linalg.solve(gram + 1e-12 * np.trace(gram) * np.eye(gram.shape[0]), X.T @ W)
 
 
 def check_iterations(n: int) -> int:
