@@ -215,11 +215,8 @@ def fw_check(
     Q = np.hstack([X64, W])
     GQ = prob.dual_times(Q)  # G·V and G·W in one product (each column as alone, bit for bit)
     GX = GQ[:, : X.shape[1]]
-    H = Q.T @ GQ
-    S = Q.T @ Q
-    H = (H + H.T) / 2
     try:
-        ev, C = sla.eigh(H, S + 1e-14 * np.trace(S) / max(S.shape[0], 1) * np.eye(S.shape[0]))
+        ev, C = ritz_pairs(Q, GQ)
     except (np.linalg.LinAlgError, ValueError):
         ev, C = theta[:1], np.eye(Q.shape[1])[:, X.shape[1] : X.shape[1] + 1]
     v = Q @ C[:, 0]
@@ -254,6 +251,15 @@ def fw_check(
         fy,
         products + X.shape[1] + k,
     )
+
+
+def ritz_pairs(Q: np.ndarray, GQ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rayleigh–Ritz of G on span Q given G·Q: the pencil (QᵀGQ, QᵀQ), the Gram matrix
+    lifted by 1e-14 of its mean diagonal (Q's columns can be nearly dependent)."""
+    H = Q.T @ GQ
+    S = Q.T @ Q
+    H = (H + H.T) / 2
+    return sla.eigh(H, S + 1e-14 * np.trace(S) / max(S.shape[0], 1) * np.eye(S.shape[0]))
 
 
 def refines_vertex(n: int) -> bool:
