@@ -37,7 +37,10 @@ Variants (``+`` joins them):
 - ``tailround``: the thirty-seventh pass's tail rounds (the option ``tail_rounds``,
   :mod:`kernelsdp.solvers.alm_tail`: after a spread check at an estimated gap ≤ 1e-2, steps
   of at most 24 CG iterations, the round ended once a lower bound on the FW gap is at most
-  half of FY).
+  half of FY);
+- ``spectral-K``: the fortieth pass's spectral start (the option ``spectral_start``,
+  :mod:`kernelsdp.solvers.alm_start`: the factor starts as the lowest K eigenvectors of M at
+  K = 0; from the start only, not with ``--resume``).
 
 ``--spectrum`` prints, after each check, where the bottom of M(β̃) lies against the factor
 (:func:`spectrum_line`, on stderr; one product with M, not counted): the check's Ritz
@@ -310,6 +313,7 @@ def run_variant(f, args) -> dict:
         inner="fista" if "fista" in args.variant.split("+") else "hybrid",
         pockets="pockets" in args.variant.split("+"),
         tail_rounds="tailround" in args.variant.split("+"),
+        spectral_start=int(numbered(args.variant, "spectral") or 0),
         progress=args.progress,
     )
     with threadpool_limits(limits=1, user_api="blas"):
@@ -344,11 +348,12 @@ def run_variant(f, args) -> dict:
 
 def _known_variant(v: str) -> bool:
     """``plain``, ``rowprec``, ``fista``, ``multifw``, or NAME-NUMBER for the numbered
-    variants (``checkit``'s a whole number of iterations)."""
+    variants (``checkit``'s a whole number of iterations, ``spectral``'s the width of the
+    solver's spectral start)."""
     name, _, number = v.partition("-")
     if not number:
         return v in ("plain", "rowprec", "fista", "multifw", "pockets", "tailround")
-    if name in ("checkit", "cgmax"):
+    if name in ("checkit", "cgmax", "spectral"):
         return number.isdigit() and int(number) > 0
     try:
         float(number)
@@ -368,7 +373,7 @@ def parse(argv=None) -> argparse.Namespace:
         "--variant",
         default="plain",
         help="plain, fista, newton-S, stagnate-K, rows-κ, rowprec, rowmask-k, hubrows-k, "
-        "kinkrows-k, checkit-N, cgmax-N, multifw, pockets, tailround (join by +)",
+        "kinkrows-k, checkit-N, cgmax-N, multifw, pockets, tailround, spectral-K (join by +)",
     )
     p.add_argument("--time-limit", type=float, default=600.0)
     p.add_argument("--log-steps", action="store_true")

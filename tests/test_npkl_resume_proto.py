@@ -1,7 +1,7 @@
 """benchmarks/npkl_resume_proto.py (issue #30, twenty-second pass): a run saved at a check
 and resumed ends count for count where the uninterrupted run ends, each step variant
 resumes in its own steps and certifies, and the stagnation rule fires only when the spread
-checks' FW gap has stopped falling."""
+checks' FW gap has stopped falling; ``spectral-K`` is the solver's spectral start."""
 
 from __future__ import annotations
 
@@ -50,6 +50,14 @@ def test_a_resumed_run_ends_where_the_uninterrupted_one_does(proto, restored, tm
     r = solve(f, "low-rank-alm", gap_tol=1e-3, inner="hybrid")
     assert (r.info["products"], r.info["checks"]) == (whole["products"], whole["checks"])
     assert r.info["relative_gap"] == whole["certified_gap"]
+
+
+def test_spectral_runs_the_solver_s_spectral_start(proto, restored):
+    f = load_benchmark("npkl_scale").instance(3000)
+    out = proto.run_variant(f, _args(proto, "--variant", "spectral-32"))
+    r = solve(f, "low-rank-alm", gap_tol=1e-3, inner="hybrid", spectral_start=32)
+    assert out["status"] == "Termination.OPTIMAL"
+    assert (r.info["products"], r.info["checks"]) == (out["products"], out["checks"])
 
 
 @pytest.mark.parametrize("variant", ["rowprec", "hubrows-20", "kinkrows-20"])
@@ -155,7 +163,8 @@ def test_a_misspelt_variant_is_refused_not_run_as_the_plain_loop(proto, capsys):
     assert proto.parse(["--variant", "fista+kinkrows-50"]).variant == "fista+kinkrows-50"
     assert proto.parse(["--variant", "checkit-24+multifw"]).variant == "checkit-24+multifw"
     assert proto.parse(["--variant", "newton-2+cgmax-24"]).variant == "newton-2+cgmax-24"
-    for wrong in ("checkit-2.5", "cgmax-2.5", "cgmax-0"):
+    assert proto.parse(["--variant", "spectral-64"]).variant == "spectral-64"
+    for wrong in ("checkit-2.5", "cgmax-2.5", "cgmax-0", "spectral-2.5"):
         with pytest.raises(SystemExit):
             proto.parse(["--variant", wrong])
 

@@ -21,6 +21,7 @@ from .alm_newton import DELTA_MAX, newton
 from .alm_pockets import take_pockets
 from .alm_problem import ScaledNPKL
 from .alm_rows import PairIndex, pocket_rows, sweep_rows
+from .alm_start import spectral_start, start_width
 from .alm_tail import TAIL_CG, in_tail, stop_rule
 from .low_rank_alm import (
     CERTIFY_AT,
@@ -110,10 +111,12 @@ class _Run:
         self.X0 = np.zeros((self.prob.n, 0), dtype=self.prob.dtype)
         self.ell = 1.0
         self.delta = DELTA_MAX / 8  # the Newton inner's trust radius
+        self.iterations, self.checks, self.eig_products = 0, 0, 0
         if start is not None:
             self._warm(start.checked(self.prob.n, f.pairs.m))
+        elif o.spectral_start and not estimate_only:
+            self._spectral(start_width(self.prob.n, o.spectral_start, rank_cap))
         self.deadline = None if o.time_limit is None else self.t0 + o.time_limit
-        self.iterations, self.checks, self.eig_products = 0, 0, 0
         self.updates = 0  # multiplier updates so far
         self.history: list[dict] = []
         self.warm = None
@@ -142,6 +145,13 @@ class _Run:
         self.beta = start.beta.copy()
         self.rho = self.rho if start.rho is None else min(start.rho, RHO_MAX * self.f.C)
         self.ell = self.ell if start.ell is None else start.ell
+
+    def _spectral(self, k: int) -> None:
+        """The factor from the bottom of M(β̃₀) (:mod:`.alm_start`), its products with M
+        counted with the eigensolver's."""
+        if k > 0:
+            self.X0, products = spectral_start(self.prob, self.beta, self.rho, k, self.o.seed)
+            self.eig_products += products
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.t0

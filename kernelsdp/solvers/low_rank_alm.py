@@ -146,6 +146,7 @@ from ..result import Result
 from .admm.factor_steps import default_rank
 from .alm_certificate import CHUNK as CERT_CHUNK
 from .alm_inner import BLOCK, refines_vertex
+from .alm_start import START_ARRAYS, start_width
 from .alm_vertex import REFINE_VECTORS
 from .base import Solver
 
@@ -314,6 +315,13 @@ class LowRankALMOptions:
         f"next step's (alm_lmp), where they fit in memory; measured with {LMP_PAIRS}; "
         "0: unpreconditioned",
     )
+    spectral_start: int = option(
+        0,
+        low=0,
+        high=RANK_CAP,
+        help="from K = 0 only: the factor starts as the lowest this many eigenvectors of "
+        "M at K = 0 (alm_start), equal weights on the whole trace; 0: K = 0",
+    )
     progress: Callable[[dict], None] | None = option(None, help="called at every FW check")
 
 
@@ -329,6 +337,7 @@ def memory_bytes_for(
     inner: str = "fista",
     keep_scratch: bool = False,
     pairs: int = 0,
+    start: int = 0,
 ) -> int:
     """The module docstring's peak, in bytes: what stays (the point V and L·V, the check's
     block and vertex, L and the pair pattern, M(β)'s pattern in double, the pair indices
@@ -339,7 +348,8 @@ def memory_bytes_for(
     S and the kink pattern); ``keep_scratch``: the
     Newton rounds keep their scratch arrays (``SCRATCH_ARRAYS``, ``SCRATCH_DOUBLE``);
     ``pairs``: the Newton steps keep that many CG pairs (:func:`.alm_lmp.pairs_bytes`, a
-    buffer the solve holds from its first round on)."""
+    buffer the solve holds from its first round on); ``start``: the spectral start's block
+    (:mod:`.alm_start`, ``START_ARRAYS`` n×start doubles before the factor exists)."""
     from .alm_anderson import vectors
     from .alm_lmp import pairs_bytes
 
@@ -366,7 +376,8 @@ def memory_bytes_for(
     cert = 8 * (2 * n * s + 2 * cert_rows * s + 3 * cert_pairs * s + 8 * n) + 12 * (nnz_L + 2 * m)
     dense = 4 * 8 * n * n if n <= verify_max_n else 0
     newton = polish_bytes(n, m, nnz_L, s) if polish else 0
-    return stays + max(loop, check, cert, dense, newton, 8 * (mixing - kept) * m)
+    first = 8 * START_ARRAYS * n * start  # the spectral start's LOBPCG
+    return stays + max(loop, check, cert, dense, newton, first, 8 * (mixing - kept) * m)
 
 
 def polish_bytes(n: int, m: int, nnz_L: int, rank: int) -> int:
@@ -422,6 +433,7 @@ def _memory(
         o.inner,
         keep_scratch,
         pairs,
+        start_width(f.n, o.spectral_start, cap),
     )
 
 

@@ -1,0 +1,103 @@
+"""The low-rank ALM's spectral start (issue #30, fortieth pass,
+:mod:`kernelsdp.solvers.alm_start`, option ``spectral_start``): the start spans the bottom
+of M(β̃₀) on the whole trace, its width follows the cap and n, a run from it certifies an
+interval that meets the plain solver's with the start's products counted as the
+eigensolver's, the default path is the plain one, the option is checked and the benchmark
+names it, and the start's peak is within the memory formula's term."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from conftest import load_benchmark, uci_trace_npkl
+
+from kernelsdp.errors import InvalidParameterError
+from kernelsdp.solvers import solve
+from kernelsdp.solvers.alm_outer import Start, _Run
+from kernelsdp.solvers.alm_problem import ScaledNPKL
+from kernelsdp.solvers.alm_start import (
+    SPECTRAL_START,
+    START_ARRAYS,
+    START_ITERATIONS,
+    spectral_start,
+    start_width,
+)
+from kernelsdp.solvers.low_rank_alm import LowRankALMOptions, _rank_cap, memory_bytes_for
+
+
+@pytest.fixture(scope="module")
+def instance():
+    return load_benchmark("npkl_scale").instance(1500)
+
+
+def test_the_start_spans_the_bottom_of_m_at_zero_on_the_whole_trace(instance):
+    prob = ScaledNPKL(instance, np.float32)
+    X, products = spectral_start(prob, np.zeros(prob.m), prob.C, 16, 0)
+    assert X.dtype == np.float32 and 0 < X.shape[1] <= 16
+    assert products == 16 * (START_ITERATIONS + 1)
+    assert np.isclose(np.linalg.norm(X.astype(np.float64)), 1.0, rtol=1e-6)  # tr K = B
+    M = prob.M.toarray()  # M(β̃₀), as the start left it: every hinge pair active
+    spectrum = np.linalg.eigvalsh(M)
+    Q = np.linalg.qr(X.astype(np.float64))[0]
+    ritz = np.linalg.eigvalsh(Q.T @ M @ Q)
+    # not converged (five iterations) but within the bottom 4k of 1,500 (measured: 46th)
+    assert ritz[-1] < 0 and ritz[-1] < spectrum[4 * 16]
+    R = np.linalg.qr(np.random.default_rng(0).standard_normal(X.shape))[0]
+    assert np.linalg.eigvalsh(R.T @ M @ R)[0] > 0  # a random block of the width does not
+
+
+def test_the_width_follows_the_cap_and_n():
+    assert start_width(100_000, 64, 256) == 64
+    assert start_width(100_000, 64, 40) == 40
+    assert start_width(100, 64, 256) == 19  # LOBPCG refuses n < 5k
+    assert start_width(4, 64, 256) == 0
+
+
+def test_a_run_from_the_start_certifies_and_meets_the_plain_interval(instance):
+    plain = solve(instance, "low-rank-alm")
+    r = solve(instance, "low-rank-alm", spectral_start=16)
+    first, plain_first = (next(h for h in x.history if "fw_gap" in h) for x in (r, plain))
+    assert plain_first["rank"] == 0 and 0 < first["rank"] <= 16
+    assert r.info["products"] != plain.info["products"]
+    assert r.info["certificate"].lower_label == "proof"
+    assert r.info["relative_gap"] <= 1e-3
+    assert r.lower_bound <= plain.upper_bound and plain.lower_bound <= r.upper_bound
+
+
+def test_the_start_s_products_are_the_eigensolver_s_and_the_default_is_k_zero(instance):
+    o = LowRankALMOptions(spectral_start=16)
+    run = _Run(instance, o, _rank_cap(instance, o))
+    assert run.eig_products == 16 * (START_ITERATIONS + 1) and run.prob.products == 0
+    assert 0 < run.X0.shape[1] <= 16
+    plain = _Run(instance, LowRankALMOptions(), run.cap)
+    assert plain.eig_products == 0 and plain.X0.shape[1] == 0  # K = 0, as before
+    # a warm start is the caller's: the spectral start is not drawn over it
+    given = Start(np.ones((instance.n, 1)), np.zeros(instance.pairs.m))
+    assert _Run(instance, o, run.cap, given).eig_products == 0
+
+
+def test_the_option_is_checked_and_the_benchmark_names_it():
+    f = uci_trace_npkl("wine", 30, "hinge")
+    for bad in (-1, 10_000, "64"):
+        with pytest.raises(InvalidParameterError):
+            solve(f, "low-rank-alm", spectral_start=bad)
+    options = load_benchmark("npkl_scale")._variant_options("start")
+    assert options == {"spectral_start": SPECTRAL_START}
+
+
+def test_the_start_s_peak_is_within_the_memory_formula_s_term():
+    f = load_benchmark("npkl_scale").instance(6000)
+    prob = ScaledNPKL(f, np.float32)
+    k = 24
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    spectral_start(prob, np.zeros(prob.m), prob.C, k, 0)
+    peak = tracemalloc.get_traced_memory()[1] - base
+    tracemalloc.stop()
+    term = 8 * START_ARRAYS * f.n * k
+    assert 0.9 * term < peak <= term  # measured 15.3 of the 16 arrays
+    args = (f.n, f.pairs.m, f.L.nnz, 8)
+    assert memory_bytes_for(*args, start=200) > memory_bytes_for(*args)  # the phase counts
