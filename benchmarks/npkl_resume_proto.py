@@ -313,7 +313,8 @@ def run_variant(f, args) -> dict:
         inner="fista" if "fista" in args.variant.split("+") else "hybrid",
         pockets="pockets" in args.variant.split("+"),
         tail_rounds="tailround" in args.variant.split("+"),
-        spectral_start=int(numbered(args.variant, "spectral") or 0),
+        # a resumed run restores its factor: no start is drawn to be thrown away
+        spectral_start=0 if args.resume else int(numbered(args.variant, "spectral") or 0),
         progress=args.progress,
     )
     with threadpool_limits(limits=1, user_api="blas"):

@@ -58,6 +58,8 @@ def test_spectral_runs_the_solver_s_spectral_start(proto, restored):
     r = solve(f, "low-rank-alm", gap_tol=1e-3, inner="hybrid", spectral_start=32)
     assert out["status"] == "Termination.OPTIMAL"
     assert (r.info["products"], r.info["checks"]) == (out["products"], out["checks"])
+    plain = solve(f, "low-rank-alm", gap_tol=1e-3, inner="hybrid")
+    assert out["products"] != plain.info["products"]  # the option reached the solver
 
 
 @pytest.mark.parametrize("variant", ["rowprec", "hubrows-20", "kinkrows-20"])

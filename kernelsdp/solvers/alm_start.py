@@ -6,16 +6,17 @@ check, and the count to an estimated gap of 1e-2 (the "body") is where the produ
 with n: 975 / 1,213 / 1,916 / 2,406 at n = 3,000 / 20,000 / 100,000 / 10⁶ (seed 0, the
 thirty-second pass).  At K = 0 every hinge pair is active (β̃ = the prox at zero pair
 values), and the bottom of M(β̃₀) is a set of medium-localised directions (at n = 20,000
-the lowest 64 eigenvectors have participation 43 to 1,368 nodes) that the optimum's factor
-takes in one by one.  A random start of the same width does not help (n = 3,000 and
-20,000, seed 0: 1,627 and 2,276 products against 1,591 and 2,177).
+the lowest 64 eigenvectors have participation 43 to 1,368 nodes), where the checks add
+about one direction a check.  A random orthonormal start of width 64 does not help
+(n = 3,000 and 20,000, seed 0: 1,627 and 2,276 products against 1,591 and 2,177).
 
 **What.**  The factor starts as the lowest ``k`` eigenvectors of M(β̃₀) (LOBPCG, a random
 block drawn with the solver's seed, ``START_ITERATIONS`` iterations: the directions need not
 be converged), those with a negative Ritz value kept, with equal weights on the whole trace
-(K = B·QQᵀ/k, ‖V‖_F = 1 in the scaled problem).  The multipliers start at zero as from
-K = 0.  The start's products with M are the eigensolver's (counted with the checks'); the
-certificate is untouched: the start only moves the iterate.
+(K = B·QQᵀ/k′ over the k′ kept, ‖V‖_F = 1 in the scaled problem).  The multipliers start
+at zero as from K = 0.  The start's products with M are the eigensolver's (counted with the
+checks'); the certificate is untouched: the start only moves the iterate.  The block is in
+double whatever the iterate's precision (its memory: ``START_ARRAYS``).
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ from .alm_problem import ScaledNPKL
 #: moved n = 100,000's count by −3 % over five seeds, within the path's spread, 128 by more)
 SPECTRAL_START = 128
 #: LOBPCG iterations of the start (n = 20,000, seed 0, k = 64: 5 iterations 1,642 products,
-#: 30 iterations 1,634, to convergence at 1e-4 (171) 1,699: the start's accuracy does not
-#: matter, its subspace does)
+#: 10 iterations 1,848, 30 1,634, to convergence at 1e-4 (171) 1,699; at 100,000, seed 0,
+#: 40 iterations 2,527 against 3,046 with 5: one seed each, not a rule)
 START_ITERATIONS = 5
 #: LOBPCG's tolerance (the iteration cap ends it first)
 START_TOL = 1e-4
@@ -43,26 +44,34 @@ START_ARRAYS = 16
 
 
 def start_width(n: int, k: int, cap: int) -> int:
-    """The start's block: k, at most the rank cap, and small enough against n for LOBPCG
-    (it refuses n < 5k) — 0 when nothing is left."""
-    return max(0, min(k, cap, n // 5 - 1))
+    """The start's block: k, at most the rank cap (84 at n = 3,000: the option's value is
+    capped there), and at most n/5 (below n = 5k SciPy's LOBPCG falls back to a dense
+    eigensolver, n² memory) — 0 when nothing is left."""
+    return max(0, min(k, cap, n // 5))
 
 
 def spectral_start(
     prob: ScaledNPKL, beta: np.ndarray, rho: float, k: int, seed: int
 ) -> tuple[np.ndarray, int]:
     """(X₀, products): the scaled factor (n×k', prob's order and dtype, ‖X₀‖_F = 1; n×0
-    when M(β̃₀) has no negative Ritz value) and the products with M spent (module
-    docstring)."""
+    when M(β̃₀) has no negative Ritz value) and the columns multiplied by M, counted as
+    LOBPCG asks for them (8k with five iterations: its start and its last Rayleigh–Ritz
+    step ask too) (module docstring)."""
     n = prob.n
     _, bt = prob.envelope(np.zeros(prob.m), beta, rho)
     prob.dual_matrix(bt)
+    columns = [0]
+
+    def times_M(Y: np.ndarray) -> np.ndarray:
+        Y = Y.reshape(n, -1)
+        columns[0] += Y.shape[1]
+        return prob.dual_times(Y)
+
+    op = spla.LinearOperator((n, n), matvec=times_M, matmat=times_M, dtype=np.float64)
     W0 = np.random.default_rng(seed).standard_normal((n, k))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # not converged: by design
-        theta, Q = spla.lobpcg(
-            prob.dual_operator(), W0, largest=False, maxiter=START_ITERATIONS, tol=START_TOL
-        )
+        theta, Q = spla.lobpcg(op, W0, largest=False, maxiter=START_ITERATIONS, tol=START_TOL)
     keep = np.flatnonzero(np.asarray(theta) < 0.0)
     X = Q[:, keep] / np.sqrt(max(len(keep), 1))
-    return X.astype(prob.dtype), k * (START_ITERATIONS + 1)
+    return X.astype(prob.dtype), columns[0]

@@ -78,8 +78,9 @@ ratio across n grew to 2.02–2.16× at every seed, since the small sizes gained
 docs/npkl.md §7, fortieth pass).  The factor starts as the lowest k eigenvectors of M at
 K = 0 (every hinge pair active) instead of K = 0.  At k = 128 the products to the certified
 1e-3 fell by 14 %, 26 % and 28 % at n = 3,000, 20,000 and 100,000 over five seeds, their
-ratio across n 1.39–1.64× at every seed, but the factor stays about twice as wide, so a solve
-takes longer (1.69× at 100,000, seed 3; 1.92× at 20,000).
+ratio across n 1.39–1.64× at every seed (at 3,000 the start is 84 wide, the rank cap), but
+the factor stays 1.8–3.4× as wide, so a solve takes longer (1.69× at 100,000, seed 3; 1.92×
+at 20,000, seed 0).
 
 **The inner tolerance is tied to the Frank–Wolfe gap.**  At every check the gap splits
 exactly as P(K) − D(β̃) = FW + FY: the subproblem's Frank–Wolfe gap
@@ -135,7 +136,9 @@ factor in double and row chunks; all along, the kept point (a copy of the factor
 its check's multipliers), L and the pair pattern in the iterate's
 precision and M(β)'s fixed pattern in double (24 + w bytes per entry with its sum and the
 maps into it, built once and written in place at each check), and the Newton steps' CG
-pairs where they are kept (4·``lmp_pairs`` arrays of (n + 1)×s) — plus the largest phase.
+pairs where they are kept (4·``lmp_pairs`` arrays of (n + 1)×s) — plus the largest phase
+(with ``spectral_start`` k, the start's LOBPCG is one: ``alm_start.START_ARRAYS`` n×k
+doubles, counted at the option's width even where a caller's warm start replaces it).
 """
 
 from __future__ import annotations
@@ -327,7 +330,8 @@ class LowRankALMOptions:
         low=0,
         high=RANK_CAP,
         help="from K = 0 only: the factor starts as the lowest this many eigenvectors of "
-        "M at K = 0 (alm_start), equal weights on the whole trace; 0: K = 0",
+        "M at K = 0 (alm_start), equal weights on the whole trace, at most the rank cap and "
+        "n/5; 0: K = 0",
     )
     progress: Callable[[dict], None] | None = option(None, help="called at every FW check")
 
@@ -383,8 +387,8 @@ def memory_bytes_for(
     cert = 8 * (2 * n * s + 2 * cert_rows * s + 3 * cert_pairs * s + 8 * n) + 12 * (nnz_L + 2 * m)
     dense = 4 * 8 * n * n if n <= verify_max_n else 0
     newton = polish_bytes(n, m, nnz_L, s) if polish else 0
-    first = 8 * START_ARRAYS * n * start  # the spectral start's LOBPCG
-    return stays + max(loop, check, cert, dense, newton, first, 8 * (mixing - kept) * m)
+    start_phase = 8 * START_ARRAYS * n * start  # the spectral start's LOBPCG, in double
+    return stays + max(loop, check, cert, dense, newton, start_phase, 8 * (mixing - kept) * m)
 
 
 def polish_bytes(n: int, m: int, nnz_L: int, rank: int) -> int:
