@@ -61,13 +61,7 @@ def spectral_start(
     _, bt = prob.envelope(np.zeros(prob.m), beta, rho)
     prob.dual_matrix(bt)
     columns = [0]
-
-    def times_M(Y: np.ndarray) -> np.ndarray:
-        Y = Y.reshape(n, -1)
-        columns[0] += Y.shape[1]
-        return prob.dual_times(Y)
-
-    op = spla.LinearOperator((n, n), matvec=times_M, matmat=times_M, dtype=np.float64)
+    op = prob.dual_operator(columns)
     W0 = np.random.default_rng(seed).standard_normal((n, k))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # not converged: by design
