@@ -21,7 +21,7 @@ from .alm_newton import DELTA_MAX, newton
 from .alm_pockets import take_pockets
 from .alm_problem import ScaledNPKL
 from .alm_rows import PairIndex, pocket_rows, sweep_rows
-from .alm_start import spectral_start, start_width
+from .alm_start import retire, spectral_start, start_width
 from .alm_tail import TAIL_CG, in_tail, stop_rule
 from .low_rank_alm import (
     CERTIFY_AT,
@@ -112,6 +112,7 @@ class _Run:
         self.ell = 1.0
         self.delta = DELTA_MAX / 8  # the Newton inner's trust radius
         self.iterations, self.checks, self.eig_products = 0, 0, 0
+        self.retire_budget = 0  # the spectral start's directions left to retire (alm_start)
         if start is not None:
             self._warm(start.checked(self.prob.n, f.pairs.m))
         elif o.spectral_start and not estimate_only:
@@ -152,6 +153,13 @@ class _Run:
         if k > 0:
             self.X0, products = spectral_start(self.prob, self.beta, self.rho, k, self.o.seed)
             self.eig_products += products
+            self.retire_budget = self.X0.shape[1]
+
+    def retired(self, X: np.ndarray) -> np.ndarray:
+        """X with the spectral start's directions that have died dropped
+        (:func:`.alm_start.retire`; X itself without a spectral start)."""
+        X, self.retire_budget = retire(X, self.retire_budget)
+        return X
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.t0
@@ -328,9 +336,10 @@ def iterate(run: _Run, schedule: Schedule | None = None):
         if chk.fw_gap <= sched.fw_share * chk.fy_gap or stalled:
             sched.update(run, chk, rec, fy_last)
             fy_last = chk.fy_gap
-            pt = evaluate(prob, pt.X, run.beta, run.rho, pt.LX)
+            X = run.retired(pt.X)
+            pt = evaluate(prob, X, run.beta, run.rho, pt.LX if X is pt.X else None)
         else:
-            pt = evaluate(prob, frank_wolfe(run, pt, chk), run.beta, run.rho)
+            pt = evaluate(prob, run.retired(frank_wolfe(run, pt, chk)), run.beta, run.rho)
         pt, stalled = _inner_round(run, pt, 0.1 * sched.fw_share * chk.fy_gap)
         status = run.out_of_budget()
         if status is not None:  # the last point, certified: OPTIMAL if that suffices
