@@ -21,6 +21,7 @@ from kernelsdp.solvers.alm_start import (
     RETIRE_RTOL,
     SPECTRAL_START,
     START_ARRAYS,
+    START_DOUBLE,
     START_ITERATIONS,
     retire,
     spectral_start,
@@ -110,8 +111,10 @@ def test_the_start_s_peak_is_within_the_memory_formula_s_term():
     spectral_start(prob, np.zeros(prob.m), prob.C, k, 0)
     peak = tracemalloc.get_traced_memory()[1] - base
     tracemalloc.stop()
-    term = 8 * START_ARRAYS * f.n * k
-    assert 0.9 * term < peak <= term  # measured 15.3 of the 16 arrays
+    term = (4 * START_ARRAYS + 8 * START_DOUBLE) * f.n * k
+    # measured 16.4 float32 words of the formula's 18 (the lower bound at 0.85, not 0.9:
+    # the product's double block is transient and is not always live at LOBPCG's peak)
+    assert 0.85 * term < peak <= term
     args = (f.n, f.pairs.m, f.L.nnz, 8)
     assert memory_bytes_for(*args, start=200) > memory_bytes_for(*args)  # the phase counts
     # and the solver's formula passes the option's width on (at most n/5 and the cap)
@@ -137,7 +140,7 @@ def test_the_start_s_peak_is_within_the_memory_formula_s_term():
 def test_retire_drops_the_smallest_directions_below_the_share_within_the_budget():
     rng = np.random.default_rng(3)
     Q = np.linalg.qr(rng.standard_normal((200, 6)))[0]
-    weights = np.array([1.0, 0.5, 0.1, 3e-4, 1e-5, 0.0])  # VᵀV's eigenvalues
+    weights = np.array([1.0, 0.5, 0.1, 3e-5, 1e-6, 0.0])  # VᵀV's eigenvalues
     assert weights[3] < RETIRE_RTOL * weights[0] < weights[2]
     mix = np.linalg.qr(rng.standard_normal((6, 6)))[0]
     X = (Q * np.sqrt(weights)) @ mix  # the directions spread over all six columns

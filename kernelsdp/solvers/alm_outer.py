@@ -339,7 +339,7 @@ def iterate(run: _Run, schedule: Schedule | None = None):
             X = run.retired(pt.X)
             pt = evaluate(prob, X, run.beta, run.rho, pt.LX if X is pt.X else None)
         else:
-            pt = evaluate(prob, run.retired(frank_wolfe(run, pt, chk)), run.beta, run.rho)
+            pt = evaluate(prob, frank_wolfe(run, pt, chk), run.beta, run.rho)
         pt, stalled = _inner_round(run, pt, 0.1 * sched.fw_share * chk.fy_gap)
         status = run.out_of_budget()
         if status is not None:  # the last point, certified: OPTIMAL if that suffices

@@ -148,21 +148,24 @@ class ScaledNPKL:
         Y = np.ascontiguousarray(Y, dtype=np.float64)
         return self.M_rows.matmul(Y, np.empty((self.n, Y.shape[1])))
 
-    def dual_operator(self, columns: list[int] | None = None) -> spla.LinearOperator:
-        """M(β) as LOBPCG's operator (:meth:`dual_times`); ``columns``: a one-item list that
-        counts the columns multiplied (the spectral start's products, :mod:`.alm_start`)."""
-        times = self.dual_times
-        if columns is not None:
+    def dual_operator(
+        self, columns: list[int] | None = None, dtype=np.float64
+    ) -> spla.LinearOperator:
+        """M(β) as LOBPCG's operator (:meth:`dual_times`, the product in double, returned
+        in ``dtype``: the spectral start's block is the iterate's); ``columns``: a one-item
+        list that counts the columns multiplied (the spectral start's products,
+        :mod:`.alm_start`)."""
 
-            def times(Y: np.ndarray) -> np.ndarray:
+        def times(Y: np.ndarray) -> np.ndarray:
+            if columns is not None:
                 columns[0] += Y.shape[1]
-                return self.dual_times(Y)
+            return self.dual_times(Y).astype(dtype, copy=False)
 
         return spla.LinearOperator(
             (self.n, self.n),
             matvec=lambda x: times(x.reshape(-1, 1)).ravel(),
             matmat=times,
-            dtype=np.float64,
+            dtype=dtype,
         )
 
     # ----- pairs -------------------------------------------------------------------------

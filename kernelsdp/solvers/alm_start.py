@@ -15,21 +15,22 @@ block drawn with the solver's seed, ``START_ITERATIONS`` iterations: the directi
 be converged), those with a negative Ritz value kept, with equal weights on the whole trace
 (K = B·QQᵀ/k′ over the k′ kept, ‖V‖_F = 1 in the scaled problem).  The multipliers start
 at zero as from K = 0.  The start's products with M are the eigensolver's (counted with the
-checks'); the certificate is untouched: the start only moves the iterate.  The block is in
-double whatever the iterate's precision (its memory: ``START_ARRAYS``).
+checks'); the certificate is untouched: the start only moves the iterate.  The block is in the
+iterate's precision (its memory: ``START_ARRAYS``; in float32 the start took 1.78 s at
+n = 20,000, k = 128, against 3.49 s in double, and its Ritz values agreed to 7 digits).
 
 **Its columns retired** (:func:`retire`, the forty-first pass).  Most of the start's
 directions are not the optimum's (rank 17 / 39 at n = 3,000 / 20,000 against a start of
 84 / 128): the gradient steps shrink them geometrically, but the thin SVD after a
-Frank–Wolfe step drops only what is below ``SHRINK_RTOL`` (1e-7) of the largest, and the
-tail takes no Frank–Wolfe step, so the factor kept the start's width to the end (1.8–3.4×
-the default's; n = 20,000: 32.1 s against 16.7 s).  At each multiplier update and after
-each Frank–Wolfe step the directions below ``RETIRE_RTOL`` of the largest are dropped, at
-most as many in all as the start had: a direction the optimum needs but holds below that
-share is dropped at most that often before the default's 1e-7 takes over (at 1e-2 without
-that budget, n = 3,000 cycled to the iteration limit: the checks re-added the 17th
-direction and the thin SVD dropped it).  Any factor with ‖V‖_F ≤ 1 is feasible, so the
-certificate is untouched.
+Frank–Wolfe step drops only what is below ``SHRINK_RTOL`` (1e-7), and the tail takes no
+Frank–Wolfe step, so the factor kept the start's width to the end (1.8–3.4× the default's;
+n = 20,000: 32.1 s against 16.7 s).  At each multiplier update (the subproblem solved to
+its tolerance) the directions below ``RETIRE_RTOL`` of the largest are dropped, at most as
+many in all as the start had: a direction the optimum needs but holds below that share is
+dropped at most that often before the default's 1e-7 takes over (a share of 1e-2 without
+the budget cycled at n = 3,000: the checks re-added the 17th direction and the thin SVD
+dropped it).  Not after a Frank–Wolfe step, whose new direction starts small.  Any factor
+with ‖V‖_F ≤ 1 is feasible, so the certificate is untouched.
 """
 
 from __future__ import annotations
@@ -50,15 +51,19 @@ SPECTRAL_START = 128
 START_ITERATIONS = 5
 #: LOBPCG's tolerance (the iteration cap ends it first)
 START_TOL = 1e-4
-#: n×k double arrays the start holds at its peak (LOBPCG's X, R, P and their products
-#: with M, its Rayleigh–Ritz blocks), for the memory formula (tracemalloc: 15.2–15.4 at
-#: n = 6,000 and 20,000, k = 24 to 128; at 10⁶, k = 128, the run's peak RSS was 17.2 GiB)
+#: n×k arrays of the iterate's precision the start holds at its peak (LOBPCG's X, R, P and
+#: their products with M, its Rayleigh–Ritz blocks), and ``START_DOUBLE`` n×k doubles
+#: besides in single precision (the product with M is taken in double); tracemalloc at
+#: n = 6,000, k = 24 to 128: 15.3–15.8 in double, 16.4–16.8 float32 words in single (at
+#: 10⁶, k = 128, in double, the fortieth pass's run peaked at 17.2 GiB RSS)
 START_ARRAYS = 16
+START_DOUBLE = 1
 #: the start's directions retired below this share of the factor's largest (the Gram
-#: eigenvalues of VᵀV; n = 3,000 / 20,000, seeds 0–4: the factor fell to rank 17–18 /
-#: 38–39, and the products stayed those of the unretired start; 1e-2 cycled without the
-#: budget, and a gate on φ refused every drop)
-RETIRE_RTOL = 1e-3
+#: eigenvalues of VᵀV).  n = 100,000, seeds 0 / 1: 1e-3 left rank 71 / 78 at the end against
+#: the default's 84 and took 2,514 / 2,758 products, 1e-4 2,299 / 2,447 (the start unretired:
+#: 2,124 / 2,066, default 2,841 / 2,632): the optimum's smallest directions at 10⁵ lie below
+#: 1e-3 of its largest.  1e-2 cycled without the budget, and a gate on φ refused every drop
+RETIRE_RTOL = 1e-4
 
 
 def start_width(n: int, k: int, cap: int) -> int:
@@ -79,12 +84,12 @@ def spectral_start(
     _, bt = prob.envelope(np.zeros(prob.m), beta, rho)
     prob.dual_matrix(bt)
     columns = [0]
-    op = prob.dual_operator(columns)
-    W0 = np.random.default_rng(seed).standard_normal((n, k))
+    op = prob.dual_operator(columns, prob.dtype)
+    W0 = np.random.default_rng(seed).standard_normal((n, k)).astype(prob.dtype)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # not converged: by design
         theta, Q = spla.lobpcg(op, W0, largest=False, maxiter=START_ITERATIONS, tol=START_TOL)
-    keep = np.flatnonzero(np.asarray(theta) < 0.0)
+    keep = np.flatnonzero(np.asarray(theta) < 0.0)  # NaN (a failed block): none kept
     X = Q[:, keep] / np.sqrt(max(len(keep), 1))
     return X.astype(prob.dtype), columns[0]
 

@@ -138,7 +138,8 @@ precision and M(β)'s fixed pattern in double (24 + w bytes per entry with its s
 maps into it, built once and written in place at each check), and the Newton steps' CG
 pairs where they are kept (4·``lmp_pairs`` arrays of (n + 1)×s) — plus the largest phase
 (with ``spectral_start`` k, the start's LOBPCG is one: ``alm_start.START_ARRAYS`` n×k
-doubles, counted at the option's width even where a caller's warm start replaces it).
+arrays of the iterate's precision, and in single ``START_DOUBLE`` n×k doubles for its
+products, counted at the option's width even where a caller's warm start replaces it).
 """
 
 from __future__ import annotations
@@ -156,7 +157,7 @@ from ..result import Result
 from .admm.factor_steps import default_rank
 from .alm_certificate import CHUNK as CERT_CHUNK
 from .alm_inner import BLOCK, refines_vertex
-from .alm_start import START_ARRAYS, start_width
+from .alm_start import START_ARRAYS, START_DOUBLE, start_width
 from .alm_vertex import REFINE_VECTORS
 from .base import Solver
 
@@ -360,7 +361,8 @@ def memory_bytes_for(
     Newton rounds keep their scratch arrays (``SCRATCH_ARRAYS``, ``SCRATCH_DOUBLE``);
     ``pairs``: the Newton steps keep that many CG pairs (:func:`.alm_lmp.pairs_bytes`, a
     buffer the solve holds from its first round on); ``start``: the spectral start's block
-    (:mod:`.alm_start`, ``START_ARRAYS`` n×start doubles before the factor exists)."""
+    (:mod:`.alm_start`, ``START_ARRAYS`` n×start arrays of the word and ``START_DOUBLE``
+    doubles in single precision, before the factor exists)."""
     from .alm_anderson import vectors
     from .alm_lmp import pairs_bytes
 
@@ -387,7 +389,8 @@ def memory_bytes_for(
     cert = 8 * (2 * n * s + 2 * cert_rows * s + 3 * cert_pairs * s + 8 * n) + 12 * (nnz_L + 2 * m)
     dense = 4 * 8 * n * n if n <= verify_max_n else 0
     newton = polish_bytes(n, m, nnz_L, s) if polish else 0
-    start_phase = 8 * START_ARRAYS * n * start  # the spectral start's LOBPCG, in double
+    # the spectral start's LOBPCG in the iterate's precision, its products in double
+    start_phase = (word * START_ARRAYS + (8 * START_DOUBLE if word == 4 else 0)) * n * start
     return stays + max(loop, check, cert, dense, newton, start_phase, 8 * (mixing - kept) * m)
 
 
