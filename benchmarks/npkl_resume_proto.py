@@ -40,7 +40,9 @@ Variants (``+`` joins them):
   half of FY);
 - ``spectral-K``: the fortieth pass's spectral start (the option ``spectral_start``,
   :mod:`kernelsdp.solvers.alm_start`: the factor starts as the lowest K eigenvectors of M at
-  K = 0; from the start only, not with ``--resume``).
+  K = 0, and since the forty-first pass its dead directions are retired; from the start
+  only, not with ``--resume``).  Without it the prototype starts from K = 0, as the logs
+  before the forty-first pass did, although the solver's default is now the start.
 
 ``--spectrum`` prints, after each check, where the bottom of M(β̃) lies against the factor
 (:func:`spectrum_line`, on stderr; one product with M, not counted): the check's Ritz
@@ -195,7 +197,8 @@ class Loop:
             if self.stagnated(chk) or gate:
                 sched.update(run, chk, rec, self.fy_last)
                 self.fy_last = chk.fy_gap
-                pt = evaluate(prob, pt.X, run.beta, run.rho, pt.LX)
+                X = run.retired(pt.X)  # the spectral start's dead directions, as the solver
+                pt = evaluate(prob, X, run.beta, run.rho, pt.LX if X is pt.X else None)
             else:
                 # the solver's step and pockets; alm_outer.fw_step is looked up at each
                 # call (``multifw`` replaces it)

@@ -30,14 +30,15 @@ shared: compare the ratios, not the absolute times.
     python benchmarks/npkl_scale.py --quick --solvers admm,low-rank-alm:fista,low-rank-alm:newton
     python benchmarks/npkl_scale.py --seeds 0,1,2,3,4 --solvers low-rank-alm,low-rank-alm:lmp
     python benchmarks/npkl_scale.py --quick --seeds 0,1,2,3,4 --solvers low-rank-alm:tail
-    python benchmarks/npkl_scale.py --seeds 0,1,2,3,4 --solvers low-rank-alm,low-rank-alm:start
+    python benchmarks/npkl_scale.py --seeds 0,1,2,3,4 --solvers low-rank-alm,low-rank-alm:zero
     python benchmarks/npkl_scale.py --quick --plot gap.png  # every run's curve, drawn
 
 (``low-rank-alm:fista`` and ``low-rank-alm:newton`` pick the ALM's inner steps, FISTA or
 trust-region Newton; ``low-rank-alm:lmp`` preconditions the Newton steps' CG by the step
 before, the option ``lmp_pairs``; ``low-rank-alm:tail`` takes the tail's rounds, the option
-``tail_rounds``; ``low-rank-alm:start`` starts from the bottom of M at K = 0, the option
-``spectral_start``; each variant gets its own bars.)
+``tail_rounds``; ``low-rank-alm:zero`` starts from K = 0 instead of the bottom of M there,
+the option ``spectral_start`` at 0 (the default before the forty-first pass); each variant
+gets its own bars.)
 
 **Over seeds** (``--seeds 0,1,2``): each solver's option ``seed`` (the ALM's eigensolvers'
 random starts, ADMM's starting noise) takes each value in turn on the same instance, and
@@ -264,17 +265,16 @@ def _variant_options(variant: str) -> dict:
     pick its inner steps, ``lmp`` the Newton steps' CG preconditioned by the step before
     (``lmp_pairs``, :mod:`kernelsdp.solvers.alm_lmp`, at its measured ``LMP_PAIRS``),
     ``tail`` the tail's rounds (``tail_rounds``, :mod:`kernelsdp.solvers.alm_tail`),
-    ``start`` the spectral start (``spectral_start``, :mod:`kernelsdp.solvers.alm_start`, at
-    its measured ``SPECTRAL_START``)."""
-    from kernelsdp.solvers.alm_start import SPECTRAL_START
+    ``zero`` from K = 0 without the spectral start (``spectral_start`` 0,
+    :mod:`kernelsdp.solvers.alm_start`)."""
     from kernelsdp.solvers.low_rank_alm import LMP_PAIRS
 
     if variant == "lmp":
         return {"lmp_pairs": LMP_PAIRS}
     if variant == "tail":
         return {"tail_rounds": True}
-    if variant == "start":
-        return {"spectral_start": SPECTRAL_START}
+    if variant == "zero":
+        return {"spectral_start": 0}
     return {"inner": variant} if variant else {}
 
 
@@ -447,7 +447,7 @@ def main() -> int:
         default=",".join(COMPARED),
         help="side by side: these solvers (low-rank-alm:fista or :newton picks its inner "
         "steps, :lmp its CG preconditioned by the step before, :tail the tail's rounds, "
-        ":start the spectral start)",
+        ":zero from K = 0 without the spectral start)",
     )
     ap.add_argument("--child", nargs=2, metavar=("SOLVER", "N"), help=argparse.SUPPRESS)
     ap.add_argument(

@@ -2,8 +2,8 @@
 :mod:`kernelsdp.solvers.alm_start`, option ``spectral_start``): the start spans the bottom
 of M(β̃₀) on the whole trace, its width follows the cap and n, a run from it certifies an
 interval that meets the plain solver's with the start's products counted as the
-eigensolver's, the default path is the plain one, the option is checked and the benchmark
-names it, and the start's peak is within the memory formula's term."""
+eigensolver's, it is the default (0: K = 0, the plain path), the option is checked and the
+benchmark names the plain path, and the start's peak is within the memory formula's term."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_the_width_follows_the_cap_and_n():
 
 
 def test_a_run_from_the_start_certifies_and_meets_the_plain_interval(instance):
-    plain = solve(instance, "low-rank-alm")
+    plain = solve(instance, "low-rank-alm", spectral_start=0)
     r = solve(instance, "low-rank-alm", spectral_start=16)
     first, plain_first = (next(h for h in x.history if "fw_gap" in h) for x in (r, plain))
     assert plain_first["rank"] == 0 and 0 < first["rank"] <= 16
@@ -78,15 +78,17 @@ def test_a_run_from_the_start_certifies_and_meets_the_plain_interval(instance):
     assert r.lower_bound <= plain.upper_bound and plain.lower_bound <= r.upper_bound
 
 
-def test_the_start_s_products_are_the_eigensolver_s_and_the_default_is_k_zero(instance):
+def test_the_start_s_products_are_the_eigensolver_s_and_zero_is_k_zero(instance):
     o = LowRankALMOptions(spectral_start=16)
     run = _Run(instance, o, _rank_cap(instance, o))
     prob = ScaledNPKL(instance, np.float32)
     X, products = spectral_start(prob, np.zeros(prob.m), prob.C, 16, 0)
     assert run.eig_products == products and run.prob.products == 0
     np.testing.assert_array_equal(run.X0, X)
-    plain = _Run(instance, LowRankALMOptions(), run.cap)
+    plain = _Run(instance, LowRankALMOptions(spectral_start=0), run.cap)
     assert plain.eig_products == 0 and plain.X0.shape[1] == 0  # K = 0, as before
+    default = _Run(instance, LowRankALMOptions(), run.cap)  # the start, at its width
+    assert default.X0.shape[1] > 16 and default.retire_budget == default.X0.shape[1]
     # a warm start is the caller's: the spectral start is not drawn over it
     given = _Run(instance, o, run.cap, Start(np.ones((instance.n, 1)), np.zeros(prob.m)))
     assert given.eig_products == 0 and given.X0.shape[1] == 1
@@ -97,8 +99,9 @@ def test_the_option_is_checked_and_the_benchmark_names_it():
     for bad in (-1, 10_000, "64"):
         with pytest.raises(InvalidParameterError):
             solve(f, "low-rank-alm", spectral_start=bad)
-    options = load_benchmark("npkl_scale")._variant_options("start")
-    assert options == {"spectral_start": SPECTRAL_START}
+    assert LowRankALMOptions().spectral_start == SPECTRAL_START  # the default
+    options = load_benchmark("npkl_scale")._variant_options("zero")
+    assert options == {"spectral_start": 0}
 
 
 def test_the_start_s_peak_is_within_the_memory_formula_s_term():
@@ -133,7 +136,7 @@ def test_the_start_s_peak_is_within_the_memory_formula_s_term():
         start=start_width(f.n, 200, cap),
     )
     assert LowRankALM().memory_bytes(f, o) > LowRankALM().memory_bytes(
-        f, LowRankALMOptions(precision="double")
+        f, LowRankALMOptions(spectral_start=0, precision="double")
     )
 
 
@@ -170,5 +173,5 @@ def test_a_run_from_the_start_retires_its_dead_directions_within_its_budget(inst
     pt, status = iterate(run)
     # measured: 59 directions at the start, 14 at the end (15 by default from K = 0 … 32)
     assert 0 <= run.retire_budget < width and pt.X.shape[1] < width / 2
-    plain = _Run(instance, LowRankALMOptions(precision="double"), run.cap)
+    plain = _Run(instance, LowRankALMOptions(spectral_start=0, precision="double"), run.cap)
     assert plain.retire_budget == 0 and plain.retired(run.X0) is run.X0

@@ -1,5 +1,6 @@
 """The spectral start of the low-rank augmented Lagrangian (:mod:`.low_rank_alm`, option
-``spectral_start``; issue #30, fortieth pass, docs/npkl.md §7).
+``spectral_start``, the default since the forty-first pass; issue #30, fortieth pass,
+docs/npkl.md §7).
 
 **Why.**  From K = 0 the factor is built by the Frank–Wolfe checks, about one direction a
 check, and the count to an estimated gap of 1e-2 (the "body") is where the products grow
@@ -42,8 +43,9 @@ import scipy.sparse.linalg as spla
 
 from .alm_problem import ScaledNPKL
 
-#: the start's width as measured (``npkl_scale.py``'s variant ``low-rank-alm:start``; 64
-#: moved n = 100,000's count by −3 % over five seeds, within the path's spread, 128 by more)
+#: the start's width, the option's default (the fortieth pass: 64 moved n = 100,000's count
+#: by −3 % over five seeds, within the path's spread, 128 by more; retired, 128 took
+#: 13 % / 26 % / 19 % fewer products at n = 3,000 / 20,000 / 100,000 than K = 0)
 SPECTRAL_START = 128
 #: LOBPCG iterations of the start (n = 20,000, seed 0, k = 64: 5 iterations 1,642 products,
 #: 10 iterations 1,848, 30 1,634, to convergence at 1e-4 (171) 1,699; at 100,000, seed 0,

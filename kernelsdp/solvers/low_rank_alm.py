@@ -74,13 +74,15 @@ tail updated at every check).  Over five seeds it took 14.5 % fewer products at 
 0.4 % fewer at 20,000 and 4.6 % fewer at 100,000 (docs/measurements.md), but the products
 ratio across n grew to 2.02–2.16× at every seed, since the small sizes gained most.
 
-**The spectral start** (option ``spectral_start``, off by default; :mod:`.alm_start`,
-docs/npkl.md §7, fortieth pass).  The factor starts as the lowest k eigenvectors of M at
-K = 0 (every hinge pair active) instead of K = 0.  At k = 128 the products to the certified
-1e-3 fell by 14 %, 26 % and 28 % at n = 3,000, 20,000 and 100,000 over five seeds, their
-ratio across n 1.39–1.64× at every seed (at 3,000 the start is 84 wide, the rank cap), but
-the factor stays 1.8–3.4× as wide, so a solve takes longer (1.69× at 100,000, seed 3; 1.92×
-at 20,000, seed 0).
+**The spectral start** (option ``spectral_start``, on by default since the forty-first
+pass; :mod:`.alm_start`, docs/npkl.md §7).  The factor starts as the lowest k = 128
+eigenvectors of M at K = 0 (every hinge pair active) instead of K = 0, and the start's
+directions that die are retired at the multiplier updates (below 1e-4 of the largest, at
+most k of them).  Over five seeds the products to the certified 1e-3 fell by 13 %, 26 % and
+19 % at n = 3,000, 20,000 and 100,000, their ratio across n 1.56–1.92× at every seed (from
+K = 0 1.68–2.11×), the factor no wider than from K = 0 by the end (the fortieth pass's
+start, unretired, stayed 1.8–3.4× as wide and took 1.92× the time at 20,000).
+``spectral_start=0`` starts from K = 0 as before.
 
 **The inner tolerance is tied to the Frank–Wolfe gap.**  At every check the gap splits
 exactly as P(K) − D(β̃) = FW + FY: the subproblem's Frank–Wolfe gap
@@ -157,7 +159,7 @@ from ..result import Result
 from .admm.factor_steps import default_rank
 from .alm_certificate import CHUNK as CERT_CHUNK
 from .alm_inner import BLOCK, refines_vertex
-from .alm_start import START_ARRAYS, START_DOUBLE, start_width
+from .alm_start import SPECTRAL_START, START_ARRAYS, START_DOUBLE, start_width
 from .alm_vertex import REFINE_VECTORS
 from .base import Solver
 
@@ -327,12 +329,12 @@ class LowRankALMOptions:
         "0: unpreconditioned",
     )
     spectral_start: int = option(
-        0,
+        SPECTRAL_START,
         low=0,
         high=RANK_CAP,
-        help="from K = 0 only: the factor starts as the lowest this many eigenvectors of "
-        "M at K = 0 (alm_start), equal weights on the whole trace, at most the rank cap and "
-        "n/5; 0: K = 0",
+        help="without a warm start: the factor starts as the lowest this many eigenvectors "
+        "of M at K = 0 (alm_start), equal weights on the whole trace, at most the rank cap "
+        "and n/5, and the ones that die are retired; 0: K = 0",
     )
     progress: Callable[[dict], None] | None = option(None, help="called at every FW check")
 
