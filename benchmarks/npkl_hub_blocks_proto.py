@@ -337,7 +337,14 @@ def variant_row(method: str, n: int, args) -> dict:
         install_blocks(method.endswith("+fw"), log)
     f = instance(n)
     t = time.perf_counter()
-    r = solve(f, "low-rank-alm", gap_tol=args.gap, time_limit=args.time_limit, seed=args.seed)
+    r = solve(
+        f,
+        "low-rank-alm",
+        gap_tol=args.gap,
+        time_limit=args.time_limit,
+        seed=args.seed,
+        spectral_start=0,
+    )
     return {**alm_row(r, time.perf_counter() - t), "log": log}
 
 

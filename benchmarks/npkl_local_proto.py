@@ -309,7 +309,14 @@ def variant_row(method: str, n: int, args) -> dict:
     f = instance(n)
     t = time.perf_counter()
     inner = "hybrid" if method.startswith("hybrid") else "newton"
-    r = solve(f, "low-rank-alm", gap_tol=args.gap, time_limit=args.time_limit, inner=inner)
+    r = solve(
+        f,
+        "low-rank-alm",
+        gap_tol=args.gap,
+        time_limit=args.time_limit,
+        inner=inner,
+        spectral_start=0,
+    )
     dt = time.perf_counter() - t
     return {
         **alm_row(r, dt),
@@ -353,7 +360,7 @@ def diagnose(n: int, args) -> None:
     plain_check = alm_outer.fw_check
     alm_outer.fw_check = check
     options = {"gap_tol": args.gap, "time_limit": args.time_limit, "inner": args.inner}
-    solve(f, "low-rank-alm", progress=report, **options)
+    solve(f, "low-rank-alm", progress=report, spectral_start=0, **options)
     print(f"  {sum(seen.values())} localised checks below the level on {len(seen)} nodes")
 
 

@@ -79,7 +79,14 @@ def installed_row(install, method: str, n: int, args) -> dict:
     install(method, log)
     f = instance(n)
     t = time.perf_counter()
-    r = solve(f, "low-rank-alm", gap_tol=args.gap, time_limit=args.time_limit, seed=args.seed)
+    r = solve(
+        f,
+        "low-rank-alm",
+        gap_tol=args.gap,
+        time_limit=args.time_limit,
+        seed=args.seed,
+        spectral_start=0,
+    )
     return {**alm_row(r, time.perf_counter() - t), "log": log}
 
 
@@ -88,7 +95,7 @@ def _polished(n: int, gap: float, switch: float, limit: float) -> dict:
     an estimated gap ≤ switch, certified once their active sets settle."""
     f = instance(n)
     t = time.perf_counter()
-    r = solve(f, "low-rank-alm", gap_tol=gap, time_limit=limit, polish_at=switch)
+    r = solve(f, "low-rank-alm", gap_tol=gap, time_limit=limit, polish_at=switch, spectral_start=0)
     dt = time.perf_counter() - t
     newton = [h for h in r.history if "newton_step" in h]
     first = newton[0]["time_s"] if newton else float("nan")

@@ -128,7 +128,7 @@ from kernelsdp.solvers.low_rank_alm import LowRankALMOptions, _rank_cap
 RUN_FIELDS = (
     "beta", "rho", "ell", "delta", "iterations", "checks", "eig_products", "updates",
     "history", "warm", "next_certify", "best", "kept", "answer_check", "localised",
-    "hub_rows", "pockets", "pockets_s",
+    "hub_rows", "pockets", "pockets_s", "retire_budget",
 )  # fmt: skip
 MIX_FIELDS = ("values", "residuals", "last_fy", "resets", "capped")
 #: ``stagnate-K``: the spread checks' FW gap must fall below this share of its best

@@ -510,6 +510,12 @@ def main() -> int:
         if seeds is None:
             print(f"npkl_scale: --seeds takes integers >= 0 (e.g. 0,1,2), not {a.seeds!r}")
             return 2
+        if "low-rank-alm:start" in a.solvers.split(","):  # the fortieth pass's variant
+            print(
+                "npkl_scale: low-rank-alm:start is gone: the spectral start is low-rank-alm's "
+                "default since the forty-first pass (low-rank-alm:zero starts from K = 0)"
+            )
+            return 2
         return side_by_side(sizes, a.solvers.split(","), a.time_limit, seeds, a.plot)
     admm = {k: v for k, v in (("rank_start", a.rank_start), ("rank", a.rank)) if v is not None}
     n = a.n or (20_000 if a.quick else 100_000)

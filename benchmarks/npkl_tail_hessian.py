@@ -85,7 +85,7 @@ def captured_state(n: int, seed: int, low: float, high: float) -> dict:
 
     alm_outer._inner_round = capture
     try:
-        solve(instance(n), "low-rank-alm", seed=seed, precision="double")
+        solve(instance(n), "low-rank-alm", seed=seed, precision="double", spectral_start=0)
     finally:
         alm_outer._inner_round = inner_round
     if not kept:

@@ -171,7 +171,7 @@ def test_a_run_from_the_start_retires_its_dead_directions_within_its_budget(inst
     width = run.X0.shape[1]
     assert run.retire_budget == width > 32
     pt, status = iterate(run)
-    # measured: 59 directions at the start, 14 at the end (15 by default from K = 0 … 32)
+    # measured: 59 directions at the start, 14 at the end (32 from K = 0)
     assert 0 <= run.retire_budget < width and pt.X.shape[1] < width / 2
     plain = _Run(instance, LowRankALMOptions(spectral_start=0, precision="double"), run.cap)
     assert plain.retire_budget == 0 and plain.retired(run.X0) is run.X0

@@ -18,20 +18,21 @@ be converged), those with a negative Ritz value kept, with equal weights on the 
 at zero as from K = 0.  The start's products with M are the eigensolver's (counted with the
 checks'); the certificate is untouched: the start only moves the iterate.  The block is in the
 iterate's precision (its memory: ``START_ARRAYS``; in float32 the start took 1.78 s at
-n = 20,000, k = 128, against 3.49 s in double, and its Ritz values agreed to 7 digits).
+n = 20,000, k = 128, against 3.49 s in double, one BLAS thread, and its Ritz values agreed
+to 7 digits, but the path moves: n = 100,000 seed 1 took 2,634 products against 2,447).
 
-**Its columns retired** (:func:`retire`, the forty-first pass).  Most of the start's
-directions are not the optimum's (rank 17 / 39 at n = 3,000 / 20,000 against a start of
-84 / 128): the gradient steps shrink them geometrically, but the thin SVD after a
-Frank–Wolfe step drops only what is below ``SHRINK_RTOL`` (1e-7), and the tail takes no
-Frank–Wolfe step, so the factor kept the start's width to the end (1.8–3.4× the default's;
-n = 20,000: 32.1 s against 16.7 s).  At each multiplier update (the subproblem solved to
-its tolerance) the directions below ``RETIRE_RTOL`` of the largest are dropped, at most as
-many in all as the start had: a direction the optimum needs but holds below that share is
-dropped at most that often before the default's 1e-7 takes over (a share of 1e-2 without
-the budget cycled at n = 3,000: the checks re-added the 17th direction and the thin SVD
-dropped it).  Not after a Frank–Wolfe step, whose new direction starts small.  Any factor
-with ‖V‖_F ≤ 1 is feasible, so the certificate is untouched.
+**Its columns retired** (:func:`retire`, the forty-first pass). Most of the start's
+directions are not the optimum's (the factor ends at rank 18 / 41–44 at n = 3,000 / 20,000
+against a start of 84 / 128): the gradient steps shrink them geometrically, but the thin SVD
+after a Frank–Wolfe step drops only what is below ``SHRINK_RTOL`` (1e-7), and the tail takes
+no Frank–Wolfe step, so the factor kept the start's width to the end (1.8–3.4× that from
+K = 0; n = 20,000: 32.1 s against 16.7 s). At each multiplier update (the subproblem solved
+to its tolerance) the directions below ``RETIRE_RTOL`` of the largest are dropped, at most
+as many in all as the start had: a direction the optimum needs but holds below that share is
+dropped at most that often before the default's 1e-7 takes over (a share of 1e-2 without the
+budget cycled at n = 3,000: the checks re-added the 17th direction and the thin SVD dropped
+it). Not after a Frank–Wolfe step, whose new direction starts small. Any factor with ‖V‖_F ≤
+1 is feasible, so the certificate is untouched.
 """
 
 from __future__ import annotations
@@ -61,10 +62,11 @@ START_TOL = 1e-4
 START_ARRAYS = 16
 START_DOUBLE = 1
 #: the start's directions retired below this share of the factor's largest (the Gram
-#: eigenvalues of VᵀV).  n = 100,000, seeds 0 / 1: 1e-3 left rank 71 / 78 at the end against
-#: the default's 84 and took 2,514 / 2,758 products, 1e-4 2,299 / 2,447 (the start unretired:
-#: 2,124 / 2,066, default 2,841 / 2,632): the optimum's smallest directions at 10⁵ lie below
-#: 1e-3 of its largest.  1e-2 cycled without the budget, and a gate on φ refused every drop
+#: eigenvalues of VᵀV). n = 100,000, seeds 0 / 1, in double: 1e-3 (at the updates) left rank
+#: 71 / 78 at the end (from K = 0: 84 at seed 3, 155 at seed 1) and took 2,514 / 2,758
+#: products, 1e-4 2,299 / 2,447 (the start unretired: 2,124 / 2,066; from K = 0 2,841 /
+#: 2,632): the optimum's smallest directions at 10⁵ lie below 1e-3 of its largest. 1e-2
+#: cycled without the budget, and a gate on φ refused every drop
 RETIRE_RTOL = 1e-4
 
 
