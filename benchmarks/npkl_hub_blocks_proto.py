@@ -49,15 +49,13 @@ import time
 
 import numpy as np
 from npkl_polish_proto import (
-    alm_row,
     checked_methods,
+    installed_row,
     run_over_seeds,
     seeds_arguments,
 )
-from npkl_scale import instance
 
 import kernelsdp.solvers.alm_outer as alm_outer
-from kernelsdp.solvers import solve
 from kernelsdp.solvers.alm_certificate import interval
 from kernelsdp.solvers.alm_inner import Point, _dot, evaluate, participation
 from kernelsdp.solvers.low_rank_alm import LOCALISED  # a vertex on fewer nodes is localised
@@ -329,23 +327,15 @@ def install_local_update(log: dict) -> None:
     alm_outer.fw_step, alm_outer._inner_round = step, inner_round
 
 
-def variant_row(method: str, n: int, args) -> dict:
-    log: dict = {}
+def _install(method: str, log: dict) -> None:
     if method == "local-update":
         install_local_update(log)
     else:
         install_blocks(method.endswith("+fw"), log)
-    f = instance(n)
-    t = time.perf_counter()
-    r = solve(
-        f,
-        "low-rank-alm",
-        gap_tol=args.gap,
-        time_limit=args.time_limit,
-        seed=args.seed,
-        spectral_start=0,
-    )
-    return {**alm_row(r, time.perf_counter() - t), "log": log}
+
+
+def variant_row(method: str, n: int, args) -> dict:
+    return installed_row(_install, method, n, args)
 
 
 def main() -> int:
