@@ -396,13 +396,20 @@ def participation(v: np.ndarray) -> float:
     return float(np.sum(sq)) ** 2 / quartic if quartic > 0 else 0.0
 
 
+def gram_eigh(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(X in double, the eigenvalues of XᵀX ascending, their eigenvectors): the thin SVD
+    that :func:`shrink` and :func:`.alm_start.retire` truncate (X·Q's columns)."""
+    G = np.asarray(X, dtype=np.float64)
+    ev, Q = np.linalg.eigh(G.T @ G)
+    return G, ev, Q
+
+
 def shrink(X: np.ndarray, cap: int) -> np.ndarray:
     """The thin SVD of X from the eigenvectors of XᵀX (double): columns below
     ``SHRINK_RTOL`` of the largest dropped, at most ``cap`` kept."""
     if X.shape[1] == 0:
         return X
-    G = np.asarray(X, dtype=np.float64)
-    ev, Q = np.linalg.eigh(G.T @ G)
+    G, ev, Q = gram_eigh(X)
     keep = np.flatnonzero(ev > SHRINK_RTOL * max(ev[-1], 1e-300))[::-1][:cap]
     return (G @ Q[:, keep]).astype(X.dtype)
 

@@ -42,6 +42,7 @@ import warnings
 import numpy as np
 import scipy.sparse.linalg as spla
 
+from .alm_inner import gram_eigh
 from .alm_problem import ScaledNPKL
 
 #: the start's width, the option's default (the fortieth pass: 64 moved n = 100,000's count
@@ -104,8 +105,7 @@ def retire(X: np.ndarray, budget: int) -> tuple[np.ndarray, int]:
     most ``budget`` of them; X itself when none is (module docstring)."""
     if budget <= 0 or X.shape[1] == 0:
         return X, budget
-    G = np.asarray(X, dtype=np.float64)
-    ev, Q = np.linalg.eigh(G.T @ G)
+    G, ev, Q = gram_eigh(X)
     below = int(np.count_nonzero(ev <= RETIRE_RTOL * max(ev[-1], 1e-300)))
     drop = min(below, budget)
     if drop == 0:
