@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 from conftest import traced_peak, two_class_npkl, uci_trace_npkl
 
 from kernelsdp.certificate import PROBABLE, PROOF
@@ -183,6 +184,41 @@ def test_the_check_s_complement_is_off_a_dependent_factor_s_span():
     assert np.all(np.isfinite(theta)) and theta[0] <= -0.9
 
 
+def test_the_single_precision_check_works_off_a_dependent_factor_from_its_warm_block(
+    monkeypatch,
+):
+    """In single precision the check's LOBPCG runs in float32 against an orthonormal basis
+    of span X (its Gram in double; forty-second pass): a factor whose columns are dependent
+    (one twice another, singular values down to 1e-5 besides) needs no retry from a fresh
+    start, the block and its Ritz values agree with the double check's off the same span
+    (an orthonormal basis of it: X itself needs a fresh start in double), the block is off
+    span X, and the products are the columns LOBPCG asked for (its start, each iteration
+    and its last Rayleigh–Ritz block)."""
+    rng = np.random.default_rng(0)
+    n = 2_000
+    X = rng.standard_normal((n, 6)) * np.logspace(0, -5, 6)
+    X = np.hstack([X, 2.0 * X[:, :1]])
+    M = sp.diags(np.linspace(-1.0, 1.0, n)).tocsr()
+    W0 = rng.standard_normal((n, 4))
+    calls, plain = [], alm_inner._lobpcg
+
+    def recorded(op, start, Y):
+        calls.append(start.dtype)
+        return plain(op, start, Y)
+
+    monkeypatch.setattr(alm_inner, "_lobpcg", recorded)
+    asked = []
+    op = spla.aslinearoperator(M)
+    op.matmat = lambda Y: asked.append(Y.shape[1]) or M @ Y
+    W32, theta32, products = _complement(M, W0.astype(np.float32), X.astype(np.float32), op)
+    assert calls == [np.float32] and W32.dtype == theta32.dtype == np.float32
+    Q = range_basis(X)  # double, off the same span (X itself would need a fresh start)
+    _, theta64, _ = _complement(M, W0, Q)
+    assert np.allclose(theta32, theta64, atol=1e-5)
+    assert np.abs(Q.T @ W32).max() <= 1e-6
+    assert products == sum(asked) >= 4 * (alm_inner.check_iterations(n) + 1)
+
+
 def test_the_check_retries_lobpcg_from_a_fresh_start_off_span_x(monkeypatch):
     """LOBPCG also refuses a start whose vectors are dependent (n = 450, l2, double, a
     0.05 s limit: the warm block's least singular value 2e-15 of 1, and the solve raised
@@ -210,7 +246,8 @@ def test_the_check_retries_lobpcg_from_a_fresh_start_off_span_x(monkeypatch):
 
 def test_the_check_s_lobpcg_iterations_grow_with_log_n_above_twenty_thousand(monkeypatch):
     """Six iterations up to n = 20,000, as many again per factor five of n (twenty-sixth
-    pass): 12 at 100,000, 21 at 10⁶; LOBPCG is given the count for the block's n."""
+    pass): 12 at 100,000, 21 at 10⁶; LOBPCG is given the count for the block's n, and the
+    products reported are the columns it asked the operator for (forty-second pass)."""
     counts = {n: alm_inner.check_iterations(n) for n in (60, 3_000, 20_000, 100_000, 10**6)}
     assert counts == {60: 6, 3_000: 6, 20_000: 6, 100_000: 12, 10**6: 21}
     sizes = np.geomspace(20_000, 10**7, 40).astype(int)
@@ -219,6 +256,8 @@ def test_the_check_s_lobpcg_iterations_grow_with_log_n_above_twenty_thousand(mon
 
     def lobpcg(op, W0, Y, largest, maxiter, tol):
         seen.append((W0.shape[0], maxiter))
+        for _ in range(maxiter + 2):  # the start, each iteration, the last Rayleigh–Ritz
+            op @ W0
         return np.zeros(W0.shape[1]), W0
 
     monkeypatch.setattr(alm_inner.spla, "lobpcg", lobpcg)
@@ -226,7 +265,7 @@ def test_the_check_s_lobpcg_iterations_grow_with_log_n_above_twenty_thousand(mon
     M = sp.diags(np.linspace(-1.0, 1.0, 600)).tocsr()
     W0 = np.random.default_rng(0).standard_normal((600, 4))
     _, _, products = alm_inner._complement(M, W0, np.zeros((600, 0)))
-    assert seen == [(600, 6)] and products == 4 * (6 + 1)
+    assert seen == [(600, 6)] and products == 4 * (6 + 2)
 
 
 def test_reordering_is_undone_on_the_way_out():

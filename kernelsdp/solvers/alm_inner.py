@@ -81,6 +81,8 @@ SHRINK_RTOL = 1e-7
 #: LOBPCG's constraints when the factor's own are dependent: directions of X whose squared
 #: singular value is below this share of the largest are dropped (:func:`range_basis`)
 RANGE_RTOL = 1e-12
+#: single-precision rows cast to double at a time by :func:`gram_eigh` and :func:`rotated`
+DOUBLE_ROWS = 65_536
 
 
 @dataclass
@@ -204,40 +206,44 @@ class Check:
 def fw_check(
     prob: ScaledNPKL, pt: Point, beta: np.ndarray, rho: float, warm: np.ndarray | None, seed: int
 ) -> Check:
-    """The FW check at ``pt`` (module docstring).  Eigen-work in double."""
+    """The FW check at ``pt`` (module docstring).  LOBPCG in the iterate's precision (its
+    constraints an orthonormal basis of span V in single, :func:`range_basis`), the
+    products with M, the Rayleigh–Ritz pencil and the vertex in double."""
     X, n = pt.X, prob.n
     _, bt = prob.envelope(pt.w, beta, rho)
     M = prob.dual_matrix(bt)
-    X64 = np.asarray(X, dtype=np.float64)
-    k = min(BLOCK, n - X.shape[1] - 1)
-    W0 = _start_block(n, k, warm, seed)
-    W, theta, products = _complement(M, W0, X64, prob.dual_operator())
-    Q = np.hstack([X64, W])
+    s = X.shape[1]
+    k = min(BLOCK, n - s - 1)
+    W0 = _start_block(n, k, warm, seed, X.dtype)
+    W, theta, products = _complement(M, W0, X, prob.dual_operator())
+    # [V, W] in double, V's columns cast into place (no separate double copy of V)
+    Q = np.empty((n, s + W.shape[1]))
+    Q[:, :s], Q[:, s:] = X, W
     GQ = prob.dual_times(Q)  # G·V and G·W in one product (each column as alone, bit for bit)
-    GX = GQ[:, : X.shape[1]]
+    GX = GQ[:, :s]
     try:
         ev, C = ritz_pairs(Q, GQ)
     except (np.linalg.LinAlgError, ValueError):
-        ev, C = theta[:1], np.eye(Q.shape[1])[:, X.shape[1] : X.shape[1] + 1]
+        ev, C = theta[:1], np.eye(Q.shape[1])[:, s : s + 1]
     v = Q @ C[:, 0]
     v /= np.linalg.norm(v)
     lam = float(ev[0])
-    a, s = prob.a, prob.scale
-    primal = a * _dot(X, pt.LX) + prob.loss_value(pt.w) / s
+    a, sc = prob.a, prob.scale
+    primal = a * _dot(X, pt.LX) + prob.loss_value(pt.w) / sc
     if refines_vertex(n):  # V, W coupled: .alm_vertex
         tol = alm_vertex.RTOL * max(abs(primal), 1e-300) / a
         lam, v, refine = alm_vertex.refined_vertex(prob.dual_operator(), v, lam, tol)
         products += refine
-    vv = _dot(X64, X64)
+    vv = _dot(X, X)
     # ⟨V, G·V⟩ by BLAS over contiguous copies, as before; G·V's columns (a strided slice)
     # are copied into Q's own memory, which is not read again, where ravel made a fresh
     # n×s array (n = 10⁶, s = 95: 1.7 s of a 13.5 s check, its pages' first touch)
     GX_flat = Q.reshape(-1)[: GX.size].reshape(GX.shape)
     np.copyto(GX_flat, GX)
-    vgv = _dot(X64, GX_flat)
-    dual = a * min(lam, 0.0) - prob.conjugate_sum(bt) / s
+    vgv = _dot(X, GX_flat)
+    dual = a * min(lam, 0.0) - prob.conjugate_sum(bt) / sc
     fw = a * (vgv - min(lam, 0.0))
-    fy = prob.fenchel_young(pt.w, bt) / s
+    fy = prob.fenchel_young(pt.w, bt) / sc
     return Check(
         bt,
         lam,
@@ -249,7 +255,7 @@ def fw_check(
         dual,
         fw,
         fy,
-        products + X.shape[1] + k,
+        products + s + k,
     )
 
 
@@ -268,39 +274,64 @@ def refines_vertex(n: int) -> bool:
     return n >= max(alm_vertex.REFINE_FROM, DENSE_CHECK_N + 1)
 
 
-def _start_block(n: int, k: int, warm: np.ndarray | None, seed: int) -> np.ndarray:
-    """LOBPCG's start: the last check's block, its missing columns drawn (the draw of all
-    k columns, whose warm ones are overwritten: skipped when the warm block is whole)."""
+def _start_block(
+    n: int, k: int, warm: np.ndarray | None, seed: int, dtype=np.float64
+) -> np.ndarray:
+    """LOBPCG's start in ``dtype``: the last check's block, its missing columns drawn (the
+    draw of all k columns, whose warm ones are overwritten: skipped when the warm block is
+    whole)."""
     if warm is not None and 0 <= k <= warm.shape[1]:
-        return np.array(warm[:, :k], dtype=np.float64, order="C")
+        return np.array(warm[:, :k], dtype=dtype, order="C")
     W0 = np.random.default_rng(seed).standard_normal((n, k))
     if warm is not None and warm.shape[1]:
         W0[:, : warm.shape[1]] = warm
-    return W0
+    return W0.astype(dtype, copy=False)
 
 
 def _complement(M, W0: np.ndarray, X: np.ndarray, op=None) -> tuple[np.ndarray, np.ndarray, int]:
-    """The lowest eigenpairs of M orthogonal to span(X): LOBPCG's block (directions), or
-    dense LAPACK on the projected M for small n (LOBPCG refuses constraints there); ``op``
-    multiplies by M for LOBPCG (M itself when not given)."""
+    """The lowest eigenpairs of M orthogonal to span(X), and the columns multiplied by M:
+    LOBPCG's block (directions) in W₀'s precision, or dense LAPACK on the projected M for
+    small n (LOBPCG refuses constraints there); ``op`` multiplies by M for LOBPCG (M itself
+    when not given).  In single precision the constraints are :func:`range_basis` (SciPy
+    factors their Gram in single, which X's own, its condition up to 1/``SHRINK_RTOL``,
+    would fail)."""
     n, k = W0.shape
-    W0 = off_span(X, W0)
     if n <= DENSE_CHECK_N or n < 5 * (k + X.shape[1]):
+        X = np.asarray(X, dtype=np.float64)
         Q = np.linalg.qr(X)[0] if X.shape[1] else np.zeros((n, 0))
         P = np.eye(n) - Q @ Q.T
         w, V = np.linalg.eigh(P @ (M.toarray() @ P))
         keep = np.flatnonzero(np.abs(Q.T @ V).sum(axis=0) < 0.5)[:k]  # off span X
         return V[:, keep], w[keep], n
+    times = _counted(M if op is None else op, n, W0.dtype)
+    Y = X if W0.dtype == np.float64 else range_basis(X)
     try:
-        theta, W = _lobpcg(M if op is None else op, W0, X)
+        W0 = off_span(X, W0) if Y is X else W0 - Y @ (Y.T @ W0)  # Y orthonormal: no Gram
+        theta, W = _lobpcg(times, W0, Y)
     except ValueError:
         # LOBPCG refuses linearly dependent constraints (X's Gram singular) or starts (the
         # warm block's vectors, seeded into X by the last Frank–Wolfe step, lie in span X):
         # again with an orthonormal basis of span X and a fresh random start
-        W0 = np.random.default_rng(n).standard_normal((n, k))
-        theta, W = _lobpcg(M if op is None else op, W0, range_basis(X))
+        W0 = np.random.default_rng(n).standard_normal((n, k)).astype(W0.dtype)
+        theta, W = _lobpcg(times, W0, range_basis(X) if Y is X else Y)
     order = np.argsort(theta)
-    return W[:, order], theta[order], k * (check_iterations(n) + 1)
+    return W[:, order], theta[order], times.columns
+
+
+def _counted(A, n: int, dtype) -> spla.LinearOperator:
+    """A (a matrix or an operator, its product in double) as LOBPCG's operator in ``dtype``,
+    counting the columns it multiplies (``.columns``: SciPy's LOBPCG also multiplies its
+    start and its last Rayleigh–Ritz block, so a formula from the iteration count was low)."""
+
+    def times(Y: np.ndarray) -> np.ndarray:
+        op.columns += Y.shape[1]
+        return np.asarray(A @ Y).astype(dtype, copy=False)
+
+    op = spla.LinearOperator(
+        (n, n), matvec=lambda x: times(x.reshape(-1, 1)).ravel(), matmat=times, dtype=dtype
+    )
+    op.columns = 0
+    return op
 
 
 def off_span(X: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -335,17 +366,17 @@ def _lobpcg(op, W0: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def range_basis(X: np.ndarray) -> np.ndarray:
-    """An orthonormal basis of span X from the eigenvectors of XᵀX, the directions whose
-    squared singular value is below ``RANGE_RTOL`` of the largest dropped.  LOBPCG's
-    constraints must have a Cholesky-factorable Gram, and the factor's columns can be
-    exactly dependent: the Newton steps move [V; σ] on its sphere, and V alone loses a
-    rank where the slack row σ carries it (n = 3,000 in double: XᵀX's least eigenvalue
-    −1e-18 of 0.44, width 46 — LOBPCG raised and the solve crashed).  The directions
-    dropped are below the check's tolerance; the Rayleigh–Ritz pencil that follows still
-    uses X itself."""
-    ev, Q = np.linalg.eigh(X.T @ X)
-    keep = ev > RANGE_RTOL * max(ev[-1], 1e-300)
-    return (X @ Q[:, keep]) / np.sqrt(ev[keep])
+    """An orthonormal basis of span X (X's dtype, computed in double: :func:`gram_eigh`,
+    :func:`rotated`), the directions whose squared singular value is below ``RANGE_RTOL``
+    of the largest dropped.  LOBPCG's constraints must have a Cholesky-factorable Gram, and
+    the factor's columns can be exactly dependent: the Newton steps move [V; σ] on its
+    sphere, and V alone loses a rank where the slack row σ carries it (n = 3,000 in double:
+    XᵀX's least eigenvalue −1e-18 of 0.44, width 46 — LOBPCG raised and the solve crashed).
+    The directions dropped are below the check's tolerance; the Rayleigh–Ritz pencil that
+    follows still uses X itself."""
+    ev, Q = gram_eigh(X)
+    keep = ev > RANGE_RTOL * max(ev[-1], 1e-300) if len(ev) else np.zeros(0, dtype=bool)
+    return rotated(X, Q[:, keep] / np.sqrt(ev[keep]))
 
 
 def fw_step(prob: ScaledNPKL, pt: Point, chk: Check, beta: np.ndarray, rho: float) -> np.ndarray:
@@ -362,15 +393,18 @@ def fw_step(prob: ScaledNPKL, pt: Point, chk: Check, beta: np.ndarray, rho: floa
         return a * ((1 - t) * lap_x + t * lap_v) + env / s
 
     t = exact_step(phi, 1e-8)
-    cols = [math.sqrt(1.0 - t) * np.asarray(X, dtype=np.float64)]
-    if t > 0 and chk.lam < 0:
-        cols.append(math.sqrt(t) * v[:, None])
     seeds = chk.block[:, below_level(chk)]
+    add = 1 if t > 0 and chk.lam < 0 else 0
+    # V = [√(1−t)·X, √t·v, the seeds] written in the iterate's dtype (no double copy of X)
+    s = X.shape[1]
+    V = np.empty((prob.n, s + add + seeds.shape[1]), dtype=prob.dtype)
+    np.multiply(X, math.sqrt(1.0 - t), out=V[:, :s], casting="unsafe")
+    if add:
+        V[:, s] = math.sqrt(t) * v
     if seeds.shape[1]:
         total = max(_dot(X, X), 1e-12)
-        cols.append(seeds * math.sqrt(SEED_WEIGHT * total / seeds.shape[1]))
-    V = np.hstack(cols)
-    return _project(V).astype(prob.dtype)
+        V[:, s + add :] = seeds * math.sqrt(SEED_WEIGHT * total / seeds.shape[1])
+    return _project(V)
 
 
 def exact_step(phi, xatol: float) -> float:
@@ -396,12 +430,34 @@ def participation(v: np.ndarray) -> float:
     return float(np.sum(sq)) ** 2 / quartic if quartic > 0 else 0.0
 
 
-def gram_eigh(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(X in double, the eigenvalues of XᵀX ascending, their eigenvectors): the thin SVD
-    that :func:`shrink` and :func:`.alm_start.retire` truncate (X·Q's columns)."""
-    G = np.asarray(X, dtype=np.float64)
-    ev, Q = np.linalg.eigh(G.T @ G)
-    return G, ev, Q
+def gram_eigh(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the eigenvalues of XᵀX ascending, their eigenvectors), XᵀX in double: the thin
+    SVD that :func:`shrink`, :func:`range_basis` and :func:`.alm_start.retire` truncate.
+    Single-precision rows are cast ``DOUBLE_ROWS`` at a time (no n×s double copy: at 10⁶,
+    width 150, the copy and its first touch were 1.2 GB and half of a 4.4 s shrink)."""
+    if X.dtype == np.float64:
+        G = X.T @ X
+    else:
+        G = np.zeros((X.shape[1], X.shape[1]))
+        for rows in _row_chunks(X.shape[0]):
+            c = X[rows].astype(np.float64)
+            G += c.T @ c
+    return np.linalg.eigh(G)
+
+
+def rotated(X: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """X·T in X's dtype, the product in double (single-precision rows cast ``DOUBLE_ROWS``
+    at a time, as :func:`gram_eigh`)."""
+    if X.dtype == np.float64:
+        return X @ T
+    out = np.empty((X.shape[0], T.shape[1]), dtype=X.dtype)
+    for rows in _row_chunks(X.shape[0]):
+        out[rows] = X[rows].astype(np.float64) @ T
+    return out
+
+
+def _row_chunks(n: int):
+    return (slice(lo, lo + DOUBLE_ROWS) for lo in range(0, n, DOUBLE_ROWS))
 
 
 def shrink(X: np.ndarray, cap: int) -> np.ndarray:
@@ -409,9 +465,9 @@ def shrink(X: np.ndarray, cap: int) -> np.ndarray:
     ``SHRINK_RTOL`` of the largest dropped, at most ``cap`` kept."""
     if X.shape[1] == 0:
         return X
-    G, ev, Q = gram_eigh(X)
+    ev, Q = gram_eigh(X)
     keep = np.flatnonzero(ev > SHRINK_RTOL * max(ev[-1], 1e-300))[::-1][:cap]
-    return (G @ Q[:, keep]).astype(X.dtype)
+    return rotated(X, Q[:, keep])
 
 
 # ----- small helpers --------------------------------------------------------------------

@@ -42,7 +42,7 @@ import warnings
 import numpy as np
 import scipy.sparse.linalg as spla
 
-from .alm_inner import gram_eigh
+from .alm_inner import gram_eigh, rotated
 from .alm_problem import ScaledNPKL
 
 #: the start's width, the option's default (the fortieth pass: 64 moved n = 100,000's count
@@ -105,9 +105,9 @@ def retire(X: np.ndarray, budget: int) -> tuple[np.ndarray, int]:
     most ``budget`` of them; X itself when none is (module docstring)."""
     if budget <= 0 or X.shape[1] == 0:
         return X, budget
-    G, ev, Q = gram_eigh(X)
+    ev, Q = gram_eigh(X)
     below = int(np.count_nonzero(ev <= RETIRE_RTOL * max(ev[-1], 1e-300)))
     drop = min(below, budget)
     if drop == 0:
         return X, budget
-    return (G @ Q[:, drop:][:, ::-1]).astype(X.dtype), budget - drop
+    return rotated(X, Q[:, drop:][:, ::-1]), budget - drop
