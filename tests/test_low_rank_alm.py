@@ -184,9 +184,7 @@ def test_the_check_s_complement_is_off_a_dependent_factor_s_span():
     assert np.all(np.isfinite(theta)) and theta[0] <= -0.9
 
 
-def test_the_single_precision_check_works_off_a_dependent_factor_from_its_warm_block(
-    monkeypatch,
-):
+def test_the_single_precision_check_needs_no_retry_off_a_dependent_factor(monkeypatch):
     """In single precision the check's LOBPCG runs in float32 against an orthonormal basis
     of span X (its Gram in double; forty-second pass): a factor whose columns are dependent
     (one twice another, singular values down to 1e-5 besides) needs no retry from a fresh
@@ -217,6 +215,34 @@ def test_the_single_precision_check_works_off_a_dependent_factor_from_its_warm_b
     assert np.allclose(theta32, theta64, atol=1e-5)
     assert np.abs(Q.T @ W32).max() <= 1e-6
     assert products == sum(asked) >= 4 * (alm_inner.check_iterations(n) + 1)
+
+
+def test_the_single_precision_check_falls_back_to_double_when_float32_lobpcg_fails(
+    monkeypatch,
+):
+    """Where float32 LOBPCG is refused twice (or returns non-finite values), the check is
+    done again in double against X itself: finite directions off span X, every column
+    multiplied counted."""
+    rng = np.random.default_rng(1)
+    n = 600
+    X = rng.standard_normal((n, 5))
+    M = sp.diags(np.linspace(-1.0, 1.0, n)).tocsr()
+    W0 = rng.standard_normal((n, 4))
+    calls, plain = [], alm_inner._lobpcg
+
+    def refusing_single(op, start, Y):
+        calls.append(start.dtype)
+        if start.dtype == np.float32:
+            op @ start  # a column asked for before the refusal: counted too
+            raise ValueError("eigh has failed in lobpcg postprocessing")
+        return plain(op, start, Y)
+
+    monkeypatch.setattr(alm_inner, "_lobpcg", refusing_single)
+    W, theta, products = _complement(M, W0.astype(np.float32), X.astype(np.float32))
+    assert calls == [np.float32, np.float32, np.float64]
+    assert W.dtype == np.float64 and np.all(np.isfinite(theta)) and theta[0] <= -0.9
+    assert np.abs(range_basis(X).T @ W).max() <= 1e-8
+    assert products > 2 * 4
 
 
 def test_the_check_retries_lobpcg_from_a_fresh_start_off_span_x(monkeypatch):

@@ -13,11 +13,11 @@ spectraplex tr K ≤ B of :mod:`.alm_problem`), after HALLaR's hybrid low-rank m
 - **the Frank–Wolfe check** (:func:`fw_check`): the bottom of the spectrum of
   G = M(β̃) = ∇_K Φ outside the factor's span (LOBPCG, block ``BLOCK``, constrained
   orthogonal to V and warm-started from the last call's block, :func:`check_iterations`
-  iterations: more as n grows), then Rayleigh–Ritz on
-  [V, W], the lowest pair refined by the Lanczos recurrence from it (:mod:`.alm_vertex`:
-  the coupling of V and W that the constrained block does not see): the FW vertex v, the
-  Ritz value λ ≈ λ_min(G), the FW gap a·(⟨V, GV⟩ − min(λ, 0)) of the convex subproblem in
-  K, and the dual estimate;
+  iterations: more as n grows; in the iterate's precision, the products with G in
+  double), then Rayleigh–Ritz on [V, W], the lowest pair refined by the Lanczos
+  recurrence from it (:mod:`.alm_vertex`: the coupling of V and W that the constrained
+  block does not see): the FW vertex v, the Ritz value λ ≈ λ_min(G), the FW gap
+  a·(⟨V, GV⟩ − min(λ, 0)) of the convex subproblem in K, and the dual estimate;
 - **the Frank–Wolfe step** (:func:`fw_step`): K ← (1 − t)K + t·vvᵀ (scaled: the vertex is
   B·vvᵀ when λ < 0, else 0) with an exact line search on the convex scalar function
   φ((1 − t)K + t·vvᵀ) (each value O(m)); the width grows by one, plus the block's other
@@ -235,9 +235,9 @@ def fw_check(
         lam, v, refine = alm_vertex.refined_vertex(prob.dual_operator(), v, lam, tol)
         products += refine
     vv = _dot(X, X)
-    # ⟨V, G·V⟩ by BLAS over contiguous copies, as before; G·V's columns (a strided slice)
-    # are copied into Q's own memory, which is not read again, where ravel made a fresh
-    # n×s array (n = 10⁶, s = 95: 1.7 s of a 13.5 s check, its pages' first touch)
+    # ⟨V, G·V⟩ over contiguous arrays (by BLAS in double, row by row in single: _dot);
+    # G·V's columns (a strided slice) are copied into Q's own memory, which is not read
+    # again, where ravel made a fresh n×s array (n = 10⁶, s = 95: 1.7 s of a 13.5 s check)
     GX_flat = Q.reshape(-1)[: GX.size].reshape(GX.shape)
     np.copyto(GX_flat, GX)
     vgv = _dot(X, GX_flat)
@@ -304,16 +304,28 @@ def _complement(M, W0: np.ndarray, X: np.ndarray, op=None) -> tuple[np.ndarray, 
         keep = np.flatnonzero(np.abs(Q.T @ V).sum(axis=0) < 0.5)[:k]  # off span X
         return V[:, keep], w[keep], n
     times = _counted(M if op is None else op, n, W0.dtype)
-    Y = X if W0.dtype == np.float64 else range_basis(X)
+    if W0.dtype == np.float64:
+        Y, W0 = X, off_span(X, W0)
+    else:
+        Y = range_basis(X)
+        W0 = W0 - Y @ (Y.T @ W0)  # Y orthonormal: no Gram
     try:
-        W0 = off_span(X, W0) if Y is X else W0 - Y @ (Y.T @ W0)  # Y orthonormal: no Gram
         theta, W = _lobpcg(times, W0, Y)
     except ValueError:
         # LOBPCG refuses linearly dependent constraints (X's Gram singular) or starts (the
         # warm block's vectors, seeded into X by the last Frank–Wolfe step, lie in span X):
         # again with an orthonormal basis of span X and a fresh random start
         W0 = np.random.default_rng(n).standard_normal((n, k)).astype(W0.dtype)
-        theta, W = _lobpcg(times, W0, range_basis(X) if Y is X else Y)
+        try:
+            theta, W = _lobpcg(times, W0, range_basis(X) if Y is X else Y)
+        except ValueError:
+            if Y is X:
+                raise
+            theta = np.full(k, np.nan)
+    if W0.dtype != np.float64 and not np.all(np.isfinite(theta)):
+        # single precision broke down (or its retry was refused): the check again in double
+        W, theta, more = _complement(M, W0.astype(np.float64), X.astype(np.float64), op)
+        return W, theta, times.columns + more
     order = np.argsort(theta)
     return W[:, order], theta[order], times.columns
 
@@ -394,16 +406,16 @@ def fw_step(prob: ScaledNPKL, pt: Point, chk: Check, beta: np.ndarray, rho: floa
 
     t = exact_step(phi, 1e-8)
     seeds = chk.block[:, below_level(chk)]
-    add = 1 if t > 0 and chk.lam < 0 else 0
+    add = int(t > 0 and chk.lam < 0)
     # V = [√(1−t)·X, √t·v, the seeds] written in the iterate's dtype (no double copy of X)
-    s = X.shape[1]
-    V = np.empty((prob.n, s + add + seeds.shape[1]), dtype=prob.dtype)
-    np.multiply(X, math.sqrt(1.0 - t), out=V[:, :s], casting="unsafe")
+    width = X.shape[1]
+    V = np.empty((prob.n, width + add + seeds.shape[1]), dtype=prob.dtype)
+    np.multiply(X, math.sqrt(1.0 - t), out=V[:, :width], casting="unsafe")
     if add:
-        V[:, s] = math.sqrt(t) * v
+        V[:, width] = math.sqrt(t) * v
     if seeds.shape[1]:
         total = max(_dot(X, X), 1e-12)
-        V[:, s + add :] = seeds * math.sqrt(SEED_WEIGHT * total / seeds.shape[1])
+        V[:, width + add :] = seeds * math.sqrt(SEED_WEIGHT * total / seeds.shape[1])
     return _project(V)
 
 
@@ -457,6 +469,7 @@ def rotated(X: np.ndarray, T: np.ndarray) -> np.ndarray:
 
 
 def _row_chunks(n: int):
+    """Slices of ``DOUBLE_ROWS`` rows covering 0..n."""
     return (slice(lo, lo + DOUBLE_ROWS) for lo in range(0, n, DOUBLE_ROWS))
 
 
