@@ -115,7 +115,8 @@ def ritz_min(M, X: np.ndarray, W: np.ndarray) -> float:
 
 
 def start_block(n: int, X: np.ndarray, warm, seed: int) -> np.ndarray:
-    """The check's LOBPCG start: its warm block, off span X (as ``alm_inner.fw_check``)."""
+    """The check's LOBPCG start: its warm block, off span X (as ``alm_inner.fw_check`` in
+    double; in single the check's block is float32)."""
     W0 = alm_inner._start_block(n, min(alm_inner.BLOCK, n - X.shape[1] - 1), warm, seed)
     return alm_inner.off_span(X, W0)
 

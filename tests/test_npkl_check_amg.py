@@ -36,10 +36,11 @@ def test_no_preconditioner_at_the_checks_iterations_reads_the_checks_lambda(trac
     assert its in amg.VARIANTS["none"]
     assert len(rows) >= 5
     for r in rows:
-        # abs 1e-7, not rounding's 1e-12: the check's LOBPCG multiplies through the row-block
-        # operator and is constrained by V itself, this one through M and by an orthonormal
-        # basis of span V, and unconverged iterates carry the difference (n = 600: at most
-        # 4e-9 of λ ≈ 0.36)
+        # abs 1e-7, not rounding's 1e-12: the check's LOBPCG runs in float32 through the
+        # row-block operator against a float32 orthonormal basis of span V (V itself in
+        # double until the forty-second pass), this one in double through M against a
+        # double basis, and unconverged iterates carry the difference (n = 600: at most
+        # 4e-9 of λ ≈ 0.36 with the double check)
         assert r["ref"] + r[f"none {its}"] == pytest.approx(r["lam"], abs=1e-7)
 
 
