@@ -217,17 +217,21 @@ def test_the_single_precision_check_needs_no_retry_off_a_dependent_factor(monkey
     assert products == sum(asked) >= 4 * (alm_inner.check_iterations(n) + 1)
 
 
+def _diagonal_case(seed: int, n: int = 600):
+    """The check's small case: a factor X (n×5), M = diag(linspace(−1, 1, n)) and a start
+    of 4 columns, X and the start drawn in that order."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 5))
+    return X, sp.diags(np.linspace(-1.0, 1.0, n)).tocsr(), rng.standard_normal((n, 4))
+
+
 def test_the_single_precision_check_falls_back_to_double_when_float32_lobpcg_fails(
     monkeypatch,
 ):
     """Where float32 LOBPCG is refused twice (or returns non-finite values), the check is
     done again in double against X itself: finite directions off span X, every column
     multiplied counted."""
-    rng = np.random.default_rng(1)
-    n = 600
-    X = rng.standard_normal((n, 5))
-    M = sp.diags(np.linspace(-1.0, 1.0, n)).tocsr()
-    W0 = rng.standard_normal((n, 4))
+    X, M, W0 = _diagonal_case(1)
     calls, plain = [], alm_inner._lobpcg
 
     def refusing_single(op, start, Y):
@@ -249,11 +253,8 @@ def test_the_check_retries_lobpcg_from_a_fresh_start_off_span_x(monkeypatch):
     """LOBPCG also refuses a start whose vectors are dependent (n = 450, l2, double, a
     0.05 s limit: the warm block's least singular value 2e-15 of 1, and the solve raised
     ValueError); the retry starts afresh, its constraints an orthonormal basis of span X."""
-    rng = np.random.default_rng(0)
-    n = 600
-    X = rng.standard_normal((n, 5))
-    M = sp.diags(np.linspace(-1.0, 1.0, n)).tocsr()
-    W0 = rng.standard_normal((n, 4))
+    X, M, W0 = _diagonal_case(0)
+    n = X.shape[0]
     calls, plain = [], alm_inner._lobpcg
 
     def refusing_once(op, start, Y):
