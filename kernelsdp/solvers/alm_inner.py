@@ -303,7 +303,7 @@ def _complement(M, W0: np.ndarray, X: np.ndarray, op=None) -> tuple[np.ndarray, 
         w, V = np.linalg.eigh(P @ (M.toarray() @ P))
         keep = np.flatnonzero(np.abs(Q.T @ V).sum(axis=0) < 0.5)[:k]  # off span X
         return V[:, keep], w[keep], n
-    times = _counted(M if op is None else op, n, W0.dtype)
+    times = counted_operator(M if op is None else op, n, W0.dtype)
     if W0.dtype == np.float64:
         Y, W0 = X, off_span(X, W0)
     else:
@@ -330,10 +330,11 @@ def _complement(M, W0: np.ndarray, X: np.ndarray, op=None) -> tuple[np.ndarray, 
     return W[:, order], theta[order], times.columns
 
 
-def _counted(A, n: int, dtype) -> spla.LinearOperator:
-    """A (a matrix or an operator, its product in double) as LOBPCG's operator in ``dtype``,
-    counting the columns it multiplies (``.columns``: SciPy's LOBPCG also multiplies its
-    start and its last Rayleigh–Ritz block, so a formula from the iteration count was low)."""
+def counted_operator(A, n: int, dtype) -> spla.LinearOperator:
+    """A (a matrix or an operator, its product in double) as LOBPCG's operator in ``dtype``
+    (the check's and the spectral start's), counting the columns it multiplies
+    (``.columns``: SciPy's LOBPCG also multiplies its start and its last Rayleigh–Ritz
+    block, so a formula from the iteration count was low)."""
 
     def times(Y: np.ndarray) -> np.ndarray:
         op.columns += Y.shape[1]

@@ -148,24 +148,15 @@ class ScaledNPKL:
         Y = np.ascontiguousarray(Y, dtype=np.float64)
         return self.M_rows.matmul(Y, np.empty((self.n, Y.shape[1])))
 
-    def dual_operator(
-        self, columns: list[int] | None = None, dtype=np.float64
-    ) -> spla.LinearOperator:
-        """M(β) as LOBPCG's operator (:meth:`dual_times`, the product in double, returned
-        in ``dtype``: the spectral start's block is the iterate's); ``columns``: a one-item
-        list that counts the columns multiplied (the spectral start's products,
-        :mod:`.alm_start`)."""
-
-        def times(Y: np.ndarray) -> np.ndarray:
-            if columns is not None:
-                columns[0] += Y.shape[1]
-            return self.dual_times(Y).astype(dtype, copy=False)
-
+    def dual_operator(self) -> spla.LinearOperator:
+        """M(β) as an operator in double (:meth:`dual_times`); LOBPCG's, in the block's
+        dtype and counting its columns, is :func:`.alm_inner.counted_operator` over it."""
+        times = self.dual_times
         return spla.LinearOperator(
             (self.n, self.n),
             matvec=lambda x: times(x.reshape(-1, 1)).ravel(),
             matmat=times,
-            dtype=dtype,
+            dtype=np.float64,
         )
 
     # ----- pairs -------------------------------------------------------------------------

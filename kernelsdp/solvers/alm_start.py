@@ -42,7 +42,7 @@ import warnings
 import numpy as np
 import scipy.sparse.linalg as spla
 
-from .alm_inner import gram_eigh, rotated
+from .alm_inner import counted_operator, gram_eigh, rotated
 from .alm_problem import ScaledNPKL
 
 #: the start's width, the option's default (the fortieth pass: 64 moved n = 100,000's count
@@ -88,15 +88,14 @@ def spectral_start(
     n = prob.n
     _, bt = prob.envelope(np.zeros(prob.m), beta, rho)
     prob.dual_matrix(bt)
-    columns = [0]
-    op = prob.dual_operator(columns, prob.dtype)
+    op = counted_operator(prob.dual_operator(), n, prob.dtype)
     W0 = np.random.default_rng(seed).standard_normal((n, k)).astype(prob.dtype)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # not converged: by design
         theta, Q = spla.lobpcg(op, W0, largest=False, maxiter=START_ITERATIONS, tol=START_TOL)
     keep = np.flatnonzero(np.asarray(theta) < 0.0)  # NaN (a failed block): none kept
     X = Q[:, keep] / np.sqrt(max(len(keep), 1))
-    return X.astype(prob.dtype), columns[0]
+    return X.astype(prob.dtype), op.columns
 
 
 def retire(X: np.ndarray, budget: int) -> tuple[np.ndarray, int]:
