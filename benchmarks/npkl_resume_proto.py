@@ -38,6 +38,8 @@ Variants (``+`` joins them):
   :mod:`kernelsdp.solvers.alm_tail`: after a spread check at an estimated gap ≤ 1e-2, steps
   of at most 24 CG iterations, the round ended once a lower bound on the FW gap is at most
   half of FY);
+- ``blocks``: the forty-third pass's pockets solved as PSD blocks just before each check
+  (``npkl_pocket_block_proto``, one search a round);
 - ``spectral-K``: the fortieth pass's spectral start (the option ``spectral_start``,
   :mod:`kernelsdp.solvers.alm_start`: the factor starts as the lowest K eigenvectors of M at
   K = 0, and since the forty-first pass its dead directions are retired; from the start
@@ -111,6 +113,7 @@ import time
 
 import npkl_hub_rows_proto
 import npkl_kink_rows_proto
+import npkl_pocket_block_proto
 import npkl_region_proto
 import npkl_round_proto
 import npkl_step_log
@@ -307,6 +310,8 @@ def run_variant(f, args) -> dict:
         alm_inner.check_iterations = lambda n, N=int(iters): N
     if "multifw" in args.variant.split("+"):
         npkl_round_proto.install("multi-fw", VARIANT_STATS)
+    if "blocks" in args.variant.split("+"):  # each search's record, one a round
+        npkl_pocket_block_proto.install("block", 1, VARIANT_STATS.setdefault("blocks", []))
     cg = numbered(args.variant, "cgmax")
     if cg is not None:
         alm_newton.CG_MAX = int(cg)
@@ -351,12 +356,12 @@ def run_variant(f, args) -> dict:
 
 
 def _known_variant(v: str) -> bool:
-    """``plain``, ``rowprec``, ``fista``, ``multifw``, or NAME-NUMBER for the numbered
-    variants (``checkit``'s a whole number of iterations, ``spectral``'s the width of the
-    solver's spectral start)."""
+    """``plain``, ``rowprec``, ``fista``, ``multifw``, ``pockets``, ``tailround``, ``blocks``,
+    or NAME-NUMBER for the numbered variants (``checkit``'s a whole number of iterations,
+    ``spectral``'s the width of the solver's spectral start)."""
     name, _, number = v.partition("-")
     if not number:
-        return v in ("plain", "rowprec", "fista", "multifw", "pockets", "tailround")
+        return v in ("plain", "rowprec", "fista", "multifw", "pockets", "tailround", "blocks")
     if name in ("checkit", "cgmax", "spectral"):
         return number.isdigit() and int(number) > 0
     try:
