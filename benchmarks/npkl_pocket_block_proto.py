@@ -57,6 +57,8 @@ from kernelsdp.solvers.alm_inner import _dot, _project, evaluate
 COLUMNS = alm_pockets.COLUMNS
 #: projected-gradient iterations of one block at most, and their relative stop in value
 BLOCK_ITERATIONS, BLOCK_RTOL = 300, 1e-10
+#: step halvings of one iteration at most (a non-finite value never passes the test)
+MAX_BACKTRACKS = 60
 #: the block's eigenvalues below this share of its largest are dropped from its factor
 FACTOR_RTOL = 1e-3
 
@@ -83,7 +85,7 @@ def psd_part(D: np.ndarray) -> np.ndarray:
 
 def block_problem(prob, w, beta, rho: float, N: np.ndarray, level: float):
     """(f, Lipschitz guess): f(D) → (value, gradient) of the module docstring's problem."""
-    a, B, S = prob.a, prob.B, prob.scale
+    a, B, scale = prob.a, prob.B, prob.scale
     A0 = a * (prob.L[N][:, N].toarray().astype(np.float64) - level * np.eye(len(N)))
     p, i, j = pairs_inside(prob, N)
     w0, b0, t0 = w[p], beta[p], prob.t[p]
@@ -94,29 +96,33 @@ def block_problem(prob, w, beta, rho: float, N: np.ndarray, level: float):
         G = A0.copy()
         np.add.at(G, (i, j), 0.5 * a * bt)
         np.add.at(G, (j, i), 0.5 * a * bt)
-        return float(np.sum(A0 * D)) + (float(vals.sum()) - base) / S, G
+        return float(np.sum(A0 * D)) + (float(vals.sum()) - base) / scale, G
 
     degree = np.bincount(np.concatenate([i, j]), minlength=len(N)).max() if len(p) else 1
     return f, a * rho * B * max(int(degree), 1) + np.abs(A0).sum(axis=1).max()
 
 
 def solve_block(prob, w, beta, rho: float, N: np.ndarray, level: float):
-    """(value, factor F with D = FFᵀ, iterations): the block's problem by projected gradient
-    with momentum, backtracking and restarts, from D = 0."""
+    """(value, factor F, iterations): the block's problem by projected gradient with
+    momentum, backtracking and restarts, from D = 0; FFᵀ is the solution D without its
+    eigenvalues below ``FACTOR_RTOL`` of the largest, and the value is D's.  ``level`` ≤ 0
+    (a positive price on the trace would leave the problem unbounded below)."""
     f, lipschitz = block_problem(prob, w, beta, rho, N, level)
     eta = 1.0 / lipschitz
     D = np.zeros((len(N), len(N)))
     Y, tk, fD, it = D, 1.0, 0.0, 0
     for it in range(1, BLOCK_ITERATIONS + 1):
         fy, G = f(Y)
-        while True:
+        for _ in range(MAX_BACKTRACKS):
             Dn = psd_part(Y - eta * G)
             fn, _ = f(Dn)
             step = Dn - Y
             if fn <= fy + np.sum(G * step) + 0.5 / eta * np.sum(step * step) + 1e-18:
                 break
             eta *= 0.5
-        if fn > fD:  # momentum overshot: restart from the best point
+        if not fn <= fD:  # momentum overshot: restart from the best point
+            if tk == 1.0:  # already a plain step from it: nothing more to gain
+                break
             Y, tk = D, 1.0
             continue
         tn = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * tk * tk))
@@ -152,8 +158,10 @@ def pocket_blocks(prob, pt, beta, rho: float, level: float) -> tuple[np.ndarray,
             continue
         N = N[np.abs(v) > alm_pockets.SUPPORT_RTOL * np.abs(v).max()]
         used[N] = True
-        value, F, its = solve_block(prob, pt.w, beta, rho, N, below)
         free = np.flatnonzero(~blocked[N].any(axis=0))
+        if len(free) == 0:
+            continue
+        value, F, its = solve_block(prob, pt.w, beta, rho, N, below)
         if F.shape[1] == 0 or value >= 0 or len(free) < F.shape[1]:
             continue
         cols = free[: F.shape[1]]
@@ -239,6 +247,7 @@ def main(argv=None) -> int:
         "label": r.info["lower_label"], "solve_s": round(time.perf_counter() - t, 1),
         "pockets_solved": sum(e["pockets"] for e in log),
         "search_s": round(sum(e["s"] for e in log), 1),
+        "rounds_kept": sum(e["kept"] for e in log),
         "rank": r.kernel.rank,
     }  # fmt: skip
     print(json.dumps(out))

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from conftest import load_benchmark
 
+from kernelsdp.solvers import alm_outer
 from kernelsdp.solvers.alm_inner import evaluate
 from kernelsdp.solvers.alm_pockets import HOPS, lowest_pair, neighbourhood, star_quotients
 from kernelsdp.solvers.alm_problem import ScaledNPKL
@@ -39,14 +40,32 @@ def case(proto):
     return prob, pt, beta, rho, N, lowest_pair(M, N)[0] + 0.2
 
 
+@pytest.fixture
+def restored(monkeypatch):
+    """The solver's inner round put back after the test (``install`` replaces it)."""
+    monkeypatch.setattr(alm_outer, "_inner_round", alm_outer._inner_round)
+
+
 def test_pairs_inside_are_the_pairs_with_both_ends_in_the_block(proto, case):
     prob, *_, N, _ = case
     p, a, b = proto.pairs_inside(prob, N)
     inside = np.isin(prob.i, N) & np.isin(prob.j, N)
     assert sorted(p) == sorted(np.flatnonzero(inside))
     assert np.all(a < b)
-    ends = {frozenset((N[x], N[y])) for x, y in zip(a, b)}
-    assert ends == {frozenset((prob.i[q], prob.j[q])) for q in p}
+    for q, x, y in zip(p, a, b):  # each pair with its own two ends
+        assert {N[x], N[y]} == {prob.i[q], prob.j[q]}
+
+
+def test_the_block_gradient_at_zero_is_the_checks_matrix_on_the_block(proto, case):
+    """At D = 0 the gradient is a·(M(β̃)[N, N] − level·I), M from the solver's own
+    :meth:`dual_matrix` (not from the block's code)."""
+    prob, pt, beta, rho, N, level = case
+    f, _ = proto.block_problem(prob, pt.w, beta, rho, N, level)
+    value, G = f(np.zeros((len(N), len(N))))
+    M = prob.dual_matrix(prob.envelope(pt.w, beta, rho)[1])
+    assert value == 0.0
+    expected = prob.a * (M[N][:, N].toarray() - level * np.eye(len(N)))
+    assert np.allclose(G, expected, rtol=0, atol=1e-12 * np.abs(expected).max())
 
 
 def test_the_block_closes_its_pocket(proto, case):
@@ -63,13 +82,15 @@ def test_the_block_closes_its_pocket(proto, case):
 def test_the_search_packs_closed_blocks_into_new_columns(proto, case):
     prob, pt, beta, rho, N, level = case
     S, records = proto.pocket_blocks(prob, pt, beta, rho, level)
-    assert records and S.shape[1] <= proto.COLUMNS
-    assert all(r["lambda"] < level for r in records)
+    assert records and 1 <= S.shape[1] <= proto.COLUMNS
     assert np.count_nonzero(np.any(S != 0, axis=1)) >= max(r["nodes"] for r in records) - 1
+    # the columns lower φ: V widened by them (then scaled into the ball) is a better point
+    X = proto._project(np.hstack([pt.X, S]))
+    assert evaluate(prob, X, beta, rho).value < pt.value
 
 
-def test_the_run_prints_its_counts(proto, capsys):
+def test_the_run_prints_its_counts(proto, capsys, restored):
     assert proto.main(["--n", "1500", "--mode", "block"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["status"] == "optimal" and out["label"] == "proof"
-    assert out["pockets_solved"] >= 1 and out["products"] > 0
+    assert out["pockets_solved"] >= 1 and out["rounds_kept"] >= 1 and out["products"] > 0
