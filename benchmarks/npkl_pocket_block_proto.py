@@ -38,7 +38,7 @@ but the next check still finds a pocket around the same hubs (a neighbourhood th
 does not centre on).  Over five seeds 6,964 products at 3,000 and 7,759 at 20,000 (the
 solver 6,969 and 7,766); at 100,000, seeds 0–3, 9,410 (9,968: −13 % to +4 % by seed).  At
 10⁶ the hour (``npkl_resume_proto.py --variant spectral-128+blocks``) certified 3.27e-3,
-the lowest yet, with 10 pocket checks of 26 (13 of 27 without).  Not adopted yet.
+the lowest of the one-hour runs, with 10 pocket checks of 26 (13 of 27 without).  Not adopted yet.
 """
 
 from __future__ import annotations
