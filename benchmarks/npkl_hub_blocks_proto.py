@@ -48,6 +48,7 @@ import sys
 import time
 
 import numpy as np
+from npkl_pocket_block_proto import pairs_inside
 from npkl_polish_proto import (
     checked_methods,
     installed_row,
@@ -91,15 +92,13 @@ class HubBlocks:
         N = np.array([h])
         for _ in range(HOPS):
             N = np.unique(np.concatenate([M.indices[M.indptr[k] : M.indptr[k + 1]] for k in N]))
-        pos = np.full(p.n, -1, dtype=np.int64)
-        pos[N] = np.arange(len(N))
-        sel = np.flatnonzero((pos[p.i] >= 0) & (pos[p.j] >= 0))
+        sel, li, lj = pairs_inside(p, N)  # W is symmetric: the ends' order does not matter
         self.N.append(N)
         self.W.append(np.zeros((len(N), len(N))))
         self.L.append(p.L[N][:, N].toarray().astype(np.float64))
         self.sel.append(sel)
-        self.li.append(pos[p.i[sel]])
-        self.lj.append(pos[p.j[sel]])
+        self.li.append(li)
+        self.lj.append(lj)
         self.covered[N] = True
         self.stats["blocks"] += 1
         self.stats["nodes"] += len(N)

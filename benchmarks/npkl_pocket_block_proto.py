@@ -67,18 +67,13 @@ FACTOR_RTOL = 1e-3
 
 
 def pairs_inside(prob, N: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(p, a, b): the pairs with both ends in N, and their ends' positions in N (a < b)."""
+    """(p, a, b): the pairs with both ends in N, in the pairs' order, and their ends'
+    positions in N (a < b); ``npkl_hub_blocks_proto`` reads its blocks' pairs by it too."""
     pos = np.full(prob.n, -1, dtype=np.int64)
     pos[N] = np.arange(len(N))
-    P, found = prob.pairs, ([], [], [])
-    for k, i in enumerate(N):
-        lo, hi = P.indptr[i], P.indptr[i + 1]
-        other = pos[P.indices[lo:hi]]
-        keep = other > k
-        found[0].append(prob.slot[lo:hi][keep])
-        found[1].append(np.full(int(keep.sum()), k))
-        found[2].append(other[keep])
-    return tuple(np.concatenate(f).astype(np.int64) for f in found)
+    p = np.flatnonzero((pos[prob.i] >= 0) & (pos[prob.j] >= 0))
+    a, b = pos[prob.i[p]], pos[prob.j[p]]
+    return p, np.minimum(a, b), np.maximum(a, b)
 
 
 def psd_part(D: np.ndarray) -> np.ndarray:
