@@ -48,7 +48,6 @@ import sys
 import time
 
 import numpy as np
-from npkl_pocket_block_proto import pairs_inside
 from npkl_polish_proto import (
     checked_methods,
     installed_row,
@@ -57,6 +56,7 @@ from npkl_polish_proto import (
 )
 
 import kernelsdp.solvers.alm_outer as alm_outer
+from kernelsdp.solvers.alm_blocks import pairs_inside
 from kernelsdp.solvers.alm_certificate import interval
 from kernelsdp.solvers.alm_inner import Point, _dot, evaluate, participation
 from kernelsdp.solvers.low_rank_alm import LOCALISED  # a vertex on fewer nodes is localised

@@ -38,8 +38,10 @@ Variants (``+`` joins them):
   :mod:`kernelsdp.solvers.alm_tail`: after a spread check at an estimated gap ≤ 1e-2, steps
   of at most 24 CG iterations, the round ended once a lower bound on the FW gap is at most
   half of FY);
-- ``blocks``: the forty-third pass's pockets solved as PSD blocks just before each check
-  (``npkl_pocket_block_proto``, one search a round);
+- ``noblocks``: without the pockets solved as PSD blocks just before each check (the
+  option ``pocket_blocks``, :mod:`kernelsdp.solvers.alm_blocks`, on by default since the
+  forty-fourth pass); ``blocks``, the forty-third pass's name for them (then
+  ``npkl_pocket_block_proto``'s wrapper), is now the default and changes nothing;
 - ``spectral-K``: the fortieth pass's spectral start (the option ``spectral_start``,
   :mod:`kernelsdp.solvers.alm_start`: the factor starts as the lowest K eigenvectors of M at
   K = 0, and since the forty-first pass its dead directions are retired; from the start
@@ -113,7 +115,6 @@ import time
 
 import npkl_hub_rows_proto
 import npkl_kink_rows_proto
-import npkl_pocket_block_proto
 import npkl_region_proto
 import npkl_round_proto
 import npkl_step_log
@@ -131,7 +132,7 @@ from kernelsdp.solvers.low_rank_alm import LowRankALMOptions, _rank_cap
 RUN_FIELDS = (
     "beta", "rho", "ell", "delta", "iterations", "checks", "eig_products", "updates",
     "history", "warm", "next_certify", "best", "kept", "answer_check", "localised",
-    "hub_rows", "pockets", "pockets_s", "retire_budget",
+    "hub_rows", "pockets", "pockets_s", "blocks", "blocks_s", "retire_budget",
 )  # fmt: skip
 MIX_FIELDS = ("values", "residuals", "last_fy", "resets", "capped")
 #: ``stagnate-K``: the spread checks' FW gap must fall below this share of its best
@@ -310,8 +311,6 @@ def run_variant(f, args) -> dict:
         alm_inner.check_iterations = lambda n, N=int(iters): N
     if "multifw" in args.variant.split("+"):
         npkl_round_proto.install("multi-fw", VARIANT_STATS)
-    if "blocks" in args.variant.split("+"):  # each search's record, one a round
-        npkl_pocket_block_proto.install("block", 1, VARIANT_STATS.setdefault("blocks", []))
     cg = numbered(args.variant, "cgmax")
     if cg is not None:
         alm_newton.CG_MAX = int(cg)
@@ -320,6 +319,7 @@ def run_variant(f, args) -> dict:
         time_limit=args.time_limit,
         inner="fista" if "fista" in args.variant.split("+") else "hybrid",
         pockets="pockets" in args.variant.split("+"),
+        pocket_blocks="noblocks" not in args.variant.split("+"),
         tail_rounds="tailround" in args.variant.split("+"),
         # a resumed run restores its factor: no start is drawn to be thrown away
         spectral_start=0 if args.resume else int(numbered(args.variant, "spectral") or 0),
@@ -351,17 +351,29 @@ def run_variant(f, args) -> dict:
         "answer_check": run.answer_check,
         "pockets": run.pockets,
         "pockets_s": round(run.pockets_s, 1),
+        "blocks": run.blocks,
+        "blocks_s": round(run.blocks_s, 1),
         **VARIANT_STATS,
     }
 
 
 def _known_variant(v: str) -> bool:
     """``plain``, ``rowprec``, ``fista``, ``multifw``, ``pockets``, ``tailround``, ``blocks``,
+    ``noblocks``,
     or NAME-NUMBER for the numbered variants (``checkit``'s a whole number of iterations,
     ``spectral``'s the width of the solver's spectral start)."""
     name, _, number = v.partition("-")
     if not number:
-        return v in ("plain", "rowprec", "fista", "multifw", "pockets", "tailround", "blocks")
+        return v in (
+            "plain",
+            "rowprec",
+            "fista",
+            "multifw",
+            "pockets",
+            "tailround",
+            "blocks",
+            "noblocks",
+        )
     if name in ("checkit", "cgmax", "spectral"):
         return number.isdigit() and int(number) > 0
     try:

@@ -14,6 +14,7 @@ from ..errors import InvalidParameterError
 from ..formulations.npkl import NPKL
 from ..result import KernelFactor, PointStatus, Result, Termination
 from .alm_anderson import AndersonMultipliers
+from .alm_blocks import take_blocks
 from .alm_certificate import certificate, interval
 from .alm_inner import apg, below_level, evaluate, fw_check, fw_step, participation, shrink
 from .alm_lmp import StepPairs
@@ -133,6 +134,8 @@ class _Run:
         self.pair_index: PairIndex | None = None
         self.pockets = 0  # hubs' pockets line-searched in after the Frank–Wolfe steps
         self.pockets_s = 0.0  # and the time their search and steps took
+        self.blocks = 0  # hubs' pockets solved as PSD blocks before the checks, and kept
+        self.blocks_s = 0.0  # and the time their search and solves took
         # the Newton steps' conjugate gradients preconditioned by the step before (alm_lmp)
         self.pairs = StepPairs(o.lmp_pairs) if o.lmp_pairs and o.inner != "fista" else None
         self.tail: dict = {}  # the tail's rounds (alm_tail): rounds, stopped, products with M
@@ -361,6 +364,18 @@ def frank_wolfe(run: _Run, pt, chk) -> np.ndarray:
 
 
 def _inner_round(run: _Run, pt, tol: float):
+    """The round's steps (:func:`_inner_steps`), then, with ``o.pocket_blocks``, the hubs'
+    pockets below V's level solved as PSD blocks (:func:`.alm_blocks.take_blocks`): the
+    point the next check sees.  Returns (the point, whether the steps stalled)."""
+    pt, stalled = _inner_steps(run, pt, tol)
+    if run.o.pocket_blocks:
+        t = time.perf_counter()
+        pt, found = take_blocks(run.prob, pt, run.beta, run.rho, run.cap)
+        run.blocks, run.blocks_s = run.blocks + found, run.blocks_s + time.perf_counter() - t
+    return pt, stalled
+
+
+def _inner_steps(run: _Run, pt, tol: float):
     """The subproblem's steps between two checks, by ``o.inner``: FISTA (``inner_iterations``
     of :func:`.alm_inner.apg`), trust-region Newton (``NEWTON_STEPS`` of
     :func:`.alm_newton.newton`), or ``hybrid``: FISTA's after a check whose vertex was a
@@ -575,6 +590,8 @@ def _result(name: str, run: _Run, pt, status: Termination) -> Result:
             "krylov_iterations": run.krylov,
             "pockets": run.pockets,
             "pockets_s": run.pockets_s,
+            "blocks": run.blocks,
+            "blocks_s": run.blocks_s,
             # Newton steps whose CG the step before preconditioned (alm_lmp), of all
             "preconditioned_steps": run.pairs.stats["preconditioned"] if run.pairs else 0,
             "lmp_steps": run.pairs.stats["steps"] if run.pairs else 0,

@@ -113,19 +113,18 @@ def lowest_pair(
     return float(w[0]), Q[:, 0]
 
 
-def pocket_columns(
-    M: sp.csr_matrix, below: float, margin: float = MARGIN
-) -> tuple[np.ndarray, np.ndarray]:
-    """(S, pieces): the local directions with λ_N < ``below`` around the centres whose star
-    quotient is below ``below + margin``, packed into at most ``COLUMNS`` unit columns S
-    (n × k, k ≤ COLUMNS), and how many directions each column holds (module docstring)."""
-    n = M.shape[0]
+def local_pockets(M: sp.csr_matrix, below: float, margin: float = MARGIN):
+    """Yield (support, v, λ_N) for each local direction with λ_N < ``below``: the centres
+    whose star quotient is below ``below + margin``, the lowest first (at most
+    ``CANDIDATES``), each one's ``HOPS``-hop block's lowest eigenpair, its entries above
+    ``SUPPORT_RTOL`` of the largest kept (v on the support, not normalised).  A node in a
+    support already yielded is no centre.  Shared by :func:`pocket_columns` and
+    :mod:`.alm_blocks`."""
     q = star_quotients(M)
     centres = np.flatnonzero(q < below + margin)
     centres = centres[np.argsort(q[centres], kind="stable")][:CANDIDATES]
-    used, blocked = np.zeros(n, bool), np.zeros((n, COLUMNS), bool)
-    S, pieces = np.zeros((n, COLUMNS)), np.zeros(COLUMNS, dtype=np.int64)
-    position = np.full(n, -1, dtype=np.int64)
+    used = np.zeros(M.shape[0], bool)
+    position = np.full(M.shape[0], -1, dtype=np.int64)
     for h in centres:
         if used[h]:
             continue
@@ -134,15 +133,43 @@ def pocket_columns(
         if not lam < below:
             continue
         keep = np.abs(v) > SUPPORT_RTOL * np.abs(v).max()
-        support = N[keep]
-        used[support] = True
-        free = np.flatnonzero(~blocked[support].any(axis=0))
-        if len(free):  # this column's supports stay one step apart
-            blocked[neighbourhood(M, support, 1), free[0]] = True
-            S[support, free[0]] = v[keep] / np.linalg.norm(v[keep])
+        used[N[keep]] = True
+        yield N[keep], v[keep], lam
+
+
+class Packing:
+    """At most ``COLUMNS`` columns of an n × COLUMNS array, each holding pieces whose
+    supports stay one step of M's pattern apart (module docstring, "Packing")."""
+
+    def __init__(self, M: sp.csr_matrix):
+        self.M = M
+        self.blocked = np.zeros((M.shape[0], COLUMNS), bool)
+        self.S = np.zeros((M.shape[0], COLUMNS))
+
+    def free(self, support: np.ndarray) -> np.ndarray:
+        """The columns no piece within one step of ``support`` holds."""
+        return np.flatnonzero(~self.blocked[support].any(axis=0))
+
+    def place(self, support: np.ndarray, cols: np.ndarray, values: np.ndarray) -> None:
+        """``values`` (|support| × len(cols)) into those columns on the support's rows."""
+        self.blocked[np.ix_(neighbourhood(self.M, support, 1), cols)] = True
+        self.S[np.ix_(support, cols)] = values
+
+
+def pocket_columns(
+    M: sp.csr_matrix, below: float, margin: float = MARGIN
+) -> tuple[np.ndarray, np.ndarray]:
+    """(S, pieces): the local directions of :func:`local_pockets`, packed into at most
+    ``COLUMNS`` unit columns S (n × k, k ≤ COLUMNS), and how many directions each column
+    holds (module docstring)."""
+    packing, pieces = Packing(M), np.zeros(COLUMNS, dtype=np.int64)
+    for support, v, _ in local_pockets(M, below, margin):
+        free = packing.free(support)
+        if len(free):
+            packing.place(support, free[:1], (v / np.linalg.norm(v))[:, None])
             pieces[free[0]] += 1
     filled = pieces > 0
-    S = S[:, filled]
+    S = packing.S[:, filled]
     return S / np.linalg.norm(S, axis=0), pieces[filled]
 
 
