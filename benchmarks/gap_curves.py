@@ -102,13 +102,17 @@ def plot(curves: dict[str, list], path: str, title: str, gap_tol: float = LOW_RA
     import matplotlib.pyplot as plt
 
     fig, (by_time, by_products) = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-    for label, pts in curves.items():
+    for k, (label, pts) in enumerate(curves.items()):
         pts = [p for p in pts if p[1] > 0]  # a zero gap has no place on a log scale
         if not pts:
             continue
-        (line,) = by_time.plot([p[0] for p in pts], [p[1] for p in pts], label=label, lw=1.2)
+        # the colour cycle has ten colours: from the eleventh curve on, dashed
+        style = {"lw": 1.2, "ls": "-" if k < 10 else "--"}
+        (line,) = by_time.plot([p[0] for p in pts], [p[1] for p in pts], label=label, **style)
         if all(len(p) > 2 and p[2] is not None for p in pts):
-            by_products.plot([p[2] for p in pts], [p[1] for p in pts], color=line.get_color())
+            by_products.plot(
+                [p[2] for p in pts], [p[1] for p in pts], color=line.get_color(), **style
+            )
     for ax, xlabel in ((by_time, "time (s)"), (by_products, "gradient products (n×s)")):
         ax.axhline(gap_tol, color="k", ls="--", lw=0.8)
         ax.set_yscale("log")
