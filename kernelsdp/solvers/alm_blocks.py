@@ -29,11 +29,12 @@ changes for the certificate.  One search costs M(β̃) at the point, its star qu
 the local eigenproblems (1.2–1.5 s a round at n = 100,000), plus one product where pockets
 were found.
 
-**Measured** (docs/measurements.md, "Forty-third pass" and "Forty-fourth pass"; products to
-the certified 1e-3): at 3,000 and 20,000 the same as without (6,964 against 6,969 and
-7,759 against 7,766 over five seeds); at 100,000 seeds 0–3, 9,410 against 9,968.  At 10⁶
-the hour certified 3.27e-3, the lowest of the one-hour runs, its pocket checks 10 of 26
-(13 of 27 without) and their cycles 27 % of the time (46 %).
+**Measured** (docs/measurements.md, "Forty-third pass" and "Forty-fourth pass"; products
+to the certified 1e-3 over five seeds, without the blocks in brackets): 6,758 (6,969) at
+n = 3,000, 7,683 (7,766) at 20,000, 11,787 (12,557) at 100,000; the largest size over the
+smallest is 1.51–2.05 by seed (1.68–1.94).  At 10⁶ two hours certified 3.27e-3 and 4.80e-3
+(the two before them without: 5.68e-3 and 7.90e-3), with 10 and 13 pocket checks of 26
+and 31 (13 of 27 without).
 
 Its arrays (M at the point, the star quotients, an n × COLUMNS array, V widened and its
 L·V) are those of :mod:`.alm_pockets`' step, which peaks at a fifth of the check's phase of

@@ -70,8 +70,10 @@ V's level are found as above, and each is solved as a PSD block on its support w
 trace priced at that level, so that the block's own eigenvalue reaches the level (a pocket
 line-searched in along one vector does not: its hub's multipliers move with it).  The
 blocks are packed into at most four new columns, kept where the subproblem's value fell.
-Over five seeds 3 % fewer products to the certified 1e-3 at n = 3,000, the same at 20,000,
-6 % fewer at 100,000 (seeds 0–3); at 10⁶ the lowest one-hour gap measured.
+Over five seeds 3.0 %, 1.1 % and 6.1 % fewer products to the certified 1e-3 at n = 3,000,
+20,000 and 100,000, though the ratio across n at seed 1 rose to 2.05 (without, 1.94 at
+worst); the two 10⁶ hours with it certified 3.27e-3 and 4.80e-3 (without, 5.68e-3 and
+7.90e-3).
 
 **The tail's rounds** (option ``tail_rounds``, off by default; :mod:`.alm_tail`, docs/npkl.md
 §7, thirty-seventh pass).  After a spread check at an estimated gap of at most 1e-2, the
