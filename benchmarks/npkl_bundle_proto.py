@@ -337,7 +337,15 @@ def _bundled(n: int, gap: float, switch: float, limit: float, steps: int, hook=N
     alm_outer._polish = hook or (lambda run, chk, pt: bundle_polish(run, chk, pt, steps))
     f = instance(n)
     t0 = time.perf_counter()
-    r = solve(f, "low-rank-alm", gap_tol=gap, time_limit=limit, polish_at=switch, spectral_start=0)
+    r = solve(
+        f,
+        "low-rank-alm",
+        gap_tol=gap,
+        time_limit=limit,
+        polish_at=switch,
+        spectral_start=0,
+        pocket_blocks=False,
+    )
     dt = time.perf_counter() - t0
     bs = [h for h in r.history if "bundle_step" in h]
     first = bs[0]["time_s"] if bs else float("nan")

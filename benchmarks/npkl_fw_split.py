@@ -92,7 +92,14 @@ def traced(n: int, seed: int) -> tuple[list[dict], object]:
 
     alm_outer.fw_check, alm_outer.fw_step = split_check, step_with_t
     try:
-        r = solve(instance(n), "low-rank-alm", gap_tol=1e-3, seed=seed, spectral_start=0)
+        r = solve(
+            instance(n),
+            "low-rank-alm",
+            gap_tol=1e-3,
+            seed=seed,
+            spectral_start=0,
+            pocket_blocks=False,
+        )
     finally:
         alm_outer.fw_check, alm_outer.fw_step = check, step
     return rows, r

@@ -151,7 +151,15 @@ def solve_one(
     if k is not None:
         install(k, stats, radius)
     t = time.perf_counter()
-    r = solve(f, "low-rank-alm", gap_tol=1e-3, seed=seed, time_limit=time_limit, spectral_start=0)
+    r = solve(
+        f,
+        "low-rank-alm",
+        gap_tol=1e-3,
+        seed=seed,
+        time_limit=time_limit,
+        spectral_start=0,
+        pocket_blocks=False,
+    )
     return {
         "n": f.n,
         "seed": seed,

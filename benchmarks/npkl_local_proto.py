@@ -316,6 +316,7 @@ def variant_row(method: str, n: int, args) -> dict:
         time_limit=args.time_limit,
         inner=inner,
         spectral_start=0,
+        pocket_blocks=False,
     )
     dt = time.perf_counter() - t
     return {
@@ -360,7 +361,7 @@ def diagnose(n: int, args) -> None:
     plain_check = alm_outer.fw_check
     alm_outer.fw_check = check
     options = {"gap_tol": args.gap, "time_limit": args.time_limit, "inner": args.inner}
-    solve(f, "low-rank-alm", progress=report, spectral_start=0, **options)
+    solve(f, "low-rank-alm", progress=report, spectral_start=0, pocket_blocks=False, **options)
     print(f"  {sum(seen.values())} localised checks below the level on {len(seen)} nodes")
 
 

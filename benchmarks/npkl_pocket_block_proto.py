@@ -22,11 +22,12 @@ one's support N gets the local problem
 the subproblem restricted to a PSD block on N with the trace priced at V's level (e_p the
 envelope at (β, ρ), S the scale, a = B/S).  Its gradient a·(M_NN(β̃(D)) − λ_V·I) is the
 check's matrix on N, so at its optimum λ_min(M_NN) ≥ λ_V: the pocket is closed.  Solved by
-projected gradient with FISTA's momentum, backtracking and restarts (``BLOCK_ITERATIONS``),
-each step one eigendecomposition of |N|×|N|.  The solutions' factors are packed into at
-most ``COLUMNS`` new columns (supports one step apart share one, as in ``pocket_columns``),
-V is scaled back into the ball, and the point is kept only if φ fell.  ``--sweeps k``
-repeats the search on the new point up to k times.
+projected gradient with FISTA's momentum, backtracking and restarts
+(``alm_blocks.BLOCK_ITERATIONS``), each step one eigendecomposition of |N|×|N|.  The
+solutions' factors are packed into at most ``alm_pockets.COLUMNS`` new columns (supports
+one step apart share one, as in ``pocket_columns``), V is scaled back into the ball, and
+the point is kept only if φ fell.  ``--sweeps k`` repeats the search on the new point up to
+k times.
 
     python benchmarks/npkl_pocket_block_proto.py --n 100000 --seed 0 --mode block
 
@@ -34,7 +35,9 @@ repeats the search on the new point up to k times.
 searches a round; unlike the option it may widen the factor past the width cap),
 ``--mode line`` line-searches the same pockets in instead (``alm_pockets.line_searched``),
 ``--mode option`` is the solver as it is (the blocks by its option), and ``--mode plain``
-the solver with ``pocket_blocks=False``; the first three run with the option off.
+the solver with ``pocket_blocks=False``; ``block``, ``line`` and ``plain`` run with the
+option off.  ``pockets_solved`` counts every block the wrapper solved, kept or not, and
+under ``option`` the blocks the solver kept.
 
 Measured (docs/measurements.md, "Forty-third pass"; products to the certified 1e-3): each
 block closes its pocket (its local eigenvalue after the solve within 1e-3 of the level),
@@ -61,9 +64,6 @@ from kernelsdp import solve
 from kernelsdp.solvers import alm_outer, alm_pockets
 from kernelsdp.solvers.alm_blocks import level_of, pocket_blocks
 from kernelsdp.solvers.alm_inner import _project, evaluate
-
-#: new columns a search adds at most (``alm_pockets.COLUMNS``)
-COLUMNS = alm_pockets.COLUMNS
 
 
 def install(mode: str, sweeps: int, log: list) -> None:

@@ -86,6 +86,7 @@ def installed_row(install, method: str, n: int, args) -> dict:
         time_limit=args.time_limit,
         seed=args.seed,
         spectral_start=0,
+        pocket_blocks=False,
     )
     return {**alm_row(r, time.perf_counter() - t), "log": log}
 
@@ -95,7 +96,15 @@ def _polished(n: int, gap: float, switch: float, limit: float) -> dict:
     an estimated gap ≤ switch, certified once their active sets settle."""
     f = instance(n)
     t = time.perf_counter()
-    r = solve(f, "low-rank-alm", gap_tol=gap, time_limit=limit, polish_at=switch, spectral_start=0)
+    r = solve(
+        f,
+        "low-rank-alm",
+        gap_tol=gap,
+        time_limit=limit,
+        polish_at=switch,
+        spectral_start=0,
+        pocket_blocks=False,
+    )
     dt = time.perf_counter() - t
     newton = [h for h in r.history if "newton_step" in h]
     first = newton[0]["time_s"] if newton else float("nan")

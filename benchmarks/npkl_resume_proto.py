@@ -359,9 +359,8 @@ def run_variant(f, args) -> dict:
 
 def _known_variant(v: str) -> bool:
     """``plain``, ``rowprec``, ``fista``, ``multifw``, ``pockets``, ``tailround``, ``blocks``,
-    ``noblocks``,
-    or NAME-NUMBER for the numbered variants (``checkit``'s a whole number of iterations,
-    ``spectral``'s the width of the solver's spectral start)."""
+    ``noblocks``, or NAME-NUMBER for the numbered variants (``checkit``'s a whole number of
+    iterations, ``spectral``'s the width of the solver's spectral start)."""
     name, _, number = v.partition("-")
     if not number:
         return v in (

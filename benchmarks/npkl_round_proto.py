@@ -342,7 +342,7 @@ def state_at(f, check: int) -> dict:
 
     alm_outer._inner_round = take
     try:
-        solve(f, "low-rank-alm", seed=0, spectral_start=0)
+        solve(f, "low-rank-alm", seed=0, spectral_start=0, pocket_blocks=False)
     except _Captured:
         pass
     finally:

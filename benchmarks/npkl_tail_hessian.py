@@ -85,7 +85,14 @@ def captured_state(n: int, seed: int, low: float, high: float) -> dict:
 
     alm_outer._inner_round = capture
     try:
-        solve(instance(n), "low-rank-alm", seed=seed, precision="double", spectral_start=0)
+        solve(
+            instance(n),
+            "low-rank-alm",
+            seed=seed,
+            precision="double",
+            spectral_start=0,
+            pocket_blocks=False,
+        )
     finally:
         alm_outer._inner_round = inner_round
     if not kept:

@@ -226,7 +226,9 @@ def tail_row(method: str, n: int, args) -> dict:
     """One variant at size n, to the certified gap (the solver's own labelled interval)."""
     v, gap, limit = variant(method), args.gap, args.time_limit
     f = seeded_instance(n, args.seed, args.loss)
-    o = LowRankALMOptions(gap_tol=gap, time_limit=limit, rho=v["rho"], spectral_start=0)
+    o = LowRankALMOptions(
+        gap_tol=gap, time_limit=limit, rho=v["rho"], spectral_start=0, pocket_blocks=False
+    )
     stats = {"updates": 0, "rho_changes": 0, "tail_from": None, "trace": []}
     t = time.perf_counter()
     with threadpool_limits(limits=1, user_api="blas"):

@@ -78,23 +78,45 @@ def test_a_block_cut_short_is_not_at_its_kkt_point(case, monkeypatch):
     assert np.linalg.eigvalsh(G)[0] < -KKT_RTOL * prob.a
 
 
-def test_the_search_packs_closed_blocks_into_columns_that_lower_phi(case):
-    prob, pt, beta, rho, N, level = case
-    S, records = alm_blocks.pocket_blocks(prob, pt, beta, rho, level)
+@pytest.fixture(scope="module")
+def own(case):
+    """The search at the point's own level, as :func:`take_blocks` runs it (one search, about
+    20 s under load: the tests below reuse it)."""
+    prob, pt, beta, rho, *_ = case
+    return alm_blocks.pocket_blocks(prob, pt, beta, rho, alm_blocks.level_of(prob, pt, beta, rho))
+
+
+def test_the_search_packs_closed_blocks_into_columns_that_lower_phi(case, own, monkeypatch):
+    prob, pt, beta, rho, *_ = case
+    S, records = own
     assert records and 1 <= S.shape[1] <= COLUMNS
     assert np.count_nonzero(np.any(S != 0, axis=1)) >= max(r["nodes"] for r in records) - 1
-    # take_blocks prices the trace at the point's own level, not the constructed one
-    own = alm_blocks.pocket_blocks(prob, pt, beta, rho, alm_blocks.level_of(prob, pt, beta, rho))
+    monkeypatch.setattr(alm_blocks, "pocket_blocks", lambda *a: own)
     new, taken = alm_blocks.take_blocks(prob, pt, beta, rho, cap=64)
-    assert taken == len(own[1]) > 0 and new.value < pt.value
-    assert new.X.shape[1] == pt.X.shape[1] + own[0].shape[1]
+    assert taken == len(records) and new.value < pt.value
+    assert new.X.shape[1] == pt.X.shape[1] + S.shape[1]
     assert np.linalg.norm(new.X) <= 1.0 + 1e-12  # in the ball: a feasible point
 
 
-def test_at_the_width_cap_the_widened_factor_is_shrunk_to_it(case):
+def test_columns_that_raise_phi_are_not_taken(case, own, monkeypatch):
+    """A column of random signs on every node (a high Rayleigh quotient under L), large
+    beside V: φ rises, and the point comes back unchanged with none taken."""
     prob, pt, beta, rho, *_ = case
+    _, records = own
+    bad = 10.0 * np.random.default_rng(1).choice([-1.0, 1.0], size=(prob.n, 1))
+    monkeypatch.setattr(alm_blocks, "pocket_blocks", lambda *a: (bad, records))
+    widened = alm_blocks._project(np.hstack([pt.X, bad]))
+    assert evaluate(prob, widened, beta, rho).value > pt.value  # the case the guard is for
+    new, taken = alm_blocks.take_blocks(prob, pt, beta, rho, cap=64)
+    assert new is pt and taken == 0
+
+
+def test_at_the_width_cap_the_widened_factor_is_shrunk_to_it(case, own, monkeypatch):
+    prob, pt, beta, rho, *_ = case
+    monkeypatch.setattr(alm_blocks, "pocket_blocks", lambda *a: own)
     new, taken = alm_blocks.take_blocks(prob, pt, beta, rho, cap=pt.X.shape[1])
     assert taken > 0 and new.X.shape[1] == pt.X.shape[1]
+    assert np.linalg.norm(new.X) <= 1.0 + 1e-12
 
 
 def test_the_solver_takes_blocks_by_default_and_not_when_told():

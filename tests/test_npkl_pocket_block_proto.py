@@ -29,4 +29,5 @@ def test_the_run_prints_its_counts(proto, capsys, restored, mode):
     out = json.loads(capsys.readouterr().out)
     assert out["status"] == "optimal" and out["label"] == "proof"
     assert out["pockets_solved"] >= 1 and out["products"] > 0
-    assert (out["rounds_kept"] >= 1) == (mode == "block")  # the wrapper's own log
+    if mode == "block":  # the wrapper's own log: a round whose point it kept
+        assert out["rounds_kept"] >= 1

@@ -31,10 +31,10 @@ were found.
 
 **Measured** (docs/measurements.md, "Forty-third pass" and "Forty-fourth pass"; products
 to the certified 1e-3 over five seeds, without the blocks in brackets): 6,758 (6,969) at
-n = 3,000, 7,683 (7,766) at 20,000, 11,787 (12,557) at 100,000; the largest size over the
-smallest is 1.51–2.05 by seed (1.68–1.94).  At 10⁶ two hours certified 3.27e-3 and 4.80e-3
-(the two before them without: 5.68e-3 and 7.90e-3), with 10 and 13 pocket checks of 26
-and 31 (13 of 27 without).
+n = 3,000, 7,683 (7,766) at 20,000, 11,787 (12,557) at 100,000; the largest count over
+the smallest across the sizes is 1.51–2.05 by seed (1.68–1.94).  At 10⁶ two hours certified
+3.27e-3 and 4.80e-3 (the two before them without: 5.68e-3 and 7.90e-3), with 10 and 13
+pocket checks of 26 and 31 (13 of 27 without).
 
 Its arrays (M at the point, the star quotients, an n × COLUMNS array, V widened and its
 L·V) are those of :mod:`.alm_pockets`' step, which peaks at a fifth of the check's phase of
@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .alm_inner import _dot, _project, evaluate, shrink
+from .alm_inner import Point, _dot, _project, evaluate, shrink
 from .alm_pockets import Packing, local_pockets
 
 #: projected-gradient iterations of one block at most, and their relative stop in value
@@ -58,7 +58,7 @@ FACTOR_RTOL = 1e-3
 
 def pairs_inside(prob, N: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(p, a, b): the pairs with both ends in N, in the pairs' order, and their ends'
-    positions in N (a < b)."""
+    positions in N (a ≤ b; a < b for pairs of two distinct nodes)."""
     pos = np.full(prob.n, -1, dtype=np.int64)
     pos[N] = np.arange(len(N))
     p = np.flatnonzero((pos[prob.i] >= 0) & (pos[prob.j] >= 0))
@@ -152,7 +152,7 @@ def level_of(prob, pt, beta, rho: float) -> float:
     return (_dot(X, pt.LX) + float(bt @ pt.w) / prob.B) / max(_dot(X, X), 1e-300)
 
 
-def take_blocks(prob, pt, beta, rho: float, cap: int) -> tuple[object, int]:
+def take_blocks(prob, pt: Point, beta, rho: float, cap: int) -> tuple[Point, int]:
     """(the point, blocks taken): ``pt`` widened by :func:`pocket_blocks`' columns and
     scaled into the ball, where that lowers φ; else ``pt`` and 0."""
     if pt.X.shape[1] == 0:

@@ -197,7 +197,8 @@ def coarse_start(
     label = aggregation(f.L, levels, kind)
     dtype = np.float32 if o.precision == "single" else np.float64
     prob = CoarseNPKL(f, label, dtype, o.reorder)
-    oc = dataclasses.replace(o, gap_tol=gap, progress=None)
+    # the blocks read a pair as B·z (alm_blocks), the coarse problem as B·w_p·z: off there
+    oc = dataclasses.replace(o, gap_tol=gap, progress=None, pocket_blocks=False)
     cap = max(1, min(rank_cap, prob.n - BLOCK - 2))  # the check's block fits beside it
     run = _Run(f, oc, cap, prob=prob, estimate_only=True)
     pt, status = iterate(run)

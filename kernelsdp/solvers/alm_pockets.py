@@ -203,8 +203,8 @@ def line_searched(prob, V: np.ndarray, S: np.ndarray, beta, rho) -> tuple[np.nda
 def take_pockets(prob, V: np.ndarray, level: float, beta, rho) -> tuple[np.ndarray, int]:
     """(V, taken): the factor after the pockets below ``min(level, 0)`` were line-searched
     in (:func:`pocket_columns`, :func:`line_searched`), and how many of them came in with
-    a step t > 0.  On M(β̃) as the last check left it (``prob.M``: only the check writes it,
-    and nothing between the check and the Frank–Wolfe step does)."""
+    a step t > 0.  On M(β̃) as the last check left it (``prob.M``: the check writes it, and
+    nothing between the check and the Frank–Wolfe step does)."""
     S, pieces = pocket_columns(prob.M, min(level, 0.0))
     if S.shape[1] == 0:
         return V, 0
