@@ -72,7 +72,7 @@ from npkl_polish_proto import (
     run_child,
     side_by_side_arguments,
 )
-from npkl_scale import instance
+from npkl_scale import FROM_ZERO, instance
 from threadpoolctl import threadpool_limits
 
 from kernelsdp.solvers import alm_outer, solve
@@ -337,15 +337,7 @@ def _bundled(n: int, gap: float, switch: float, limit: float, steps: int, hook=N
     alm_outer._polish = hook or (lambda run, chk, pt: bundle_polish(run, chk, pt, steps))
     f = instance(n)
     t0 = time.perf_counter()
-    r = solve(
-        f,
-        "low-rank-alm",
-        gap_tol=gap,
-        time_limit=limit,
-        polish_at=switch,
-        spectral_start=0,
-        pocket_blocks=False,
-    )
+    r = solve(f, "low-rank-alm", gap_tol=gap, time_limit=limit, polish_at=switch, **FROM_ZERO)
     dt = time.perf_counter() - t0
     bs = [h for h in r.history if "bundle_step" in h]
     first = bs[0]["time_s"] if bs else float("nan")

@@ -30,7 +30,7 @@ import sys
 
 import numpy as np
 from npkl_core_proto import gram_basis
-from npkl_scale import instance
+from npkl_scale import FROM_ZERO, instance
 
 import kernelsdp.solvers.alm_inner as alm_inner
 import kernelsdp.solvers.alm_outer as alm_outer
@@ -92,14 +92,7 @@ def traced(n: int, seed: int) -> tuple[list[dict], object]:
 
     alm_outer.fw_check, alm_outer.fw_step = split_check, step_with_t
     try:
-        r = solve(
-            instance(n),
-            "low-rank-alm",
-            gap_tol=1e-3,
-            seed=seed,
-            spectral_start=0,
-            pocket_blocks=False,
-        )
+        r = solve(instance(n), "low-rank-alm", gap_tol=1e-3, seed=seed, **FROM_ZERO)
     finally:
         alm_outer.fw_check, alm_outer.fw_step = check, step
     return rows, r

@@ -46,6 +46,7 @@ from pathlib import Path
 import npkl_step_log
 import npkl_step_proto
 import numpy as np
+from npkl_scale import FROM_ZERO
 
 from kernelsdp.solvers import alm_newton, alm_outer
 
@@ -151,15 +152,7 @@ def solve_one(
     if k is not None:
         install(k, stats, radius)
     t = time.perf_counter()
-    r = solve(
-        f,
-        "low-rank-alm",
-        gap_tol=1e-3,
-        seed=seed,
-        time_limit=time_limit,
-        spectral_start=0,
-        pocket_blocks=False,
-    )
+    r = solve(f, "low-rank-alm", gap_tol=1e-3, seed=seed, time_limit=time_limit, **FROM_ZERO)
     return {
         "n": f.n,
         "seed": seed,

@@ -92,7 +92,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 from npkl_polish_proto import alm_row, plain_row, run_child, side_by_side_arguments
-from npkl_scale import instance
+from npkl_scale import FROM_ZERO, instance
 from threadpoolctl import threadpool_limits
 
 import kernelsdp.solvers.alm_newton as alm_newton
@@ -310,13 +310,7 @@ def variant_row(method: str, n: int, args) -> dict:
     t = time.perf_counter()
     inner = "hybrid" if method.startswith("hybrid") else "newton"
     r = solve(
-        f,
-        "low-rank-alm",
-        gap_tol=args.gap,
-        time_limit=args.time_limit,
-        inner=inner,
-        spectral_start=0,
-        pocket_blocks=False,
+        f, "low-rank-alm", gap_tol=args.gap, time_limit=args.time_limit, inner=inner, **FROM_ZERO
     )
     dt = time.perf_counter() - t
     return {
@@ -361,7 +355,7 @@ def diagnose(n: int, args) -> None:
     plain_check = alm_outer.fw_check
     alm_outer.fw_check = check
     options = {"gap_tol": args.gap, "time_limit": args.time_limit, "inner": args.inner}
-    solve(f, "low-rank-alm", progress=report, spectral_start=0, pocket_blocks=False, **options)
+    solve(f, "low-rank-alm", progress=report, **FROM_ZERO, **options)
     print(f"  {sum(seen.values())} localised checks below the level on {len(seen)} nodes")
 
 

@@ -47,7 +47,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 from npkl_polish_proto import plain_row, print_speedups, run_child, side_by_side_arguments
-from npkl_scale import instance
+from npkl_scale import FROM_ZERO, instance
 from simplenpkl_speed import peak_rss_gib
 from threadpoolctl import threadpool_limits
 
@@ -63,7 +63,7 @@ KINDS = {"multilevel": "standard", "multilevel-matching": "matching"}
 def multilevel_row(n: int, gap: float, limit: float, kind: str, args) -> dict:
     """The coarse solve, its prolongation, the fine ALM from it (one clock for both)."""
     f = instance(n)
-    o = LowRankALMOptions(gap_tol=gap, time_limit=limit, spectral_start=0, pocket_blocks=False)
+    o = LowRankALMOptions(gap_tol=gap, time_limit=limit, **FROM_ZERO)
     cap = _rank_cap(f, o)
     t = time.perf_counter()
     with threadpool_limits(limits=1, user_api="blas"):
@@ -93,7 +93,7 @@ def projection_row(n: int, args) -> dict:
     and the same scaled back onto tr K = B (the coarse optimum is at most the latter, so
     this bounds what any restricted start can reach), per coarsening, against P(U)."""
     f = instance(n)
-    o = LowRankALMOptions(gap_tol=args.gap, spectral_start=0, pocket_blocks=False)
+    o = LowRankALMOptions(gap_tol=args.gap, **FROM_ZERO)
     r = solve_alm("low-rank-alm", f, o, _rank_cap(f, o))
     U = r.kernel.U
     out = {"optimum": r.objective, "rows": []}

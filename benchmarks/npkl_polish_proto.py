@@ -29,7 +29,7 @@ import subprocess
 import sys
 import time
 
-from npkl_scale import instance
+from npkl_scale import FROM_ZERO, instance
 
 from kernelsdp.solvers import solve
 
@@ -80,13 +80,7 @@ def installed_row(install, method: str, n: int, args) -> dict:
     f = instance(n)
     t = time.perf_counter()
     r = solve(
-        f,
-        "low-rank-alm",
-        gap_tol=args.gap,
-        time_limit=args.time_limit,
-        seed=args.seed,
-        spectral_start=0,
-        pocket_blocks=False,
+        f, "low-rank-alm", gap_tol=args.gap, time_limit=args.time_limit, seed=args.seed, **FROM_ZERO
     )
     return {**alm_row(r, time.perf_counter() - t), "log": log}
 
@@ -96,15 +90,7 @@ def _polished(n: int, gap: float, switch: float, limit: float) -> dict:
     an estimated gap ≤ switch, certified once their active sets settle."""
     f = instance(n)
     t = time.perf_counter()
-    r = solve(
-        f,
-        "low-rank-alm",
-        gap_tol=gap,
-        time_limit=limit,
-        polish_at=switch,
-        spectral_start=0,
-        pocket_blocks=False,
-    )
+    r = solve(f, "low-rank-alm", gap_tol=gap, time_limit=limit, polish_at=switch, **FROM_ZERO)
     dt = time.perf_counter() - t
     newton = [h for h in r.history if "newton_step" in h]
     first = newton[0]["time_s"] if newton else float("nan")

@@ -55,7 +55,7 @@ import time
 
 import numpy as np
 from npkl_precheck import RANK_RTOL  # K's numerical rank, as the pre-check counts it
-from npkl_scale import instance
+from npkl_scale import FROM_ZERO, instance
 
 from kernelsdp.solvers import solve
 from kernelsdp.solvers.alm_certificate import primal_upper
@@ -100,15 +100,7 @@ def capped_excess(f, caps: list[int], optimum: float, products: int) -> dict[str
     the ALM stopped at ``products`` products (its answer: the last or kept point)."""
     out = {}
     for k in caps:
-        r = solve(
-            f,
-            "low-rank-alm",
-            gap_tol=1e-6,
-            rank=k,
-            max_iter=products,
-            spectral_start=0,
-            pocket_blocks=False,
-        )
+        r = solve(f, "low-rank-alm", gap_tol=1e-6, rank=k, max_iter=products, **FROM_ZERO)
         out[str(k)] = (r.upper_bound - optimum) / abs(optimum)
     return out
 
@@ -136,7 +128,7 @@ def measure(f, gap: float, caps: list[int], cap_products: int) -> dict:
     ``caps``, capped)."""
     n = f.n
     t = time.perf_counter()
-    r = solve(f, "low-rank-alm", gap_tol=gap, spectral_start=0, pocket_blocks=False)
+    r = solve(f, "low-rank-alm", gap_tol=gap, **FROM_ZERO)
     solve_s = time.perf_counter() - t
     Us, eigs = ordered_factor(r.kernel.U)
     upper = primal_upper(f, Us)[0]

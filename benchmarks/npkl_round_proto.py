@@ -59,7 +59,7 @@ from npkl_polish_proto import (
     installed_row,
     main_with_rounds,
 )
-from npkl_scale import instance
+from npkl_scale import FROM_ZERO, instance
 from scipy.optimize import minimize
 
 import kernelsdp.solvers.alm_newton as alm_newton
@@ -342,7 +342,7 @@ def state_at(f, check: int) -> dict:
 
     alm_outer._inner_round = take
     try:
-        solve(f, "low-rank-alm", seed=0, spectral_start=0, pocket_blocks=False)
+        solve(f, "low-rank-alm", seed=0, **FROM_ZERO)
     except _Captured:
         pass
     finally:

@@ -107,6 +107,12 @@ def _progress(rec: dict) -> None:
     )
 
 
+#: ``low-rank-alm``'s options for the path the prototypes measured before the forty-first
+#: pass: from K = 0 (no spectral start) and without the pockets solved as blocks (the
+#: defaults since the forty-first and forty-fourth passes)
+FROM_ZERO = {"spectral_start": 0, "pocket_blocks": False}
+
+
 def instance(n: int, loss: str = "hinge", times: dict | None = None) -> NPKL:
     """The benchmark's problem at size n: two Gaussians in 10-D, mutual 5-NN Laplacian,
     m = 1.2n random pairs, C = 1, tr K ≤ B = n (stages timed into ``times`` if given)."""

@@ -48,7 +48,7 @@ import warnings
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse.linalg as spla
-from npkl_scale import instance
+from npkl_scale import FROM_ZERO, instance
 
 import kernelsdp.solvers.alm_outer as alm_outer
 from kernelsdp import solve
@@ -85,14 +85,7 @@ def captured_state(n: int, seed: int, low: float, high: float) -> dict:
 
     alm_outer._inner_round = capture
     try:
-        solve(
-            instance(n),
-            "low-rank-alm",
-            seed=seed,
-            precision="double",
-            spectral_start=0,
-            pocket_blocks=False,
-        )
+        solve(instance(n), "low-rank-alm", seed=seed, precision="double", **FROM_ZERO)
     finally:
         alm_outer._inner_round = inner_round
     if not kept:

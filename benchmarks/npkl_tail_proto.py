@@ -63,7 +63,7 @@ from npkl_polish_proto import (
     run_child,
     side_by_side_arguments,
 )
-from npkl_scale import instance
+from npkl_scale import FROM_ZERO, instance
 from simplenpkl_speed import gaussian_mixture
 from threadpoolctl import threadpool_limits
 
@@ -226,9 +226,7 @@ def tail_row(method: str, n: int, args) -> dict:
     """One variant at size n, to the certified gap (the solver's own labelled interval)."""
     v, gap, limit = variant(method), args.gap, args.time_limit
     f = seeded_instance(n, args.seed, args.loss)
-    o = LowRankALMOptions(
-        gap_tol=gap, time_limit=limit, rho=v["rho"], spectral_start=0, pocket_blocks=False
-    )
+    o = LowRankALMOptions(gap_tol=gap, time_limit=limit, rho=v["rho"], **FROM_ZERO)
     stats = {"updates": 0, "rho_changes": 0, "tail_from": None, "trace": []}
     t = time.perf_counter()
     with threadpool_limits(limits=1, user_api="blas"):
