@@ -124,11 +124,14 @@ def solve_block(prob, w, beta, rho: float, N: np.ndarray, level: float):
     return fD, Q[:, keep] * np.sqrt(ev[keep]), it
 
 
-def pocket_blocks(prob, pt, beta, rho: float, level: float) -> tuple[np.ndarray, list]:
+def pocket_blocks(
+    prob, pt, beta, rho: float, level: float, bt: np.ndarray | None = None
+) -> tuple[np.ndarray, list]:
     """(the new columns n × k, one record per block solved): the pockets below
     min(``level``, 0) of M(β̃) at ``pt``, each solved by :func:`solve_block` on its
-    support and packed."""
-    _, bt = prob.envelope(pt.w, beta, rho)
+    support and packed; ``bt``: β̃ at ``pt`` where the caller has it."""
+    if bt is None:
+        _, bt = prob.envelope(pt.w, beta, rho)
     M = prob.dual_matrix(bt)
     below = min(level, 0.0)
     packing, records = Packing(M), []
@@ -145,9 +148,11 @@ def pocket_blocks(prob, pt, beta, rho: float, level: float) -> tuple[np.ndarray,
     return S[:, np.any(S != 0, axis=0)], records
 
 
-def level_of(prob, pt, beta, rho: float) -> float:
-    """V's Rayleigh level ⟨V, M(β̃)V⟩/‖V‖² from the point's L·V and pair entries."""
-    _, bt = prob.envelope(pt.w, beta, rho)
+def level_of(prob, pt, beta, rho: float, bt: np.ndarray | None = None) -> float:
+    """V's Rayleigh level ⟨V, M(β̃)V⟩/‖V‖² from the point's L·V and pair entries; ``bt``:
+    β̃ at ``pt`` where the caller has it."""
+    if bt is None:
+        _, bt = prob.envelope(pt.w, beta, rho)
     X = pt.X
     return (_dot(X, pt.LX) + float(bt @ pt.w) / prob.B) / max(_dot(X, X), 1e-300)
 
@@ -157,7 +162,8 @@ def take_blocks(prob, pt: Point, beta, rho: float, cap: int) -> tuple[Point, int
     scaled into the ball, where that lowers φ; else ``pt`` and 0."""
     if pt.X.shape[1] == 0:
         return pt, 0
-    S, records = pocket_blocks(prob, pt, beta, rho, level_of(prob, pt, beta, rho))
+    _, bt = prob.envelope(pt.w, beta, rho)  # one envelope for the level and the search
+    S, records = pocket_blocks(prob, pt, beta, rho, level_of(prob, pt, beta, rho, bt), bt)
     if S.shape[1] == 0:
         return pt, 0
     X = _project(np.hstack([pt.X, S.astype(pt.X.dtype)]))
